@@ -1,0 +1,239 @@
+// Fixed-arity wrappers for libvips' variadic functions and macros, which
+// Swift cannot call directly. Every function returns 0 on success and -1 on
+// failure, with the reason in vips_error_buffer().
+#ifndef DARKROOM_CVIPS_SHIM_H
+#define DARKROOM_CVIPS_SHIM_H
+
+#include <vips/vips.h>
+
+// MARK: - Runtime
+
+/// Starts libvips once, with the settings an image server needs:
+/// no operation cache (each request is new work, and the cache holds
+/// references to input buffers), one worker thread per call (our queues do
+/// the parallel work), and only the loaders we trust.
+static inline int darkroom_vips_start(const char *argv0) {
+    if (VIPS_INIT(argv0) != 0) {
+        return -1;
+    }
+    vips_cache_set_max(0);
+    vips_cache_set_max_mem(0);
+    vips_cache_set_max_files(0);
+    vips_concurrency_set(1);
+    // Block every loader, then allow only the formats we decode.
+    vips_block_untrusted_set(TRUE);
+    vips_operation_block_set("VipsForeignLoad", TRUE);
+    vips_operation_block_set("VipsForeignLoadJpeg", FALSE);
+    vips_operation_block_set("VipsForeignLoadPng", FALSE);
+    vips_operation_block_set("VipsForeignLoadWebp", FALSE);
+    vips_operation_block_set("VipsForeignLoadHeif", FALSE);
+    vips_operation_block_set("VipsForeignLoadTiff", FALSE);
+    vips_operation_block_set("VipsForeignLoadNsgif", FALSE);
+    return 0;
+}
+
+static inline void darkroom_vips_unref(VipsImage *image) {
+    g_object_unref(image);
+}
+
+// MARK: - Loading
+
+/// JPEG with shrink-on-load: libjpeg decodes at 1/shrink of the size
+/// (1, 2, 4 or 8), which is where most of a thumbnail's time is saved.
+static inline int darkroom_vips_jpegload(const void *buf, size_t len, VipsImage **out, int shrink) {
+    return vips_jpegload_buffer((void *)buf, len, out,
+                                "shrink", shrink,
+                                "access", VIPS_ACCESS_SEQUENTIAL,
+                                "fail_on", VIPS_FAIL_ON_TRUNCATED,
+                                NULL);
+}
+
+static inline int darkroom_vips_webpload(const void *buf, size_t len, VipsImage **out, double scale) {
+    return vips_webpload_buffer((void *)buf, len, out,
+                                "scale", scale,
+                                "access", VIPS_ACCESS_SEQUENTIAL,
+                                "fail_on", VIPS_FAIL_ON_TRUNCATED,
+                                NULL);
+}
+
+static inline int darkroom_vips_pngload(const void *buf, size_t len, VipsImage **out) {
+    return vips_pngload_buffer((void *)buf, len, out,
+                               "access", VIPS_ACCESS_SEQUENTIAL,
+                               "fail_on", VIPS_FAIL_ON_TRUNCATED,
+                               NULL);
+}
+
+static inline int darkroom_vips_heifload(const void *buf, size_t len, VipsImage **out) {
+    return vips_heifload_buffer((void *)buf, len, out,
+                                "access", VIPS_ACCESS_SEQUENTIAL,
+                                "fail_on", VIPS_FAIL_ON_TRUNCATED,
+                                NULL);
+}
+
+static inline int darkroom_vips_tiffload(const void *buf, size_t len, VipsImage **out) {
+    return vips_tiffload_buffer((void *)buf, len, out,
+                                "access", VIPS_ACCESS_SEQUENTIAL,
+                                "fail_on", VIPS_FAIL_ON_TRUNCATED,
+                                NULL);
+}
+
+/// GIF: the first frame only.
+static inline int darkroom_vips_gifload(const void *buf, size_t len, VipsImage **out) {
+    return vips_gifload_buffer((void *)buf, len, out,
+                               "access", VIPS_ACCESS_SEQUENTIAL,
+                               "fail_on", VIPS_FAIL_ON_TRUNCATED,
+                               "n", 1,
+                               NULL);
+}
+
+// MARK: - Header
+
+static inline int darkroom_vips_width(const VipsImage *image) { return vips_image_get_width(image); }
+static inline int darkroom_vips_height(const VipsImage *image) { return vips_image_get_height(image); }
+static inline int darkroom_vips_bands(const VipsImage *image) { return vips_image_get_bands(image); }
+static inline int darkroom_vips_has_alpha(VipsImage *image) { return vips_image_hasalpha(image); }
+static inline int darkroom_vips_orientation(VipsImage *image) { return vips_image_get_orientation(image); }
+static inline int darkroom_vips_interpretation(VipsImage *image) { return (int)vips_image_get_interpretation(image); }
+static inline int darkroom_vips_band_format(VipsImage *image) { return (int)vips_image_get_format(image); }
+static inline int darkroom_vips_has_icc(VipsImage *image) {
+    return vips_image_get_typeof(image, VIPS_META_ICC_NAME) != 0;
+}
+
+// MARK: - Colour
+
+/// Any input (CMYK, 16-bit, grey, Lab...) to 8-bit sRGB, alpha kept.
+/// CMYK goes through its embedded profile, or libvips' built-in one.
+static inline int darkroom_vips_to_srgb8(VipsImage *in, VipsImage **out) {
+    VipsImage *t = NULL;
+    int result;
+    if (vips_image_get_interpretation(in) == VIPS_INTERPRETATION_CMYK) {
+        result = vips_icc_transform(in, &t, "srgb",
+                                    "embedded", TRUE,
+                                    "input_profile", "cmyk",
+                                    "depth", 8,
+                                    NULL);
+    } else {
+        result = vips_colourspace(in, &t, VIPS_INTERPRETATION_sRGB, NULL);
+    }
+    if (result != 0) {
+        return -1;
+    }
+    if (vips_image_get_format(t) == VIPS_FORMAT_UCHAR) {
+        *out = t;
+        return 0;
+    }
+    result = vips_cast(t, out, VIPS_FORMAT_UCHAR, NULL);
+    g_object_unref(t);
+    return result;
+}
+
+/// A 3x3 colour matrix on the first three bands, clipped to 0..255, with
+/// any alpha band passed through untouched.
+static inline int darkroom_vips_recomb3(VipsImage *in, VipsImage **out, const double matrix[9]) {
+    VipsImage *m = vips_image_new_matrix_from_array(3, 3, matrix, 9);
+    if (m == NULL) {
+        return -1;
+    }
+    VipsImage *colour = NULL, *alpha = NULL, *mixed = NULL, *clipped = NULL;
+    int result = -1;
+    int hasAlpha = vips_image_get_bands(in) == 4;
+    if (hasAlpha) {
+        if (vips_extract_band(in, &colour, 0, "n", 3, NULL) != 0) goto done;
+        if (vips_extract_band(in, &alpha, 3, NULL) != 0) goto done;
+    } else {
+        colour = in;
+        g_object_ref(colour);
+    }
+    if (vips_recomb(colour, &mixed, m, NULL) != 0) goto done;
+    // recomb gives float; cast rounds and clips to 0..255.
+    if (vips_cast(mixed, &clipped, VIPS_FORMAT_UCHAR, "shift", FALSE, NULL) != 0) goto done;
+    if (hasAlpha) {
+        result = vips_bandjoin2(clipped, alpha, out, NULL);
+    } else {
+        *out = clipped;
+        clipped = NULL;
+        result = 0;
+    }
+done:
+    if (clipped) g_object_unref(clipped);
+    if (mixed) g_object_unref(mixed);
+    if (alpha) g_object_unref(alpha);
+    if (colour) g_object_unref(colour);
+    g_object_unref(m);
+    return result;
+}
+
+static inline int darkroom_vips_grayscale(VipsImage *in, VipsImage **out) {
+    return vips_colourspace(in, out, VIPS_INTERPRETATION_B_W, NULL);
+}
+
+// MARK: - Geometry
+
+static inline int darkroom_vips_autorot(VipsImage *in, VipsImage **out) {
+    return vips_autorot(in, out, NULL);
+}
+
+static inline int darkroom_vips_resize(VipsImage *in, VipsImage **out, double hscale, double vscale, int kernel) {
+    return vips_resize(in, out, hscale, "vscale", vscale, "kernel", (VipsKernel)kernel, NULL);
+}
+
+static inline int darkroom_vips_crop(VipsImage *in, VipsImage **out, int left, int top, int width, int height) {
+    return vips_extract_area(in, out, left, top, width, height, NULL);
+}
+
+/// Attention-based crop (libvips' saliency), for gravity "smart".
+static inline int darkroom_vips_smartcrop(VipsImage *in, VipsImage **out, int width, int height) {
+    return vips_smartcrop(in, out, width, height, "interesting", VIPS_INTERESTING_ATTENTION, NULL);
+}
+
+// MARK: - Filters
+
+static inline int darkroom_vips_gaussblur(VipsImage *in, VipsImage **out, double sigma) {
+    return vips_gaussblur(in, out, sigma, NULL);
+}
+
+static inline int darkroom_vips_sharpen(VipsImage *in, VipsImage **out, double sigma) {
+    return vips_sharpen(in, out, "sigma", sigma, NULL);
+}
+
+// MARK: - Saving (metadata stripped)
+
+static inline int darkroom_vips_jpegsave(VipsImage *in, void **buf, size_t *len, int quality, int progressive) {
+    return vips_jpegsave_buffer(in, buf, len,
+                                "Q", quality,
+                                "interlace", progressive,
+                                "strip", TRUE,
+                                "optimize_coding", FALSE,
+                                NULL);
+}
+
+static inline int darkroom_vips_pngsave(VipsImage *in, void **buf, size_t *len) {
+    return vips_pngsave_buffer(in, buf, len, "strip", TRUE, "compression", 6, NULL);
+}
+
+static inline int darkroom_vips_webpsave(VipsImage *in, void **buf, size_t *len, int quality) {
+    return vips_webpsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, NULL);
+}
+
+static inline int darkroom_vips_avifsave(VipsImage *in, void **buf, size_t *len, int quality) {
+    return vips_heifsave_buffer(in, buf, len,
+                                "Q", quality,
+                                "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,
+                                "effort", 2,
+                                "strip", TRUE,
+                                NULL);
+}
+
+// MARK: - Cancellation
+
+/// Lets another thread stop a running evaluation: with progress on, libvips
+/// checks the kill flag as it computes each tile and fails the call.
+static inline void darkroom_vips_enable_kill(VipsImage *image) {
+    vips_image_set_progress(image, TRUE);
+}
+
+static inline void darkroom_vips_kill(VipsImage *image) {
+    vips_image_set_kill(image, TRUE);
+}
+
+#endif

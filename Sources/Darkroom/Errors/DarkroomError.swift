@@ -1,0 +1,60 @@
+/// The one error type of the Darkroom library.
+///
+/// Every error has a ``kind`` to branch on and a ``reason`` to show a person.
+/// New kinds can be added without breaking callers, so match on ``kind``
+/// with a `default` case:
+///
+/// ```swift
+/// do { _ = try await processor.process(data, options: options) }
+/// catch where error.kind == .tooManyPixels { ... }
+/// ```
+public struct DarkroomError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, as a category.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// The input had no bytes.
+        public static let emptyInput = Kind("emptyInput")
+        /// The input is not an image in a format Darkroom reads.
+        public static let notAnImage = Kind("notAnImage")
+        /// The input is larger, in bytes, than the limit.
+        public static let tooManyBytes = Kind("tooManyBytes")
+        /// The image's header claims more pixels than the limit.
+        public static let tooManyPixels = Kind("tooManyPixels")
+        /// The image is damaged or cut short; decoding failed.
+        public static let corruptImage = Kind("corruptImage")
+        /// An option or argument was not valid.
+        public static let invalidOption = Kind("invalidOption")
+        /// The output format cannot be written.
+        public static let cannotEncode = Kind("cannotEncode")
+        /// An image operation failed for another reason.
+        public static let processingFailed = Kind("processingFailed")
+        /// The work was cancelled; nothing was published.
+        public static let cancelled = Kind("cancelled")
+    }
+
+    public let kind: Kind
+    /// A sentence for a person, saying what was wrong.
+    public let reason: String
+    /// The error underneath, such as libvips' own, when there is one.
+    public let underlying: String?
+
+    init(_ kind: Kind, _ reason: String, underlying: String? = nil) {
+        self.kind = kind
+        self.reason = reason
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        guard let underlying, !reason.contains(underlying) else { return reason }
+        return "\(reason) (\(underlying))"
+    }
+
+    static func invalidOption(_ reason: String) -> DarkroomError {
+        DarkroomError(.invalidOption, reason)
+    }
+
+    static let cancelled = DarkroomError(.cancelled, "cancelled")
+}

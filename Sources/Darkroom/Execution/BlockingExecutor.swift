@@ -1,0 +1,36 @@
+import NIOPosix
+
+/// Runs blocking work (libvips, cairo, file I/O) on dedicated threads.
+///
+/// Swift's cooperative pool has one thread per core, and an event loop serves
+/// many connections: a libvips call that blocks either of them stalls
+/// everything else. Work sent here runs on a `NIOThreadPool` instead.
+///
+/// The pool runs jobs first in, first out; priorities are decided before work
+/// reaches it, by the queues in front of it.
+public struct BlockingExecutor: Sendable {
+    let pool: NIOThreadPool
+
+    /// An executor on a pool of its own, with `threads` threads. The pool
+    /// lives as long as the process.
+    public init(threads: Int) {
+        let pool = NIOThreadPool(numberOfThreads: max(1, threads))
+        pool.start()
+        self.pool = pool
+    }
+
+    /// An executor on NIO's shared pool (one thread per core).
+    public static let shared = BlockingExecutor(pool: .singleton)
+
+    init(pool: NIOThreadPool) {
+        self.pool = pool
+    }
+
+    /// Runs `work` on a pool thread and returns its result.
+    ///
+    /// Cancelling the calling task does not stop `work` once it has started;
+    /// work that must stop early checks a flag or kill switch of its own.
+    public func run<T: Sendable, E: Error>(_ work: @escaping @Sendable () throws(E) -> T) async throws -> T {
+        try await pool.runIfActive { () throws -> T in try work() }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+extension ImageFormat {
+    /// What the first bytes of some data say it is.
+    public enum Sniffed: Sendable, Hashable {
+        /// An image in a format Darkroom reads.
+        case image(ImageFormat)
+        /// Something that is not an image Darkroom reads, with its name
+        /// (such as "an HTML page" or "a PDF document").
+        case notAnImage(String)
+        case empty
+    }
+
+    /// Identifies data by its magic bytes, never by a name or a Content-Type.
+    public static func sniff<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Sniffed {
+        let head = Array(bytes.prefix(64))
+        guard !head.isEmpty else { return .empty }
+        func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
+            head.count >= offset + magic.count && Array(head[offset..<offset + magic.count]) == magic
+        }
+        func ascii(_ text: String, at offset: Int = 0) -> Bool { starts(Array(text.utf8), at: offset) }
+
+        if starts([0xFF, 0xD8, 0xFF]) { return .image(.jpeg) }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .image(.png) }
+        if ascii("GIF87a") || ascii("GIF89a") { return .image(.gif) }
+        if ascii("RIFF") && ascii("WEBP", at: 8) { return .image(.webp) }
+        if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return .image(.tiff) }
+        if ascii("ftyp", at: 4), head.count >= 12 {
+            let brand = String(decoding: head[8..<12], as: UTF8.self)
+            switch brand {
+            case "avif", "avis": return .image(.avif)
+            case "heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1": return .image(.heic)
+            default: return .notAnImage("an ISO media file of brand '\(brand)'")
+            }
+        }
+        if ascii("%PDF") { return .notAnImage("a PDF document") }
+        // Text formats may start with a byte-order mark or white space.
+        let text = String(decoding: head, as: UTF8.self)
+            .trimmingCharacters(in: CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}")))
+            .lowercased()
+        if text.hasPrefix("<svg") || (text.hasPrefix("<?xml") && text.contains("<svg")) { return .notAnImage("an SVG document") }
+        if text.hasPrefix("<!doctype html") || text.hasPrefix("<html") || text.hasPrefix("<head") || text.hasPrefix("<body") {
+            return .notAnImage("an HTML page")
+        }
+        if text.hasPrefix("<?xml") || text.hasPrefix("<") { return .notAnImage("an XML or markup document") }
+        if text.hasPrefix("{") || text.hasPrefix("[") { return .notAnImage("a JSON document") }
+        if head.allSatisfy({ $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || (0x20..<0x7F).contains($0) }) {
+            return .notAnImage("plain text")
+        }
+        let hex = head.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
+        return .notAnImage("data of an unknown format (first bytes \(hex))")
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// An image file format that Darkroom can read, and for some, write.
+public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
+    case jpeg, png, webp, avif, heic, tiff, gif
+
+    /// Formats that Darkroom can encode.
+    public static let encodable: [ImageFormat] = [.jpeg, .png, .webp, .avif]
+
+    public var canEncode: Bool { Self.encodable.contains(self) }
+
+    /// The MIME type, such as "image/jpeg".
+    public var mimeType: String { "image/\(rawValue)" }
+
+    /// The usual file name extension, without the dot.
+    public var fileExtension: String {
+        switch self {
+        case .jpeg: "jpg"
+        case .tiff: "tif"
+        default: rawValue
+        }
+    }
+
+    /// Parses a name or extension, such as "jpg", "JPEG" or "webp".
+    public init?(name: String) {
+        switch name.lowercased() {
+        case "jpg", "jpeg", "jpe": self = .jpeg
+        case "tif", "tiff": self = .tiff
+        case "heif", "heic": self = .heic
+        default:
+            guard let format = ImageFormat(rawValue: name.lowercased()) else { return nil }
+            self = format
+        }
+    }
+}

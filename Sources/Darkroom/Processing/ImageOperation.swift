@@ -1,0 +1,54 @@
+import Foundation
+
+/// One step applied to an image's pixels. Steps run in the order given.
+///
+/// Each step has a stable ``identifier`` that cache keys are built from.
+public enum ImageOperation: Sendable, Hashable, Codable {
+    case resize(Resize)
+    case crop(CropRect)
+    /// The classic sepia matrix blended with the identity by `intensity`
+    /// (0 leaves the image as it is; 1 is full sepia).
+    case sepia(intensity: Double)
+    case grayscale
+    /// A Gaussian blur of the given sigma, in pixels.
+    case blur(sigma: Double)
+    /// Unsharp masking with the given sigma, in pixels.
+    case sharpen(sigma: Double)
+
+    /// The seeds' default: sepia at 0.8.
+    public static let defaultSepiaIntensity = 0.8
+
+    /// A stable text form, such as "resize:fill:600:400:north:0" or "sepia:0.8".
+    public var identifier: String {
+        switch self {
+        case .resize(let r):
+            return "resize:\(r.mode.rawValue):\(r.width.map(String.init) ?? "auto"):\(r.height.map(String.init) ?? "auto"):\(r.gravity.rawValue):\(r.enlarge ? 1 : 0)"
+        case .crop(let c):
+            return "crop:\(c.x):\(c.y):\(c.width):\(c.height)"
+        case .sepia(let intensity):
+            return "sepia:\(Self.format(intensity))"
+        case .grayscale:
+            return "grayscale"
+        case .blur(let sigma):
+            return "blur:\(Self.format(sigma))"
+        case .sharpen(let sigma):
+            return "sharpen:\(Self.format(sigma))"
+        }
+    }
+
+    /// Numbers in identifiers: shortest round-trip form, so 0.8 is "0.8".
+    static func format(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : "\(value)"
+    }
+}
+
+extension ImageOperation {
+    /// The sepia matrix blended with the identity: (1 - i) I + i S.
+    static func sepiaMatrix(intensity i: Double) -> [Double] {
+        let s: [Double] = [0.393, 0.769, 0.189,
+                           0.349, 0.686, 0.168,
+                           0.272, 0.534, 0.131]
+        let identity: [Double] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
+        return zip(identity, s).map { (1 - i) * $0 + i * $1 }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Turns source bytes into processed, encoded bytes with libvips.
+///
+/// Decoding is lazy: the header is read first and checked against the limits,
+/// the decoder shrinks on load when the first step is a downscale, and the
+/// pixels are computed once, as the encoder pulls them.
+///
+/// ```swift
+/// let processor = ImageProcessor()
+/// let thumbnail = try await processor.process(data, options: ProcessingOptions(
+///     operations: [.resize(Resize(width: 600, height: 600)), .sepia(intensity: 0.8)]))
+/// ```
+///
+/// Runs on the processor's ``BlockingExecutor``, never on the caller's thread.
+public struct ImageProcessor: Sendable {
+    public let executor: BlockingExecutor
+
+    public init(executor: BlockingExecutor = .shared) {
+        self.executor = executor
+    }
+
+    /// Processes `data` as `options` say.
+    ///
+    /// Cancelling the calling task stops the work at its next check, or in
+    /// the middle of libvips' computation, and throws ``DarkroomError/Kind/cancelled``.
+    ///
+    /// - Throws: ``DarkroomError`` saying what was wrong with the input or options.
+    public func process(_ data: Data, options: ProcessingOptions) async throws(DarkroomError) -> ProcessedImage {
+        let killSwitch = KillSwitch()
+        do {
+            return try await withTaskCancellationHandler {
+                try await executor.run { () throws(DarkroomError) -> ProcessedImage in
+                    try Self.processBlocking(data, options: options, killSwitch: killSwitch)
+                }
+            } onCancel: {
+                killSwitch.pull()
+            }
+        } catch let error as DarkroomError {
+            throw error
+        } catch {
+            throw Task.isCancelled ? .cancelled : DarkroomError(.processingFailed, "processing failed", underlying: "\(error)")
+        }
+    }
+
+    /// Processes on the calling thread, which must be one that may block.
+    package static func processBlocking(
+        _ data: Data,
+        options: ProcessingOptions,
+        killSwitch: KillSwitch = KillSwitch()
+    ) throws(DarkroomError) -> ProcessedImage {
+        try ProcessingRun(data: data, options: options, killSwitch: killSwitch).run()
+    }
+}

@@ -1,0 +1,36 @@
+/// Everything that says how to turn source bytes into output bytes.
+///
+/// ```swift
+/// let options = ProcessingOptions(
+///     operations: [.resize(Resize(width: 600, height: 600)), .sepia(intensity: 0.8)],
+///     output: OutputOptions(format: .jpeg, quality: 85)
+/// )
+/// ```
+public struct ProcessingOptions: Sendable, Hashable, Codable {
+    public var operations: [ImageOperation]
+    public var output: OutputOptions
+    /// Rotate by the EXIF orientation before anything else (default on).
+    public var autoRotate: Bool
+    public var limits: ImageLimits
+
+    public init(
+        operations: [ImageOperation] = [],
+        output: OutputOptions = OutputOptions(),
+        autoRotate: Bool = true,
+        limits: ImageLimits = .default
+    ) {
+        self.operations = operations
+        self.output = output
+        self.autoRotate = autoRotate
+        self.limits = limits
+    }
+
+    /// A stable text form for cache keys. Limits are left out: they decide
+    /// whether an image is processed, not what the result is.
+    public var identifier: String {
+        var parts = operations.map(\.identifier)
+        parts.append(autoRotate ? "rotate" : "norotate")
+        parts.append(output.identifier)
+        return parts.joined(separator: "/")
+    }
+}

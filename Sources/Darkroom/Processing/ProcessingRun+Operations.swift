@@ -1,0 +1,79 @@
+import DarkroomImaging
+
+extension ProcessingRun {
+    /// Applies one step. `referenceSize` is the size the step's numbers are
+    /// measured against (the source's, for a resize after shrink-on-load).
+    func apply(
+        _ operation: ImageOperation,
+        to image: VImage,
+        referenceSize: (width: Int, height: Int)
+    ) throws(DarkroomError) -> VImage {
+        switch operation {
+        case .resize(let resize):
+            return try self.resize(image, resize, referenceSize: referenceSize)
+        case .crop(let rect):
+            return try crop(image, rect)
+        case .sepia(let intensity):
+            guard (0...1).contains(intensity) else { throw .invalidOption("sepia intensity \(intensity) is outside 0...1") }
+            if intensity == 0 { return image }
+            return try vips("sepia") { try image.recombined(ImageOperation.sepiaMatrix(intensity: intensity)) }
+        case .grayscale:
+            return try vips("grayscale") { try image.grayscale().srgb8() }
+        case .blur(let sigma):
+            guard sigma > 0, sigma <= 100 else { throw .invalidOption("blur sigma \(sigma) is outside 0...100") }
+            return try vips("blur") { try image.blurred(sigma: sigma) }
+        case .sharpen(let sigma):
+            guard sigma > 0, sigma <= 10 else { throw .invalidOption("sharpen sigma \(sigma) is outside 0...10") }
+            return try vips("sharpen") { try image.sharpened(sigma: sigma).srgb8() }
+        }
+    }
+
+    private func resize(_ image: VImage, _ resize: Resize, referenceSize: (width: Int, height: Int)) throws(DarkroomError) -> VImage {
+        for side in [resize.width, resize.height] {
+            if let side, side <= 0 || side > 100_000 {
+                throw .invalidOption("resize size \(side) is outside 1...100000")
+            }
+        }
+        // The size before any fill crop, measured on the reference size.
+        let scales = resize.scales(fromWidth: referenceSize.width, height: referenceSize.height)
+        let scaledWidth = max(1, Int((Double(referenceSize.width) * scales.horizontal).rounded()))
+        let scaledHeight = max(1, Int((Double(referenceSize.height) * scales.vertical).rounded()))
+        var result = image
+        if scaledWidth != image.width || scaledHeight != image.height {
+            let h = Double(scaledWidth) / Double(image.width)
+            let v = Double(scaledHeight) / Double(image.height)
+            result = try vips("resize") { try image.resized(horizontal: h, vertical: v) }
+        }
+        guard resize.mode == .fill else { return result }
+        let width = min(resize.width ?? result.width, result.width)
+        let height = min(resize.height ?? result.height, result.height)
+        guard width < result.width || height < result.height else { return result }
+        if resize.gravity == .smart {
+            let scaled = result
+            return try vips("smart crop") { try scaled.smartCropped(width: width, height: height) }
+        }
+        let spareX = result.width - width, spareY = result.height - height
+        let (left, top): (Int, Int) = switch resize.gravity {
+        case .north: (spareX / 2, 0)
+        case .south: (spareX / 2, spareY)
+        case .east: (spareX, spareY / 2)
+        case .west: (0, spareY / 2)
+        case .centre, .smart: (spareX / 2, spareY / 2)
+        }
+        let scaled = result
+        return try vips("crop") { try scaled.cropped(left: left, top: top, width: width, height: height) }
+    }
+
+    private func crop(_ image: VImage, _ rect: CropRect) throws(DarkroomError) -> VImage {
+        guard rect.width > 0, rect.height > 0, rect.x >= 0, rect.y >= 0 else {
+            throw .invalidOption("crop \(rect.width)x\(rect.height)+\(rect.x)+\(rect.y) must have a positive size and offset")
+        }
+        // Cut to the part of the rectangle that lies inside the image.
+        let width = min(rect.width, image.width - rect.x)
+        let height = min(rect.height, image.height - rect.y)
+        guard width > 0, height > 0 else {
+            throw .invalidOption("crop at \(rect.x),\(rect.y) lies outside the \(image.width) x \(image.height) image")
+        }
+        return try vips("crop") { try image.cropped(left: rect.x, top: rect.y, width: width, height: height) }
+    }
+}

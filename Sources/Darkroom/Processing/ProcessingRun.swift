@@ -1,0 +1,157 @@
+import DarkroomImaging
+import Foundation
+
+/// One run of the processor over one input: header, limits, shrink-on-load,
+/// steps, encode. Every libvips image lives and dies inside ``run()``.
+struct ProcessingRun {
+    let data: Data
+    let options: ProcessingOptions
+    let killSwitch: KillSwitch
+
+    func run() throws(DarkroomError) -> ProcessedImage {
+        do {
+            try VipsRuntime.start()
+        } catch {
+            throw DarkroomError(.processingFailed, "libvips could not start", underlying: error.message)
+        }
+        let format = try checkedFormat()
+        try killSwitch.check()
+        let result: Result<ProcessedImage, DarkroomError> = data.withUnsafeBytes { raw in
+            do throws(DarkroomError) {
+                return .success(try run(raw, format: format))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Checks size and magic bytes before libvips sees anything.
+    private func checkedFormat() throws(DarkroomError) -> ImageFormat {
+        let limits = options.limits
+        if data.count > limits.maxSourceBytes {
+            throw DarkroomError(.tooManyBytes, "the image is \(data.count) bytes, over the limit of \(limits.maxSourceBytes) bytes")
+        }
+        switch ImageFormat.sniff(data) {
+        case .empty:
+            throw DarkroomError(.emptyInput, "the input is empty (0 bytes)")
+        case .notAnImage(let what):
+            throw DarkroomError(.notAnImage, "the input is not an image: it looks like \(what)")
+        case .image(let format):
+            return format
+        }
+    }
+
+    private func run(_ raw: UnsafeRawBufferPointer, format: ImageFormat) throws(DarkroomError) -> ProcessedImage {
+        // 1. The header only: no pixels are decoded yet.
+        let header = try load(raw, format: format, shrink: 1)
+        let pixels = header.width.multipliedReportingOverflow(by: header.height)
+        if pixels.overflow || pixels.partialValue > options.limits.maxSourcePixels {
+            throw DarkroomError(.tooManyPixels, "the image is \(header.width) x \(header.height) pixels, over the limit of \(options.limits.maxSourcePixels) pixels")
+        }
+        let source = ProcessedImage.SourceInfo(format: format, width: header.width, height: header.height)
+        let swaps = options.autoRotate && header.orientationSwapsAxes
+        let oriented = swaps ? (width: header.height, height: header.width) : (width: header.width, height: header.height)
+
+        // 2. Shrink on load when the first step is a downscale.
+        let plan = ShrinkOnLoad.plan(operations: options.operations, format: format, width: oriented.width, height: oriented.height)
+        var image = plan.factor > 1 ? try load(raw, format: format, shrink: plan.factor) : header
+        try killSwitch.check()
+
+        // 3. Pixels to 8-bit sRGB, upright.
+        image = try vips("converting to sRGB") { try image.srgb8() }
+        if options.autoRotate {
+            image = try vips("rotating by EXIF orientation") { try image.autoRotated() }
+        }
+
+        // 4. The steps, in order; the first resize is measured against the
+        //    source's size, so shrink-on-load does not change the result's size.
+        for (index, operation) in options.operations.enumerated() {
+            try killSwitch.check()
+            let reference = index == 0 && plan.factor > 1 ? oriented : (width: image.width, height: image.height)
+            image = try apply(operation, to: image, referenceSize: reference)
+        }
+        try killSwitch.check()
+
+        // 5. Encode: the long call, where libvips computes every pixel.
+        let outputFormat = try outputFormat(source: format, hasAlpha: image.hasAlpha)
+        let bytes = try encode(image, as: outputFormat)
+        try killSwitch.check()
+        return ProcessedImage(data: Data(bytes), format: outputFormat, width: image.width, height: image.height, source: source)
+    }
+
+    private func load(_ raw: UnsafeRawBufferPointer, format: ImageFormat, shrink: Int) throws(DarkroomError) -> VImage {
+        do {
+            return try VImage.load(raw, loader: format.loader, shrink: shrink)
+        } catch {
+            throw DarkroomError(.corruptImage, "the \(format.rawValue.uppercased()) image could not be read", underlying: error.message)
+        }
+    }
+
+    private func outputFormat(source: ImageFormat, hasAlpha: Bool) throws(DarkroomError) -> ImageFormat {
+        if let format = options.output.format {
+            guard format.canEncode else {
+                throw DarkroomError(.cannotEncode, "Darkroom cannot write \(format.rawValue.uppercased()); it writes \(ImageFormat.encodable.map(\.rawValue).joined(separator: ", "))")
+            }
+            return format
+        }
+        if source.canEncode { return source }
+        return hasAlpha ? .png : .jpeg
+    }
+
+    private func encode(_ image: VImage, as format: ImageFormat) throws(DarkroomError) -> [UInt8] {
+        let quality = options.output.quality
+        guard (1...100).contains(quality) else {
+            throw .invalidOption("quality \(quality) is outside 1...100")
+        }
+        let encoder: VImage.Encoder
+        switch format {
+        case .jpeg: encoder = .jpeg(quality: quality, progressive: options.output.progressive)
+        case .png: encoder = .png
+        case .webp: encoder = .webp(quality: quality)
+        case .avif: encoder = .avif(quality: quality)
+        default: throw DarkroomError(.cannotEncode, "Darkroom cannot write \(format.rawValue.uppercased())")
+        }
+        do {
+            return try killSwitch.vips.armed(image) { () throws(VipsError) in try image.encoded(encoder) }
+        } catch {
+            if killSwitch.isPulled || error.wasKilled { throw .cancelled }
+            // Decoding happens here, as the encoder pulls pixels: a damaged or
+            // cut-short source fails now, in its loader.
+            if error.isDecodeFailure {
+                throw DarkroomError(.corruptImage, "the image is damaged or truncated", underlying: error.message)
+            }
+            throw DarkroomError(.processingFailed, "encoding \(format.rawValue.uppercased()) failed", underlying: error.message)
+        }
+    }
+
+    /// Runs a libvips step, giving its failure a sentence.
+    func vips(_ what: String, _ body: () throws -> VImage) throws(DarkroomError) -> VImage {
+        do {
+            return try body()
+        } catch {
+            throw DarkroomError(.processingFailed, "\(what) failed", underlying: (error as? VipsError)?.message ?? "\(error)")
+        }
+    }
+}
+
+extension VipsError {
+    /// libvips names the loader that failed in its message.
+    var isDecodeFailure: Bool {
+        let text = message.lowercased()
+        return ["jpeg", "png", "webp", "heif", "tiff", "gif", "load", "premature", "truncated", "read"].contains { text.contains($0) }
+    }
+}
+
+extension ImageFormat {
+    var loader: VImage.Loader {
+        switch self {
+        case .jpeg: .jpeg
+        case .png: .png
+        case .webp: .webp
+        case .avif, .heic: .heif
+        case .tiff: .tiff
+        case .gif: .gif
+        }
+    }
+}

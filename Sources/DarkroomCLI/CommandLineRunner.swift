@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+
+/// Parses and runs a `darkroom` command line, and says what exit code it
+/// ends with: 0 for success, 1 when some of the work failed, 2 for a usage
+/// error (argument-parser's own code for that is 64; Darkroom's tools use 2,
+/// as most command-line tools do).
+public enum CommandLineRunner {
+    public static func run(_ arguments: [String]) async -> Int32 {
+        do {
+            var command = try DarkroomCommand.parseAsRoot(arguments)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            return 0
+        } catch {
+            let code = DarkroomCommand.exitCode(for: error)
+            let message = DarkroomCommand.fullMessage(for: error)
+            if code == .success {
+                // --help and --version print to standard output.
+                if !message.isEmpty { print(message) }
+                return 0
+            }
+            if !message.isEmpty {
+                FileHandle.standardError.write(Data((message + "\n").utf8))
+            }
+            return code == .validationFailure ? 2 : code.rawValue
+        }
+    }
+}

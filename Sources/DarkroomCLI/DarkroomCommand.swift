@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// `darkroom`: fetch, filter, cache and serve photos.
+public struct DarkroomCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "darkroom",
+        abstract: "Fetch, filter, cache and serve photos.",
+        subcommands: [ProcessCommand.self]
+    )
+
+    public init() {}
+}

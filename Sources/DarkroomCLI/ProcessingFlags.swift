@@ -1,0 +1,67 @@
+import ArgumentParser
+import Darkroom
+
+/// The processing options shared by `process`, `fetch` and `book`.
+struct ProcessingFlags: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Resize to WxH, or W for a W x W box.", valueName: "WxH"))
+    var resize: String?
+
+    @Option(name: .long, help: "How to resize: fit (inside the box) or fill (crop to fill it).")
+    var fit: Resize.Mode = .fit
+
+    @Option(name: .long, help: "Where a fill crop keeps the image: centre, north, south, east, west, smart.")
+    var gravity: Gravity = .centre
+
+    @Option(name: .long, help: ArgumentHelp("A filter, applied in order: sepia[:INTENSITY], grayscale, blur:SIGMA, sharpen[:SIGMA]. Repeatable.", valueName: "NAME[:ARG]"))
+    var filter: [String] = []
+
+    @Option(name: .long, help: "Output format: jpeg, png, webp or avif (default: the source's).")
+    var format: String?
+
+    @Option(name: .long, help: "Quality for JPEG, WebP and AVIF, 1...100.")
+    var quality: Int = 85
+
+    func validate() throws {
+        _ = try options(defaultFilters: [])
+    }
+
+    /// The processing options the flags describe.
+    func options(defaultFilters: [String]) throws -> ProcessingOptions {
+        var operations: [ImageOperation] = []
+        if let resize {
+            operations.append(.resize(try Self.parseResize(resize, mode: fit, gravity: gravity)))
+        }
+        for text in filter.isEmpty ? defaultFilters : filter {
+            do {
+                operations.append(try ImageOperation(filter: text))
+            } catch {
+                throw ValidationError("--filter \(text): \(error.reason)")
+            }
+        }
+        var output = OutputOptions(quality: quality)
+        guard (1...100).contains(quality) else {
+            throw ValidationError("--quality \(quality) is outside 1...100")
+        }
+        if let format {
+            guard let parsed = ImageFormat(name: format), parsed.canEncode else {
+                throw ValidationError("--format \(format): not a format Darkroom writes (jpeg, png, webp, avif)")
+            }
+            output.format = parsed
+        }
+        return ProcessingOptions(operations: operations, output: output)
+    }
+
+    static func parseResize(_ text: String, mode: Resize.Mode, gravity: Gravity) throws -> Resize {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        let numbers = parts.map { Int($0) }
+        guard (1...2).contains(parts.count), numbers.allSatisfy({ $0 != nil && $0! > 0 && $0! <= 100_000 }) else {
+            throw ValidationError("--resize \(text): expected WxH or W, with positive whole numbers, as in 600x400 or 600")
+        }
+        let width = numbers[0]!
+        let height = numbers.count == 2 ? numbers[1]! : width
+        return Resize(width: width, height: height, mode: mode, gravity: gravity)
+    }
+}
+
+extension Resize.Mode: ExpressibleByArgument {}
+extension Gravity: ExpressibleByArgument {}

@@ -1,0 +1,38 @@
+internal import CVips
+
+extension VImage {
+    /// The decoders Darkroom trusts. Every other libvips loader is blocked.
+    package enum Loader: Sendable {
+        case jpeg, png, webp, heif, tiff, gif
+    }
+
+    /// Reads an image's header from bytes; pixels are decoded later, as the
+    /// last operation pulls them (sequential access).
+    ///
+    /// - Parameter shrink: the shrink-on-load factor. JPEG takes 1, 2, 4 or 8;
+    ///   WebP takes any; the other loaders ignore it.
+    /// - Important: `bytes` must stay valid until the image and every image
+    ///   made from it are released.
+    package static func load(
+        _ bytes: UnsafeRawBufferPointer,
+        loader: Loader,
+        shrink: Int = 1
+    ) throws(VipsError) -> VImage {
+        let base = bytes.baseAddress
+        let count = bytes.count
+        switch loader {
+        case .jpeg:
+            return try make("jpegload_buffer") { darkroom_vips_jpegload(base, count, $0, Int32(shrink)) }
+        case .webp:
+            return try make("webpload_buffer") { darkroom_vips_webpload(base, count, $0, 1.0 / Double(max(shrink, 1))) }
+        case .png:
+            return try make("pngload_buffer") { darkroom_vips_pngload(base, count, $0) }
+        case .heif:
+            return try make("heifload_buffer") { darkroom_vips_heifload(base, count, $0) }
+        case .tiff:
+            return try make("tiffload_buffer") { darkroom_vips_tiffload(base, count, $0) }
+        case .gif:
+            return try make("gifload_buffer") { darkroom_vips_gifload(base, count, $0) }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+internal import CVips
+
+extension VImage {
+    /// Resampling kernels, as libvips numbers them.
+    package enum Kernel: Int32, Sendable {
+        case nearest = 0, linear, cubic, mitchell, lanczos2, lanczos3
+    }
+
+    /// Rotates and flips by the EXIF orientation, and removes the tag.
+    package func autoRotated() throws(VipsError) -> VImage {
+        guard orientation != 1 else { return self }
+        return try VImage.make("autorot") { darkroom_vips_autorot(pointer, $0) }
+    }
+
+    /// Converts to 8-bit sRGB (from CMYK, 16-bit, grey...), keeping alpha.
+    package func srgb8() throws(VipsError) -> VImage {
+        guard !isSRGB8 else { return self }
+        return try VImage.make("colourspace") { darkroom_vips_to_srgb8(pointer, $0) }
+    }
+
+    package func resized(horizontal: Double, vertical: Double, kernel: Kernel = .lanczos3) throws(VipsError) -> VImage {
+        try VImage.make("resize") { darkroom_vips_resize(pointer, $0, horizontal, vertical, kernel.rawValue) }
+    }
+
+    package func cropped(left: Int, top: Int, width: Int, height: Int) throws(VipsError) -> VImage {
+        try VImage.make("extract_area") {
+            darkroom_vips_crop(pointer, $0, Int32(left), Int32(top), Int32(width), Int32(height))
+        }
+    }
+
+    /// Crops to the most interesting region, by libvips' attention measure.
+    package func smartCropped(width: Int, height: Int) throws(VipsError) -> VImage {
+        try VImage.make("smartcrop") { darkroom_vips_smartcrop(pointer, $0, Int32(width), Int32(height)) }
+    }
+
+    /// Multiplies every RGB pixel by a 3x3 matrix (row-major), clipping to
+    /// 0...255 and keeping alpha.
+    package func recombined(_ matrix: [Double]) throws(VipsError) -> VImage {
+        precondition(matrix.count == 9, "a 3x3 matrix has nine entries")
+        return try matrix.withUnsafeBufferPointer { m throws(VipsError) in
+            try VImage.make("recomb") { darkroom_vips_recomb3(pointer, $0, m.baseAddress) }
+        }
+    }
+
+    package func grayscale() throws(VipsError) -> VImage {
+        try VImage.make("colourspace") { darkroom_vips_grayscale(pointer, $0) }
+    }
+
+    package func blurred(sigma: Double) throws(VipsError) -> VImage {
+        try VImage.make("gaussblur") { darkroom_vips_gaussblur(pointer, $0, sigma) }
+    }
+
+    package func sharpened(sigma: Double) throws(VipsError) -> VImage {
+        try VImage.make("sharpen") { darkroom_vips_sharpen(pointer, $0, sigma) }
+    }
+}

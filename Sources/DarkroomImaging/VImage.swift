@@ -1,0 +1,49 @@
+internal import CVips
+
+/// One libvips image, owned: released when the last Swift reference goes.
+///
+/// Not `Sendable`: an image is created, used and released inside one
+/// blocking call, on one thread, and never crosses an `await`.
+package final class VImage {
+    let pointer: UnsafeMutablePointer<CVips.VipsImage>
+
+    init(taking pointer: UnsafeMutablePointer<CVips.VipsImage>) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        darkroom_vips_unref(pointer)
+    }
+
+    /// Runs a libvips call that writes a new image to its out-parameter.
+    static func make(
+        _ operation: String,
+        _ body: (UnsafeMutablePointer<UnsafeMutablePointer<CVips.VipsImage>?>) -> Int32
+    ) throws(VipsError) -> VImage {
+        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        guard body(&out) == 0, let out else {
+            throw VipsError.fromBuffer(operation: operation)
+        }
+        return VImage(taking: out)
+    }
+
+    package var width: Int { Int(darkroom_vips_width(pointer)) }
+    package var height: Int { Int(darkroom_vips_height(pointer)) }
+    package var bands: Int { Int(darkroom_vips_bands(pointer)) }
+    package var hasAlpha: Bool { darkroom_vips_has_alpha(pointer) != 0 }
+
+    /// The EXIF orientation, 1...8 (1 when there is none).
+    package var orientation: Int { Int(darkroom_vips_orientation(pointer)) }
+
+    /// Whether the EXIF orientation swaps width and height (5...8).
+    package var orientationSwapsAxes: Bool { (5...8).contains(orientation) }
+
+    /// Whether pixels are already 8-bit sRGB (or sRGB with alpha).
+    package var isSRGB8: Bool {
+        darkroom_vips_interpretation(pointer) == Int32(VIPS_INTERPRETATION_sRGB.rawValue)
+            && darkroom_vips_band_format(pointer) == Int32(VIPS_FORMAT_UCHAR.rawValue)
+            && (bands == 3 || bands == 4)
+    }
+
+    package var hasICCProfile: Bool { darkroom_vips_has_icc(pointer) != 0 }
+}

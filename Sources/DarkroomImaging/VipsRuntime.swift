@@ -1,0 +1,26 @@
+internal import CVips
+
+/// Starts libvips once per process.
+///
+/// libvips must be initialised before any other call. The settings are those
+/// of image servers built on it: no operation cache, one internal thread per
+/// call, and every loader blocked except JPEG, PNG, WebP, HEIF/AVIF, TIFF and
+/// GIF. Call ``start()`` as often as you like; only the first call works.
+package enum VipsRuntime {
+    private static let started: Result<Void, VipsError> = {
+        if darkroom_vips_start("darkroom") != 0 {
+            return .failure(VipsError.fromBuffer(operation: "vips_init"))
+        }
+        return .success(())
+    }()
+
+    /// Starts libvips, or returns the error the first start gave.
+    package static func start() throws(VipsError) {
+        try started.get()
+    }
+
+    /// The libvips version, such as "8.14.1".
+    package static var version: String {
+        String(cString: vips_version_string())
+    }
+}

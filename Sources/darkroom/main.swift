@@ -1,0 +1,4 @@
+import DarkroomCLI
+import Foundation
+
+exit(await CommandLineRunner.run(Array(CommandLine.arguments.dropFirst())))
