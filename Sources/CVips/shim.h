@@ -182,8 +182,16 @@ static inline int darkroom_vips_crop(VipsImage *in, VipsImage **out, int left, i
 }
 
 /// Attention-based crop (libvips' saliency), for gravity "smart".
+/// The attention measure reads the image more than once, which a sequential
+/// source cannot do, so the (already resized) image is held in memory first.
 static inline int darkroom_vips_smartcrop(VipsImage *in, VipsImage **out, int width, int height) {
-    return vips_smartcrop(in, out, width, height, "interesting", VIPS_INTERESTING_ATTENTION, NULL);
+    VipsImage *memory = vips_image_copy_memory(in);
+    if (memory == NULL) {
+        return -1;
+    }
+    int result = vips_smartcrop(memory, out, width, height, "interesting", VIPS_INTERESTING_ATTENTION, NULL);
+    g_object_unref(memory);
+    return result;
 }
 
 // MARK: - Filters
@@ -234,6 +242,33 @@ static inline void darkroom_vips_enable_kill(VipsImage *image) {
 
 static inline void darkroom_vips_kill(VipsImage *image) {
     vips_image_set_kill(image, TRUE);
+}
+
+// MARK: - Raw pixels (tests and tools)
+
+static inline int darkroom_vips_from_memory(const void *data, size_t size, int width, int height, int bands, VipsImage **out) {
+    VipsImage *image = vips_image_new_from_memory_copy(data, size, width, height, bands, VIPS_FORMAT_UCHAR);
+    if (image == NULL) {
+        return -1;
+    }
+    if (bands >= 3) {
+        image->Type = VIPS_INTERPRETATION_sRGB;
+    }
+    *out = image;
+    return 0;
+}
+
+/// Tries libvips' own format detection and loader on these bytes (header
+/// only). Returns 0 and the loader's class name when it would load them, or
+/// -1 when it would not (unknown format, or its loader is blocked).
+static inline int darkroom_vips_probe_load(const void *data, size_t size, const char **loader) {
+    *loader = vips_foreign_find_load_buffer(data, size);
+    VipsImage *image = vips_image_new_from_buffer(data, size, "", NULL);
+    if (image == NULL) {
+        return -1;
+    }
+    g_object_unref(image);
+    return 0;
 }
 
 #endif

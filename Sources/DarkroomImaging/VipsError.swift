@@ -1,8 +1,12 @@
 import Foundation
 internal import CVips
 
-/// An error reported by libvips, with its text copied at the point of failure
-/// (libvips keeps one error buffer for the whole process).
+/// An error reported by libvips, with its text copied at the point of failure.
+///
+/// libvips keeps one error buffer for the whole process, so when several
+/// threads fail at once a message may be mixed with another's or missing:
+/// decide what happened from where the call failed, and keep the text as
+/// detail for people.
 package struct VipsError: Error, Sendable, CustomStringConvertible {
     /// The libvips operation that failed, such as "jpegload_buffer".
     package var operation: String
@@ -22,11 +26,6 @@ package struct VipsError: Error, Sendable, CustomStringConvertible {
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }
         return VipsError(operation: operation, message: lines.isEmpty ? "unknown libvips error" : lines.joined(separator: "; "))
-    }
-
-    /// The call failed because the kill switch stopped it, not because of the image.
-    package var wasKilled: Bool {
-        message.contains("killed")
     }
 
     package var description: String { "\(operation): \(message)" }

@@ -16,14 +16,11 @@ struct ProcessingRun {
         }
         let format = try checkedFormat()
         try killSwitch.check()
-        let result: Result<ProcessedImage, DarkroomError> = data.withUnsafeBytes { raw in
-            do throws(DarkroomError) {
-                return .success(try run(raw, format: format))
-            } catch {
-                return .failure(error)
-            }
+        // The bytes stay valid, and libvips reads them in place, until the
+        // last image made from them is released at the end of this closure.
+        return try withUnsafeBytes(of: data) { raw throws(DarkroomError) in
+            try run(raw, format: format)
         }
-        return try result.get()
     }
 
     /// Checks size and magic bytes before libvips sees anything.
@@ -75,7 +72,7 @@ struct ProcessingRun {
 
         // 5. Encode: the long call, where libvips computes every pixel.
         let outputFormat = try outputFormat(source: format, hasAlpha: image.hasAlpha)
-        let bytes = try encode(image, as: outputFormat)
+        let bytes = try encode(image, as: outputFormat, sourceFormat: format)
         try killSwitch.check()
         return ProcessedImage(data: Data(bytes), format: outputFormat, width: image.width, height: image.height, source: source)
     }
@@ -99,7 +96,7 @@ struct ProcessingRun {
         return hasAlpha ? .png : .jpeg
     }
 
-    private func encode(_ image: VImage, as format: ImageFormat) throws(DarkroomError) -> [UInt8] {
+    private func encode(_ image: VImage, as format: ImageFormat, sourceFormat: ImageFormat) throws(DarkroomError) -> [UInt8] {
         let quality = options.output.quality
         guard (1...100).contains(quality) else {
             throw .invalidOption("quality \(quality) is outside 1...100")
@@ -115,13 +112,12 @@ struct ProcessingRun {
         do {
             return try killSwitch.vips.armed(image) { () throws(VipsError) in try image.encoded(encoder) }
         } catch {
-            if killSwitch.isPulled || error.wasKilled { throw .cancelled }
-            // Decoding happens here, as the encoder pulls pixels: a damaged or
-            // cut-short source fails now, in its loader.
-            if error.isDecodeFailure {
-                throw DarkroomError(.corruptImage, "the image is damaged or truncated", underlying: error.message)
-            }
-            throw DarkroomError(.processingFailed, "encoding \(format.rawValue.uppercased()) failed", underlying: error.message)
+            if killSwitch.isPulled { throw .cancelled }
+            // The header was read and every step was built without error, so
+            // a failure now is the source failing to decode as the encoder
+            // pulls its pixels: damaged or cut short. libvips' text is kept
+            // as detail only; its error buffer is shared by every thread.
+            throw DarkroomError(.corruptImage, "the \(sourceFormat.rawValue.uppercased()) image is damaged or truncated: its pixels could not be decoded", underlying: error.message)
         }
     }
 
@@ -132,14 +128,6 @@ struct ProcessingRun {
         } catch {
             throw DarkroomError(.processingFailed, "\(what) failed", underlying: (error as? VipsError)?.message ?? "\(error)")
         }
-    }
-}
-
-extension VipsError {
-    /// libvips names the loader that failed in its message.
-    var isDecodeFailure: Bool {
-        let text = message.lowercased()
-        return ["jpeg", "png", "webp", "heif", "tiff", "gif", "load", "premature", "truncated", "read"].contains { text.contains($0) }
     }
 }
 

@@ -1,0 +1,35 @@
+# Darkroom: `make run` and `make test` set everything up on a fresh Debian 12
+# machine, then run the main job or every test.
+
+SWIFT ?= swift
+export PATH := $(PATH):/opt/swift/usr/bin
+OUT ?= darkroom-out
+
+.PHONY: run test build release bootstrap bench clean
+
+bootstrap:
+	@scripts/bootstrap
+
+build: bootstrap
+	$(SWIFT) build
+
+release: bootstrap
+	$(SWIFT) build -c release --product darkroom
+
+# The main job: sepia thumbnails of the bundled sample photos.
+run: release
+	$(SWIFT) run -c release --skip-build darkroom process samples/photos/*.jpg \
+		--resize 600 --filter sepia:0.8 -o $(OUT)/samples/
+	@echo "Sepia thumbnails written to $(OUT)/samples/"
+
+test: bootstrap
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --parallel
+
+bench:
+	@scripts/bootstrap --bench
+	$(SWIFT) build -c release --product darkroom-bench
+	bench/run
+
+clean:
+	rm -rf .build $(OUT)

@@ -1,0 +1,67 @@
+import DarkroomCLI
+import DarkroomImaging
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct ProcessCommandTests {
+    @Test func processesCorpusPhotosIntoAFolder() async throws {
+        let out = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: out) }
+        let inputs = ["Aqua.jpg", "FreshFlower.jpg", "Storm.jpg"].map { Corpus.photo($0).path }
+
+        let code = await CommandLineRunner.run(["process"] + inputs + ["--resize", "600", "--filter", "sepia:0.8", "-o", out.path])
+
+        #expect(code == 0)
+        for (name, size) in [("Aqua", (600, 375)), ("FreshFlower", (600, 451)), ("Storm", (600, 400))] {
+            let bytes = [UInt8](try Data(contentsOf: out.appendingPathComponent("\(name).jpg")))
+            let pixels = try RawPixels.decode(bytes, loader: .jpeg)
+            #expect((pixels.width, pixels.height) == size, "\(name)")
+            // Sepia: red above green above blue, on average.
+            let mean = (0..<3).map { band in stride(from: band, to: pixels.bytes.count, by: 3).reduce(0) { $0 + Int(pixels.bytes[$1]) } }
+            #expect(mean[0] > mean[1] && mean[1] > mean[2], "\(name) is sepia-toned")
+        }
+    }
+
+    @Test func oneInputToANamedFileInAnotherFormat() async throws {
+        let out = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: out) }
+        let target = out.appendingPathComponent("thumb.webp").path
+        let code = await CommandLineRunner.run(["process", Corpus.photo("Wood.jpg").path, "--resize", "200x100", "--fit", "fill", "--format", "webp", "-o", target])
+        #expect(code == 0)
+        let pixels = try RawPixels.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: target))), loader: .webp)
+        #expect((pixels.width, pixels.height) == (200, 100))
+    }
+
+    @Test func aBadInputIsReportedAndTheOthersStillRun() async throws {
+        let out = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: out) }
+        let inputs = [Fixtures.url("page.html").path, Corpus.photo("Garden.jpg").path, out.appendingPathComponent("missing.jpg").path]
+        let code = await CommandLineRunner.run(["process"] + inputs + ["--resize", "300", "-o", out.path])
+        #expect(code == 1)
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("Garden.jpg").path))
+        #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("page.jpg").path))
+    }
+
+    @Test(arguments: [
+        ["process", "x.jpg", "-o", "y.jpg", "--resize", "0x10"],
+        ["process", "x.jpg", "-o", "y.jpg", "--filter", "vintage"],
+        ["process", "x.jpg", "-o", "y.jpg", "--format", "bmp"],
+        ["process", "x.jpg", "-o", "y.jpg", "--quality", "101"],
+        ["process", "x.jpg"],
+        ["process", "-o", "y.jpg"],
+        ["nonsense"],
+    ])
+    func usageErrorsExitWithTwo(arguments: [String]) async {
+        #expect(await CommandLineRunner.run(arguments) == 2)
+    }
+
+    @Test func sameNamesFromDifferentFoldersDoNotOverwriteEachOther() async throws {
+        let out = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: out) }
+        let code = await CommandLineRunner.run(["process", Fixtures.url("landscape.jpg").path, Fixtures.url("landscape.jpg").path, "-o", out.path])
+        #expect(code == 0)
+        let names = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
+        #expect(names == ["landscape-2.jpg", "landscape.jpg"])
+    }
+}

@@ -1,0 +1,52 @@
+import DarkroomImaging
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct VipsRuntimeTests {
+    @Test func startsAndReportsItsVersion() throws {
+        try VipsRuntime.start()
+        #expect(VipsRuntime.version.split(separator: ".").count >= 2)
+    }
+
+    @Test func allowedLoadersStillFindTheirFormats() throws {
+        for (fixture, loader) in [("landscape.jpg", "VipsForeignLoadJpegBuffer"), ("alpha.png", "VipsForeignLoadPngBuffer"),
+                                  ("landscape.webp", "VipsForeignLoadWebpBuffer"), ("landscape.gif", "VipsForeignLoadNsgifBuffer"),
+                                  ("landscape.avif", "VipsForeignLoadHeifBuffer"), ("landscape.tif", "VipsForeignLoadTiffBuffer")] {
+            let bytes = [UInt8](try Fixtures.data(fixture))
+            #expect(try VipsRuntime.probe(bytes) == .loads(loader: loader), "\(fixture)")
+        }
+    }
+
+    @Test(arguments: ["drawing.svg", "document.pdf"])
+    func untrustedLoadersAreBlocked(fixture: String) throws {
+        // libvips has loaders for these and finds them; Darkroom blocks
+        // them, so libvips refuses to run them, whatever asks it.
+        let bytes = [UInt8](try Fixtures.data(fixture))
+        guard case .refused(let loader?, let message) = try VipsRuntime.probe(bytes) else {
+            Issue.record("libvips loaded \(fixture)")
+            return
+        }
+        #expect(loader.contains(fixture.hasSuffix("svg") ? "Svg" : "Pdf"))
+        #expect(message.contains("blocked"))
+    }
+
+    @Test func rawPixelsRoundTripThroughPNG() throws {
+        let pixels = RawPixels(width: 3, height: 2, bands: 3, bytes: [
+            255, 0, 0, 0, 255, 0, 0, 0, 255,
+            10, 20, 30, 40, 50, 60, 70, 80, 90,
+        ])
+        let decoded = try RawPixels.decode(try pixels.pngData(), loader: .png)
+        #expect(decoded == pixels)
+    }
+
+    @Test func aFailedLoadCarriesLibvipsOwnMessage() throws {
+        let bytes = [UInt8](try Fixtures.data("random.bin"))
+        #expect {
+            try RawPixels.decode(bytes, loader: .jpeg)
+        } throws: { error in
+            guard let error = error as? VipsError else { return false }
+            return error.operation == "jpegload_buffer" && !error.message.isEmpty && error.message != "unknown libvips error"
+        }
+    }
+}

@@ -1,0 +1,97 @@
+@testable import Darkroom
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct BadInputTests {
+    func failure(for data: Data, limits: ImageLimits = .default) -> DarkroomError? {
+        do {
+            _ = try process(data, ProcessingOptions(operations: [.resize(Resize(width: 100, height: 100))], limits: limits))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test(arguments: [
+        ("random.bin", DarkroomError.Kind.notAnImage, "unknown format"),
+        ("page.html", .notAnImage, "HTML"),
+        ("drawing.svg", .notAnImage, "SVG"),
+        ("document.pdf", .notAnImage, "PDF"),
+        ("truncated.jpg", .corruptImage, "truncated"),
+        ("huge-header.png", .tooManyPixels, "100000 x 100000"),
+    ])
+    func eachBadInputGetsItsOwnClearError(fixture: String, kind: DarkroomError.Kind, words: String) throws {
+        let error = try #require(failure(for: try Fixtures.data(fixture)))
+        #expect(error.kind == kind)
+        #expect(error.description.contains(words), "\(error)")
+    }
+
+    @Test func emptyInput() {
+        #expect(failure(for: Data())?.kind == .emptyInput)
+    }
+
+    @Test func tooManyBytesIsCheckedBeforeDecoding() throws {
+        let data = try Corpus.data("Aqua.jpg")
+        let error = try #require(failure(for: data, limits: ImageLimits(maxSourceBytes: 100_000)))
+        #expect(error.kind == .tooManyBytes)
+        #expect(error.reason.contains("100000"))
+    }
+
+    @Test func tooManyPixelsIsCheckedFromTheHeader() throws {
+        let error = try #require(failure(for: try Corpus.data("Aqua.jpg"), limits: ImageLimits(maxSourcePixels: 1_000_000)))
+        #expect(error.kind == .tooManyPixels)
+        #expect(error.reason.contains("2560 x 1600"))
+    }
+
+    @Test func everyPrefixOfAJPEGFailsCleanly() throws {
+        // Cut a real photo at many points: each is an error or an image,
+        // never a crash.
+        let data = try Fixtures.data("landscape.jpg")
+        for length in stride(from: 0, to: data.count, by: max(1, data.count / 40)) {
+            _ = failure(for: data.prefix(length))
+        }
+    }
+
+    @Test func aBadOptionNamesWhatWasWrong() throws {
+        #expect(throws: DarkroomError.self) { try process(fixture: "landscape.jpg", output: OutputOptions(format: .jpeg, quality: 0)) }
+        #expect(throws: DarkroomError.self) { try process(fixture: "landscape.jpg", output: OutputOptions(format: .gif)) }
+        #expect(throws: DarkroomError.self) { try process(fixture: "landscape.jpg", [.blur(sigma: -1)]) }
+        #expect(throws: DarkroomError.self) { try process(fixture: "landscape.jpg", [.resize(Resize(width: 0, height: 10))]) }
+    }
+}
+
+@Suite struct CancellationTests {
+    @Test func aCancelledTaskPublishesNothing() async throws {
+        let data = try Corpus.data("RainDrops.jpg")
+        let processor = ImageProcessor()
+        let task = Task {
+            try await processor.process(data, options: ProcessingOptions(operations: [.blur(sigma: 40)], output: OutputOptions(format: .png)))
+        }
+        task.cancel()
+        await #expect {
+            _ = try await task.value
+        } throws: { error in
+            (error as? DarkroomError)?.kind == .cancelled
+        }
+    }
+
+    @Test func aPulledKillSwitchStopsLibvipsMidway() async throws {
+        // A slow run (a large blur over a full-size photo); pulling the
+        // switch from another thread stops it long before it would finish.
+        let data = try Corpus.data("RainDrops.jpg")
+        let killSwitch = KillSwitch()
+        let options = ProcessingOptions(operations: [.blur(sigma: 60), .blur(sigma: 60)], output: OutputOptions(format: .png))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let run = Task.detached { () -> DarkroomError? in
+            do { _ = try ImageProcessor.processBlocking(data, options: options, killSwitch: killSwitch); return nil }
+            catch { return error as? DarkroomError }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        killSwitch.pull()
+        let error = await run.value
+        #expect(error?.kind == .cancelled)
+        #expect(clock.now - start < .seconds(30))
+    }
+}

@@ -1,0 +1,77 @@
+@testable import Darkroom
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct FormatTests {
+    @Test(arguments: [
+        ("landscape.jpg", ImageFormat.jpeg), ("alpha.png", .png), ("landscape.webp", .webp),
+        ("landscape.avif", .avif), ("landscape.tif", .tiff), ("landscape.gif", .gif),
+    ])
+    func decodesEveryReadableFormat(fixture: String, format: ImageFormat) throws {
+        let result = try process(fixture: fixture, output: OutputOptions(format: .png))
+        #expect(result.source.format == format)
+        #expect((result.width, result.height) == (240, 160))
+        #expect(isRed(try pixels(of: result).pixel(x: 10, y: 10)))
+    }
+
+    @Test(arguments: ImageFormat.encodable)
+    func roundTripsEveryWritableFormat(format: ImageFormat) throws {
+        let encoded = try process(fixture: "landscape.jpg", output: OutputOptions(format: format, quality: 90))
+        #expect(ImageFormat.sniff(encoded.data) == .image(format))
+        // Read back what was written, through the same processor.
+        let again = try process(encoded.data, ProcessingOptions(output: OutputOptions(format: .png)))
+        #expect(again.source.format == format)
+        #expect((again.width, again.height) == (240, 160))
+        #expect(isRed(try pixels(of: again).pixel(x: 10, y: 10)))
+    }
+
+    @Test func keepsTheSourceFormatWhenNoneIsAsked() throws {
+        #expect(try process(fixture: "landscape.webp", output: OutputOptions()).format == .webp)
+        #expect(try process(fixture: "landscape.gif", output: OutputOptions()).format == .jpeg)
+        #expect(try process(fixture: "landscape.tif", output: OutputOptions()).format == .jpeg)
+    }
+
+    @Test func progressiveJPEGIsProgressive() throws {
+        let plain = try process(fixture: "landscape.jpg", output: OutputOptions(format: .jpeg))
+        let progressive = try process(fixture: "landscape.jpg", output: OutputOptions(format: .jpeg, progressive: true))
+        // SOF2 (FF C2) marks a progressive JPEG, SOF0 (FF C0) a baseline one.
+        #expect(progressive.data.range(of: Data([0xFF, 0xC2])) != nil)
+        #expect(plain.data.range(of: Data([0xFF, 0xC2])) == nil)
+    }
+
+    @Test(arguments: ["cmyk.jpg", "sixteen-bit.png", "gray.jpg"])
+    func unusualInputComesOutAsEightBitSRGB(fixture: String) throws {
+        let result = try process(fixture: fixture, output: OutputOptions(format: .png))
+        let decoded = try pixels(of: result)   // throws unless 8-bit
+        #expect(decoded.bands == 3)
+        #expect((decoded.width, decoded.height) == (240, 160))
+        if fixture != "gray.jpg" {
+            #expect(isRed(decoded.pixel(x: 10, y: 10)), "\(decoded.pixel(x: 10, y: 10))")
+        }
+    }
+
+    @Test func metadataIsStripped() throws {
+        let result = try process(fixture: "right-orientation.jpg", output: OutputOptions(format: .jpeg))
+        #expect(result.data.range(of: Data("Exif".utf8)) == nil)
+    }
+}
+
+@Suite struct OrientationTests {
+    @Test func orientationSixComesOutUpright() throws {
+        // Stored as 160 x 240, tagged "rotate 90 clockwise to show".
+        let result = try process(fixture: "right-orientation.jpg")
+        #expect((result.width, result.height) == (240, 160))
+        #expect(isRed(try pixels(of: result).pixel(x: 10, y: 10)))
+    }
+
+    @Test func resizeIsMeasuredOnTheUprightImage() throws {
+        let result = try process(fixture: "right-orientation.jpg", [.resize(Resize(width: 120, height: 120))])
+        #expect((result.width, result.height) == (120, 80))
+    }
+
+    @Test func autoRotateCanBeTurnedOff() throws {
+        let result = try process(fixture: "right-orientation.jpg", autoRotate: false)
+        #expect((result.width, result.height) == (160, 240))
+    }
+}

@@ -1,0 +1,28 @@
+@testable import Darkroom
+import DarkroomImaging
+import Foundation
+import TestSupport
+
+/// Processes in-line, as the tests need no thread hop.
+func process(_ data: Data, _ options: ProcessingOptions) throws(DarkroomError) -> ProcessedImage {
+    try ImageProcessor.processBlocking(data, options: options)
+}
+
+func process(fixture: String, _ operations: [ImageOperation] = [], output: OutputOptions = OutputOptions(format: .png), autoRotate: Bool = true) throws -> ProcessedImage {
+    try process(try Fixtures.data(fixture), ProcessingOptions(operations: operations, output: output, autoRotate: autoRotate))
+}
+
+/// The pixels of a processed image.
+func pixels(of image: ProcessedImage) throws -> RawPixels {
+    try RawPixels.decode([UInt8](image.data), loader: image.format.loader)
+}
+
+/// Whether a pixel is (close to) pure red: the fixtures' top-left marker.
+func isRed(_ pixel: [UInt8]) -> Bool {
+    pixel[0] > 200 && pixel[1] < 60 && pixel[2] < 60
+}
+
+/// A solid image as PNG data.
+func solidPNG(_ pixel: [UInt8], width: Int = 8, height: Int = 8) throws -> Data {
+    Data(try RawPixels(width: width, height: height, filledWith: pixel).pngData())
+}
