@@ -26,10 +26,11 @@ test: bootstrap
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel
 
+# Benchmarks print their figures; docs/benchmarks.md records them.
 bench:
 	@scripts/bootstrap --bench
-	$(SWIFT) build -c release --product darkroom-bench
-	bench/run
+	$(SWIFT) build -c release --product darkroom
+	python3 bench/thumbnails.py --memory
 
 clean:
 	rm -rf .build $(OUT)

@@ -1,9 +1,12 @@
 import Foundation
 
 /// Writes files so that a reader never sees half of one: to a temporary file
-/// beside the target, flushed, then renamed over it.
+/// beside the target, then renamed over it.
 public enum AtomicFile {
-    public static func write(_ data: Data, to path: String) throws {
+    /// - Parameter durable: also flush to the disk before the rename, so the
+    ///   file survives a power cut, not only a crash of the process. It costs
+    ///   a disk flush per file.
+    public static func write(_ data: Data, to path: String, durable: Bool = false) throws {
         let url = URL(fileURLWithPath: path)
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(UInt32.random(in: 0...UInt32.max)).tmp")
@@ -14,7 +17,7 @@ public enum AtomicFile {
             let handle = try FileHandle(forWritingTo: temporary)
             defer { try? handle.close() }
             try handle.write(contentsOf: data)
-            try handle.synchronize()
+            if durable { try handle.synchronize() }
             try handle.close()
             guard rename(temporary.path, url.path) == 0 else {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
