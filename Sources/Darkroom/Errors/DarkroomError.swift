@@ -33,6 +33,18 @@ public struct DarkroomError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let processingFailed = Kind("processingFailed")
         /// The work was cancelled; nothing was published.
         public static let cancelled = Kind("cancelled")
+        /// Work did not run because work it depended on failed or was cancelled.
+        public static let dependencyFailed = Kind("dependencyFailed")
+        /// Queued work threw an error that was not a ``DarkroomError``.
+        public static let workFailed = Kind("workFailed")
+        /// The URL is not one Darkroom fetches (not http or https, no host).
+        public static let invalidURL = Kind("invalidURL")
+        /// The origin answered with a status other than 2xx (see ``DarkroomError/statusCode``).
+        public static let httpStatus = Kind("httpStatus")
+        /// The connection failed or was cut.
+        public static let networkFailure = Kind("networkFailure")
+        public static let timedOut = Kind("timedOut")
+        public static let tooManyRedirects = Kind("tooManyRedirects")
     }
 
     public let kind: Kind
@@ -40,11 +52,17 @@ public struct DarkroomError: Error, Sendable, Hashable, CustomStringConvertible 
     public let reason: String
     /// The error underneath, such as libvips' own, when there is one.
     public let underlying: String?
+    /// The origin's HTTP status, for ``Kind/httpStatus``.
+    public let statusCode: Int?
+    /// Worth retrying as it is (a dropped connection).
+    let transient: Bool
 
-    init(_ kind: Kind, _ reason: String, underlying: String? = nil) {
+    init(_ kind: Kind, _ reason: String, underlying: String? = nil, statusCode: Int? = nil, transient: Bool = false) {
         self.kind = kind
         self.reason = reason
         self.underlying = underlying
+        self.statusCode = statusCode
+        self.transient = transient
     }
 
     public var description: String {

@@ -10,6 +10,13 @@ public enum AtomicFile {
         let url = URL(fileURLWithPath: path)
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(UInt32.random(in: 0...UInt32.max)).tmp")
+        try write(data, to: path, through: temporary, durable: durable)
+    }
+
+    /// Writes through a temporary file of the caller's choosing, which must be
+    /// on the same file system as `path` for the rename to be atomic.
+    static func write(_ data: Data, to path: String, through temporary: URL, durable: Bool) throws {
+        let url = URL(fileURLWithPath: path)
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
         }

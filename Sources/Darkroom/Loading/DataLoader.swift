@@ -1,0 +1,165 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOFoundationCompat
+
+/// Fetches sources over HTTP with AsyncHTTPClient (S18).
+///
+/// Only http and https; connect, read and total timeouts; a cap on
+/// redirects; a cap on the body, enforced while it streams in; only 2xx is
+/// success; the body's magic bytes must be an image Darkroom reads. Transient
+/// failures (connection reset, 502, 503, 504) are retried a few times with
+/// jittered exponential backoff.
+public final class DataLoader: DataLoading {
+    public struct Configuration: Sendable, Hashable {
+        public var connectTimeout: Duration = .seconds(5)
+        /// The longest silence while reading.
+        public var readTimeout: Duration = .seconds(10)
+        /// The longest a whole request may take, retries aside.
+        public var totalTimeout: Duration = .seconds(30)
+        public var maxBodyBytes: Int = 50_000_000
+        public var maxRedirects: Int = 5
+        /// Extra tries after the first, for transient failures.
+        public var retries: Int = 2
+        /// The first backoff; each retry doubles it, with jitter of ±50%.
+        public var retryDelay: Duration = .milliseconds(200)
+        /// Connections per host; further requests to that host wait.
+        public var connectionsPerHost: Int = 4
+        public var userAgent: String = "Darkroom/0.1"
+
+        public init() {}
+    }
+
+    public let configuration: Configuration
+    private let client: HTTPClient
+    private let ownsClient: Bool
+
+    /// A loader with a client of its own; call ``shutdown()`` when done.
+    public init(configuration: Configuration = Configuration()) {
+        var http = HTTPClient.Configuration(
+            redirectConfiguration: configuration.maxRedirects > 0
+                ? .follow(max: configuration.maxRedirects, allowCycles: false) : .disallow,
+            timeout: .init(connect: .init(configuration.connectTimeout), read: .init(configuration.readTimeout)),
+            decompression: .disabled
+        )
+        http.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = configuration.connectionsPerHost
+        self.configuration = configuration
+        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
+        self.ownsClient = true
+    }
+
+    public func shutdown() async throws {
+        if ownsClient { try await client.shutdown() }
+    }
+
+    public func load(_ request: DataRequest, progress: @escaping @Sendable (Int, Int?) -> Void) async throws(DarkroomError) -> DataResponse {
+        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https", request.url.host != nil else {
+            throw DarkroomError(.invalidURL, "\(request.url.absoluteString) is not an http or https URL")
+        }
+        var attempt = 0
+        while true {
+            do {
+                return try await loadOnce(request, progress: progress)
+            } catch {
+                guard error.isTransient, attempt < configuration.retries, !Task.isCancelled else { throw error }
+                attempt += 1
+                let base = Double(configuration.retryDelay.components.attoseconds) / 1e18 + Double(configuration.retryDelay.components.seconds)
+                let delay = base * pow(2, Double(attempt - 1)) * Double.random(in: 0.5...1.5)
+                do { try await Task.sleep(for: .seconds(delay)) } catch { throw .cancelled }
+            }
+        }
+    }
+
+    private func loadOnce(_ request: DataRequest, progress: @escaping @Sendable (Int, Int?) -> Void) async throws(DarkroomError) -> DataResponse {
+        let url = request.url.absoluteString
+        var http = HTTPClientRequest(url: url)
+        http.headers.add(name: "User-Agent", value: configuration.userAgent)
+        http.headers.add(name: "Accept", value: "image/avif,image/webp,image/*;q=0.8")
+        if let etag = request.etag { http.headers.add(name: "If-None-Match", value: etag) }
+        if let lastModified = request.lastModified { http.headers.add(name: "If-Modified-Since", value: lastModified) }
+        do {
+            let response = try await client.execute(http, timeout: .init(configuration.totalTimeout))
+            if response.status == .notModified, request.etag != nil || request.lastModified != nil {
+                return .notModified
+            }
+            guard (200..<300).contains(Int(response.status.code)) else {
+                let code = Int(response.status.code)
+                throw DarkroomError(.httpStatus, "\(url) answered \(code) \(response.status.reasonPhrase)", statusCode: code)
+            }
+            let expected = response.headers.first(name: "Content-Length").flatMap(Int.init)
+            if let expected, expected > configuration.maxBodyBytes {
+                throw DarkroomError(.tooManyBytes, "\(url) is \(expected) bytes, over the limit of \(configuration.maxBodyBytes) bytes")
+            }
+            var body = ByteBuffer()
+            for try await chunk in response.body {
+                guard body.readableBytes + chunk.readableBytes <= configuration.maxBodyBytes else {
+                    throw DarkroomError(.tooManyBytes, "\(url) sent more than the limit of \(configuration.maxBodyBytes) bytes")
+                }
+                var chunk = chunk
+                body.writeBuffer(&chunk)
+                progress(body.readableBytes, expected)
+            }
+            if let expected, body.readableBytes < expected {
+                throw DarkroomError(.networkFailure, "\(url) ended after \(body.readableBytes) of \(expected) bytes")
+            }
+            let data = Data(buffer: body)
+            switch ImageFormat.sniff(data) {
+            case .image(let format):
+                return .fetched(SourceData(data: data, format: format,
+                                           contentType: response.headers.first(name: "Content-Type"),
+                                           etag: response.headers.first(name: "ETag"),
+                                           lastModified: response.headers.first(name: "Last-Modified")))
+            case .empty:
+                throw DarkroomError(.notAnImage, "\(url) sent an empty body, not an image")
+            case .notAnImage(let what):
+                throw DarkroomError(.notAnImage, "\(url) sent \(what), not an image")
+            }
+        } catch let error as DarkroomError {
+            throw error
+        } catch {
+            throw Self.describe(error, url: url)
+        }
+    }
+
+    /// Turns a client or network error into a sentence.
+    static func describe(_ error: Error, url: String) -> DarkroomError {
+        if error is CancellationError { return .cancelled }
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .cancelled: return .cancelled
+            case .readTimeout, .deadlineExceeded, .connectTimeout, .getConnectionFromPoolTimeout:
+                return DarkroomError(.timedOut, "\(url) timed out", underlying: "\(error)")
+            case .redirectLimitReached, .redirectCycleDetected:
+                return DarkroomError(.tooManyRedirects, "\(url) redirected too many times, or in a loop", underlying: "\(error)")
+            case .remoteConnectionClosed:
+                return DarkroomError(.networkFailure, "\(url): the connection was closed early", underlying: "\(error)", transient: true)
+            default:
+                break
+            }
+        }
+        if error is NIOConnectionError || error is IOError {
+            return DarkroomError(.networkFailure, "\(url): cannot connect", underlying: "\(error)")
+        }
+        let text = "\(error)"
+        let transient = text.contains("reset") || text.contains("ECONNRESET") || text.contains("closed")
+        return DarkroomError(.networkFailure, "\(url) could not be fetched", underlying: text, transient: transient)
+    }
+}
+
+extension DarkroomError {
+    /// Worth another try: a dropped connection, or a gateway's 502, 503, 504.
+    var isTransient: Bool {
+        if transient { return true }
+        if kind == .httpStatus, let statusCode { return [502, 503, 504].contains(statusCode) }
+        return false
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

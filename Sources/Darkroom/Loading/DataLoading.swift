@@ -1,0 +1,53 @@
+import Foundation
+
+/// Something that fetches a source's bytes: over HTTP by default, or a
+/// stand-in in tests.
+public protocol DataLoading: Sendable {
+    /// Fetches `request.url`.
+    ///
+    /// - Parameter progress: called with the bytes received so far and the
+    ///   expected total, when known.
+    /// - Throws: ``DarkroomError`` saying what went wrong: the status, the
+    ///   network, a timeout, a body over the limit, a body that is not an image.
+    func load(_ request: DataRequest, progress: @escaping @Sendable (Int, Int?) -> Void) async throws(DarkroomError) -> DataResponse
+}
+
+/// What to fetch, with the validators of a copy already held, if any.
+public struct DataRequest: Sendable, Hashable {
+    public var url: URL
+    /// Sent as If-None-Match, to revalidate a cached copy.
+    public var etag: String?
+    /// Sent as If-Modified-Since, to revalidate a cached copy.
+    public var lastModified: String?
+
+    public init(url: URL, etag: String? = nil, lastModified: String? = nil) {
+        self.url = url
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+}
+
+/// What came back.
+public enum DataResponse: Sendable, Hashable {
+    /// A new body, checked to be an image.
+    case fetched(SourceData)
+    /// 304: the copy held is still good.
+    case notModified
+}
+
+/// A source's bytes, checked to be an image, with its HTTP validators.
+public struct SourceData: Sendable, Hashable {
+    public var data: Data
+    public var format: ImageFormat
+    public var contentType: String?
+    public var etag: String?
+    public var lastModified: String?
+
+    public init(data: Data, format: ImageFormat, contentType: String? = nil, etag: String? = nil, lastModified: String? = nil) {
+        self.data = data
+        self.format = format
+        self.contentType = contentType
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+}

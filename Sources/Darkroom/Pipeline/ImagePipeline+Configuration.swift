@@ -1,0 +1,24 @@
+import Foundation
+
+extension ImagePipeline {
+    public struct Configuration: Sendable {
+        /// Downloads at once (the seed's download queue).
+        public var downloadConcurrency = 6
+        /// Processing runs at once (the seed's filtration queue); one per core.
+        public var filtrationConcurrency = ProcessInfo.processInfo.activeProcessorCount
+        /// How long waiting work waits before it rises one priority level.
+        public var agingInterval: Duration? = .seconds(10)
+        public var memoryCache = MemoryCache<String, ImageResponse>.Configuration()
+        /// The disk cache's folder and limit; nil: no disk cache.
+        public var diskCache: DiskCache.Configuration? = DiskCache.Configuration()
+        public var loader = DataLoader.Configuration()
+        /// How long a failed URL fails at once, without a new request; after
+        /// that it is tried again.
+        public var failureMemory: Duration = .seconds(30)
+        /// How long a cached source is used as it is; after that it is
+        /// revalidated with the origin (If-None-Match / If-Modified-Since).
+        public var sourceFreshness: Duration = .seconds(24 * 3600)
+
+        public init() {}
+    }
+}

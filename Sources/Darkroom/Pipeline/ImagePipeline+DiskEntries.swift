@@ -1,0 +1,37 @@
+import Foundation
+
+// How pipeline values are kept in the disk cache.
+
+extension SourceData {
+    init?(diskEntry entry: DiskCacheEntry) {
+        guard case .image(let format) = ImageFormat.sniff(entry.data) else { return nil }
+        self.init(data: entry.data, format: format, contentType: entry.contentType, etag: entry.etag, lastModified: entry.lastModified)
+    }
+
+    var diskEntry: DiskCacheEntry {
+        DiskCacheEntry(data: data, contentType: contentType, etag: etag, lastModified: lastModified)
+    }
+}
+
+extension ImageResponse {
+    init?(diskEntry entry: DiskCacheEntry) {
+        let m = entry.metadata
+        guard let format = m["format"].flatMap(ImageFormat.init(rawValue:)),
+              let width = m["width"].flatMap(Int.init), let height = m["height"].flatMap(Int.init),
+              let sourceFormat = m["sourceFormat"].flatMap(ImageFormat.init(rawValue:)),
+              let sourceWidth = m["sourceWidth"].flatMap(Int.init), let sourceHeight = m["sourceHeight"].flatMap(Int.init)
+        else { return nil }
+        let image = ProcessedImage(data: entry.data, format: format, width: width, height: height,
+                                   source: .init(format: sourceFormat, width: sourceWidth, height: sourceHeight))
+        self.init(image: image, cacheType: .disk, sourceETag: entry.etag, sourceLastModified: entry.lastModified)
+    }
+
+    var diskEntry: DiskCacheEntry {
+        var entry = DiskCacheEntry(data: image.data, contentType: image.format.mimeType, etag: sourceETag, lastModified: sourceLastModified)
+        entry.metadata = [
+            "format": image.format.rawValue, "width": "\(image.width)", "height": "\(image.height)",
+            "sourceFormat": image.source.format.rawValue, "sourceWidth": "\(image.source.width)", "sourceHeight": "\(image.source.height)",
+        ]
+        return entry
+    }
+}

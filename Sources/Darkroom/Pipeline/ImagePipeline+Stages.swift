@@ -1,0 +1,154 @@
+import Foundation
+
+extension ImagePipeline {
+    /// The process job: disk (processed key), then the data job, then the
+    /// filtration queue; stores the result on disk and in memory.
+    func process(_ request: ImageRequest, key: String, context: JobContext<ImageResponse>) async throws(DarkroomError) -> ImageResponse {
+        if let stored = await readDisk(key), let response = ImageResponse(diskEntry: stored) {
+            metrics.cache(.disk, hit: true)
+            memoryCache.store(response, for: key, cost: response.image.data.count)
+            var answer = response
+            answer.cacheType = .disk
+            return answer
+        }
+        if diskCache != nil { metrics.cache(.disk, hit: false) }
+
+        let source = try await sourceData(for: request.source, priority: context.priority, onEvent: { context.publish($0) },
+                                          followPriority: { listener in context.followPriority(listener) })
+        if Task.isCancelled { throw .cancelled }
+
+        let started = ContinuousClock.now
+        let options = request.options
+        let item = filtrationQueue.addBlocking(priority: context.priority) { work throws(DarkroomError) in
+            try work.checkCancellation()
+            return try ImageProcessor.processBlocking(source.data, options: options, killSwitch: work.killSwitch)
+        }
+        item.setPriority(context.followPriority { item.setPriority($0) })
+        let image = try await item.valueCancellingWithTask()
+        metrics.stage("process", since: started)
+
+        let response = ImageResponse(image: image, cacheType: nil, sourceETag: source.etag, sourceLastModified: source.lastModified)
+        memoryCache.store(response, for: key, cost: image.data.count)
+        await writeDisk(response.diskEntry, key: key)
+        return response
+    }
+
+    /// The source's bytes: at once for in-memory sources; through the
+    /// coalesced data job for URLs.
+    func sourceData(
+        for source: ImageSource,
+        priority: WorkPriority,
+        onEvent: (@Sendable (PipelineEvent) -> Void)?,
+        followPriority: ((@escaping @Sendable (WorkPriority) -> Void) -> WorkPriority)?
+    ) async throws(DarkroomError) -> SourceData {
+        switch source {
+        case .data(let data, _):
+            guard case .image(let format) = ImageFormat.sniff(data) else {
+                throw DarkroomError(.notAnImage, "the data given is not an image")
+            }
+            let source = SourceData(data: data, format: format)
+            onEvent?(.original(source))
+            return source
+        case .url(let url):
+            let id = makeWaiterID()
+            let key = source.cacheKey
+            let (job, coalesced) = dataJobs.join(key, waiter: id, priority: priority, onEvent: onEvent) { context throws(DarkroomError) in
+                try await self.fetch(url, key: key, context: context)
+            }
+            if coalesced { metrics.coalesced(stage: "download") }
+            if let followPriority {
+                job.setPriority(followPriority { job.setPriority($0, for: id) }, for: id)
+            }
+            return try await job.value(for: id)
+        }
+    }
+
+    /// The data job: a recent failure fails at once; a fresh disk copy is
+    /// used as it is; a stale one is revalidated; otherwise the source is
+    /// downloaded on the download queue and stored.
+    func fetch(_ url: URL, key: String, context: JobContext<SourceData>) async throws(DarkroomError) -> SourceData {
+        if let failure = failures.recentFailure(for: url) {
+            throw failure
+        }
+        let cached = await readDisk(key)
+        if let cached, let source = SourceData(diskEntry: cached),
+           Date().timeIntervalSince(cached.storedAt) < configuration.sourceFreshness.seconds {
+            metrics.cache(.sourceDisk, hit: true)
+            context.publish(.original(source))
+            return source
+        }
+        metrics.cache(.sourceDisk, hit: false)
+
+        let request = DataRequest(url: url, etag: cached?.etag, lastModified: cached?.lastModified)
+        let loader = self.loader
+        let metrics = self.metrics
+        let started = ContinuousClock.now
+        let item = downloadQueue.add(priority: context.priority) { work in
+            try work.checkCancellation()
+            return try await loader.load(request) { received, expected in
+                context.publish(.progress(received: received, expected: expected))
+            }
+        }
+        item.setPriority(context.followPriority { item.setPriority($0) })
+        let response: DataResponse
+        do {
+            response = try await item.valueCancellingWithTask()
+        } catch {
+            if error.kind == .cancelled { throw error }
+            // Stale but sound beats nothing when the origin cannot answer.
+            if let cached, let source = SourceData(diskEntry: cached), [.networkFailure, .timedOut].contains(error.kind) {
+                context.publish(.original(source))
+                return source
+            }
+            failures.remember(error, for: url)
+            throw error
+        }
+        metrics.stage("download", since: started)
+
+        let source: SourceData
+        switch response {
+        case .notModified:
+            guard let cached, let stillGood = SourceData(diskEntry: cached) else {
+                throw DarkroomError(.httpStatus, "\(url.absoluteString) answered 304 to a request with no cached copy", statusCode: 304)
+            }
+            source = stillGood
+        case .fetched(let fetched):
+            metrics.downloaded(bytes: fetched.data.count)
+            source = fetched
+        }
+        await writeDisk(source.diskEntry, key: key)
+        context.publish(.original(source))
+        return source
+    }
+
+    func readDisk(_ key: String) async -> DiskCacheEntry? {
+        guard let diskCache else { return nil }
+        return try? await io.run { diskCache.entry(for: key) }
+    }
+
+    func writeDisk(_ entry: DiskCacheEntry, key: String) async {
+        guard let diskCache else { return }
+        _ = try? await io.run { try diskCache.store(entry, for: key) }
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}
+
+extension WorkItem {
+    /// The value; cancelling the calling task cancels the item.
+    func valueCancellingWithTask() async throws(DarkroomError) -> Value {
+        do {
+            return try await withTaskCancellationHandler {
+                try await value
+            } onCancel: {
+                cancel()
+            }
+        } catch {
+            throw error as? DarkroomError ?? .cancelled
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Synchronization
+
+/// Fetches, processes and caches images, running each piece of work once for
+/// everyone who asks for it.
+///
+/// A request goes: memory cache (processed key) → disk cache (processed
+/// key) → the process job, which waits for the data job (disk cache by
+/// source key, then the network on the download queue) and then processes on
+/// the filtration queue; results are stored on disk and in memory.
+///
+/// ```swift
+/// let pipeline = try ImagePipeline()
+/// let response = try await pipeline.image(for: ImageRequest(url: url, operations: [.sepia(intensity: 0.8)]))
+/// ```
+///
+/// Both jobs are coalesced: one download per source and one processing run
+/// per source + options, however many ask at once. A job's priority is its
+/// waiters' highest; it is cancelled when its last waiter leaves.
+public final class ImagePipeline: Sendable {
+    public let configuration: Configuration
+    /// The seed's download queue.
+    public let downloadQueue: WorkQueue
+    /// The seed's filtration queue.
+    public let filtrationQueue: WorkQueue
+    public let memoryCache: MemoryCache<String, ImageResponse>
+    public let diskCache: DiskCache?
+    let loader: any DataLoading
+    private let ownedLoader: DataLoader?
+    /// Disk reads and writes: threads of their own, so a cache hit never
+    /// waits behind a filter.
+    let io: BlockingExecutor
+    let dataJobs = JobRegistry<String, SourceData>()
+    let processJobs = JobRegistry<String, ImageResponse>()
+    let failures: FailureMemory
+    let metrics = PipelineMetrics()
+    private let nextWaiter = Atomic<UInt64>(1)
+
+    /// - Parameter loader: fetches sources; by default a ``DataLoader`` made
+    ///   from the configuration, shut down by ``shutdown()``.
+    /// - Throws: when the disk cache's folder cannot be created.
+    public init(configuration: Configuration = Configuration(), loader: (any DataLoading)? = nil) throws(DarkroomError) {
+        self.configuration = configuration
+        let cpu = BlockingExecutor(threads: configuration.filtrationConcurrency)
+        downloadQueue = WorkQueue(name: "download", maxConcurrent: configuration.downloadConcurrency, agingInterval: configuration.agingInterval, executor: cpu)
+        filtrationQueue = WorkQueue(name: "filtration", maxConcurrent: configuration.filtrationConcurrency, agingInterval: configuration.agingInterval, executor: cpu)
+        memoryCache = MemoryCache(configuration: configuration.memoryCache)
+        if let disk = configuration.diskCache {
+            do {
+                diskCache = try DiskCache(configuration: disk)
+            } catch {
+                throw DarkroomError(.invalidOption, "cannot use \(disk.folder.path) as the cache folder", underlying: "\(error)")
+            }
+        } else {
+            diskCache = nil
+        }
+        if let loader {
+            self.loader = loader
+            ownedLoader = nil
+        } else {
+            let owned = DataLoader(configuration: configuration.loader)
+            self.loader = owned
+            ownedLoader = owned
+        }
+        io = BlockingExecutor(threads: 2)
+        failures = FailureMemory(duration: configuration.failureMemory)
+    }
+
+    /// Shuts down the loader the pipeline made.
+    public func shutdown() async {
+        try? await ownedLoader?.shutdown()
+    }
+
+    func makeWaiterID() -> UInt64 { nextWaiter.add(1, ordering: .relaxed).oldValue }
+
+    /// Fetches and processes `request`.
+    ///
+    /// Cancelling the calling task makes this caller leave; the work goes on
+    /// for other callers, and stops when none is left.
+    ///
+    /// - Throws: ``DarkroomError``: the source could not be fetched, is not
+    ///   an image, is over a limit, or the work was cancelled.
+    public func image(for request: ImageRequest) async throws(DarkroomError) -> ImageResponse {
+        try await image(for: request, waiter: makeWaiterID(), onEvent: nil, attached: nil)
+    }
+
+    /// A handle for `request` that reports events, changes priority and cancels.
+    public func imageTask(for request: ImageRequest) -> ImageTask {
+        ImageTask.start(request, in: self)
+    }
+
+    /// The source's bytes, through the caches and the network, unprocessed.
+    public func originalData(for source: ImageSource, priority: WorkPriority = .normal) async throws(DarkroomError) -> SourceData {
+        try await sourceData(for: source, priority: priority, onEvent: nil, followPriority: nil)
+    }
+
+    /// Reacts to memory pressure (S19): empties the memory cache and cancels
+    /// waiting work of low priority or below. The ``MemoryPressureMonitor``
+    /// calls this; so may anyone.
+    public func handleMemoryPressure() {
+        memoryCache.removeAll()
+        let cancelled = downloadQueue.cancelWaiting(atOrBelow: .low) + filtrationQueue.cancelWaiting(atOrBelow: .low)
+        metrics.memoryPressure(cancelled: cancelled)
+    }
+
+    func image(
+        for request: ImageRequest,
+        waiter id: UInt64,
+        onEvent: (@Sendable (PipelineEvent) -> Void)?,
+        attached: (@Sendable (SharedJob<ImageResponse>) -> Void)?
+    ) async throws(DarkroomError) -> ImageResponse {
+        let key = request.processedKey
+        if var hit = memoryCache.value(for: key) {
+            metrics.cache(.memory, hit: true)
+            hit.cacheType = .memory
+            return hit
+        }
+        metrics.cache(.memory, hit: false)
+        let (job, coalesced) = processJobs.join(key, waiter: id, priority: request.priority, onEvent: onEvent) { context throws(DarkroomError) in
+            try await self.process(request, key: key, context: context)
+        }
+        if coalesced { metrics.coalesced(stage: "process") }
+        attached?(job)
+        do {
+            return try await job.value(for: id)
+        } catch {
+            metrics.failure(error)
+            throw error
+        }
+    }
+}

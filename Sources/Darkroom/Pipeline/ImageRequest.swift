@@ -1,0 +1,81 @@
+import Foundation
+
+/// Where an image comes from.
+public enum ImageSource: Sendable, Hashable {
+    /// Fetched over http or https, through the disk cache.
+    case url(URL)
+    /// Bytes the caller already has (a local file, an upload), with a key that
+    /// names them for the caches, such as the file's path and modification time.
+    case data(Data, key: String)
+
+    /// The key under which the source's bytes are cached.
+    public var cacheKey: String {
+        switch self {
+        case .url(let url): "url:\(url.absoluteString)"
+        case .data(_, let key): "data:\(key)"
+        }
+    }
+
+    public var url: URL? {
+        if case .url(let url) = self { return url }
+        return nil
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.cacheKey == rhs.cacheKey }
+    public func hash(into hasher: inout Hasher) { hasher.combine(cacheKey) }
+}
+
+/// One image to fetch and process.
+///
+/// ```swift
+/// let request = ImageRequest(url: photoURL, operations: [.resize(Resize(width: 600, height: 600)), .sepia(intensity: 0.8)])
+/// ```
+public struct ImageRequest: Sendable, Hashable {
+    public var source: ImageSource
+    public var options: ProcessingOptions
+    public var priority: WorkPriority
+
+    public init(source: ImageSource, options: ProcessingOptions = ProcessingOptions(), priority: WorkPriority = .normal) {
+        self.source = source
+        self.options = options
+        self.priority = priority
+    }
+
+    public init(url: URL, operations: [ImageOperation] = [], output: OutputOptions = OutputOptions(), priority: WorkPriority = .normal) {
+        self.init(source: .url(url), options: ProcessingOptions(operations: operations, output: output), priority: priority)
+    }
+
+    /// The key of the processed result: source and processing.
+    public var processedKey: String { "\(source.cacheKey)|\(options.identifier)" }
+}
+
+/// A processed image and where it came from.
+public struct ImageResponse: Sendable, Hashable {
+    public enum CacheType: String, Sendable, Hashable, Codable {
+        case memory, disk
+    }
+
+    public var image: ProcessedImage
+    /// The cache that answered, or nil when the image was made for this request.
+    public var cacheType: CacheType?
+    /// The source's validators, for building an ETag.
+    public var sourceETag: String?
+    public var sourceLastModified: String?
+}
+
+/// What happens to a request as it goes, in order (S2).
+public enum ImageTaskEvent: Sendable {
+    /// Bytes of the source received so far, and the total when known.
+    case progress(received: Int, expected: Int?)
+    /// The original is here (downloaded or from the disk cache), before processing:
+    /// a viewer can show it at once.
+    case original(SourceData)
+    case finished(ImageResponse)
+    case failed(DarkroomError)
+}
+
+/// Events the shared jobs publish to their waiters.
+enum PipelineEvent: Sendable {
+    case progress(received: Int, expected: Int?)
+    case original(SourceData)
+}

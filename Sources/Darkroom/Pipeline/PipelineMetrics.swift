@@ -1,0 +1,39 @@
+import Metrics
+
+/// The pipeline's counters and timers, through swift-metrics: whatever
+/// backend the application bootstraps (Prometheus in the server) sees them.
+struct PipelineMetrics: Sendable {
+    enum Cache: String { case memory, disk, sourceDisk = "source_disk" }
+
+    func cache(_ cache: Cache, hit: Bool) {
+        Counter(label: hit ? "darkroom_cache_hits_total" : "darkroom_cache_misses_total", dimensions: [("cache", cache.rawValue)]).increment()
+    }
+
+    func coalesced(stage: String) {
+        Counter(label: "darkroom_coalesced_requests_total", dimensions: [("stage", stage)]).increment()
+    }
+
+    func downloaded(bytes: Int) {
+        Counter(label: "darkroom_download_bytes_total").increment(by: bytes)
+    }
+
+    func failure(_ error: DarkroomError) {
+        Counter(label: "darkroom_failures_total", dimensions: [("reason", error.kind.description)]).increment()
+    }
+
+    func stage(_ stage: String, since start: ContinuousClock.Instant) {
+        Timer(label: "darkroom_stage_duration_seconds", dimensions: [("stage", stage)]).recordInterval(since: start)
+    }
+
+    func memoryPressure(cancelled: Int) {
+        Counter(label: "darkroom_memory_pressure_events_total").increment()
+        Counter(label: "darkroom_memory_pressure_cancelled_total").increment(by: cancelled)
+    }
+}
+
+extension Timer {
+    func recordInterval(since start: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - start
+        recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+    }
+}

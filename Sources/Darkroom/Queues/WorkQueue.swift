@@ -1,0 +1,222 @@
+import Metrics
+import Synchronization
+
+/// A named queue of work with a concurrency limit, priorities, aging,
+/// suspension, cancellation and dependencies: the seeds' operation queues,
+/// for async Swift (S3, S8, S11).
+///
+/// ```swift
+/// let downloads = WorkQueue(name: "download", maxConcurrent: 6)
+/// let item = downloads.add(priority: .high) { context in try await fetch(url) }
+/// let data = try await item.value
+/// ```
+///
+/// Async work runs as tasks; blocking work (``addBlocking(priority:dependencies:_:)``)
+/// runs on the queue's ``BlockingExecutor``, never on the cooperative pool.
+/// At most ``maxConcurrent`` items run at once; the rest wait, highest
+/// priority first, and a waiting item rises one level for every
+/// ``agingInterval`` it has waited, so nothing starves.
+public final class WorkQueue: Sendable {
+    public let name: String
+    public let maxConcurrent: Int
+    public let agingInterval: Duration?
+    let executor: BlockingExecutor
+    private let state: Mutex<State>
+    private let gauges: Gauges
+
+    private struct State {
+        var schedule: WorkSchedule<any QueuedWork>
+        var nextID: UInt64 = 1
+        /// Runner loops alive: each takes items until none is left.
+        var runners = 0
+        var suspended = false
+        var counts = WorkQueueCounts()
+        /// Items waiting on dependencies, not yet schedulable.
+        var blocked = 0
+    }
+
+    private struct Gauges: Sendable {
+        let waiting: Gauge
+        let running: Gauge
+        init(name: String) {
+            waiting = Gauge(label: "darkroom_queue_waiting", dimensions: [("queue", name)])
+            running = Gauge(label: "darkroom_queue_running", dimensions: [("queue", name)])
+        }
+    }
+
+    /// - Parameters:
+    ///   - maxConcurrent: how many items may run at once.
+    ///   - agingInterval: how long an item waits before it counts one level
+    ///     higher; `nil` turns aging off.
+    ///   - executor: where blocking work runs.
+    public init(name: String, maxConcurrent: Int, agingInterval: Duration? = .seconds(10), executor: BlockingExecutor = .shared) {
+        precondition(maxConcurrent >= 1, "a queue runs at least one item at a time")
+        self.name = name
+        self.maxConcurrent = maxConcurrent
+        self.agingInterval = agingInterval
+        self.executor = executor
+        self.state = Mutex(State(schedule: WorkSchedule(agingInterval: agingInterval)))
+        self.gauges = Gauges(name: name)
+    }
+
+    /// Queues async work.
+    @discardableResult
+    public func add<Value: Sendable>(
+        priority: WorkPriority = .normal,
+        dependencies: [any WorkDependency] = [],
+        _ work: @escaping @Sendable (WorkContext) async throws -> Value
+    ) -> WorkItem<Value> {
+        enqueue(WorkItem.Work.async(work), priority: priority, dependencies: dependencies)
+    }
+
+    /// Queues blocking work, to run on the queue's executor.
+    @discardableResult
+    public func addBlocking<Value: Sendable>(
+        priority: WorkPriority = .normal,
+        dependencies: [any WorkDependency] = [],
+        _ work: @escaping @Sendable (WorkContext) throws -> Value
+    ) -> WorkItem<Value> {
+        enqueue(WorkItem.Work.blocking(work), priority: priority, dependencies: dependencies)
+    }
+
+    /// Stops starting new work; running work goes on.
+    public func suspend() {
+        state.withLock { $0.suspended = true }
+    }
+
+    /// Starts waiting work again.
+    public func resume() {
+        state.withLock { $0.suspended = false }
+        pump()
+    }
+
+    public var isSuspended: Bool { state.withLock { $0.suspended } }
+
+    /// How many items are in each state now, and how many have ended so far.
+    public var counts: WorkQueueCounts { state.withLock { $0.counts } }
+
+    /// Cancels every waiting item at or below `priority`, such as low-priority
+    /// prefetching under memory pressure. Returns how many were cancelled.
+    @discardableResult
+    public func cancelWaiting(atOrBelow priority: WorkPriority = .veryHigh) -> Int {
+        let removed = state.withLock { $0.schedule.removeAll(atOrBelow: priority) }
+        for entry in removed { entry.payload.fail(.cancelled) }
+        return removed.count
+    }
+
+    // MARK: - Internals
+
+    private func enqueue<Value>(_ work: WorkItem<Value>.Work, priority: WorkPriority, dependencies: [any WorkDependency]) -> WorkItem<Value> {
+        let item = state.withLock { s in
+            let item = WorkItem(id: s.nextID, priority: priority, queue: self, work: work)
+            s.nextID += 1
+            s.counts.waiting += 1
+            if dependencies.isEmpty {
+                s.schedule.insert(item.id, item, priority: priority, now: .now)
+            } else {
+                s.blocked += 1
+            }
+            return item
+        }
+        if dependencies.isEmpty {
+            pump()
+        } else {
+            waitForDependencies(item, dependencies)
+        }
+        updateGauges()
+        return item
+    }
+
+    /// Schedules `item` once every dependency has finished; fails it at once
+    /// if any is cancelled or fails (Foundation's OperationQueue would run it).
+    private func waitForDependencies<Value>(_ item: WorkItem<Value>, _ dependencies: [any WorkDependency]) {
+        let remaining = Atomic<Int>(dependencies.count)
+        let settled = Atomic<Bool>(false)
+        for dependency in dependencies {
+            dependency.onEnd { [self] ended in
+                if ended != .finished {
+                    guard !settled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+                    state.withLock { $0.blocked -= 1 }
+                    let reason = ended == .cancelled ? "was cancelled" : "failed"
+                    item.fail(DarkroomError(.dependencyFailed, "a dependency \(reason), so this work did not run"))
+                    return
+                }
+                guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0,
+                      !settled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+                let scheduled = state.withLock { s in
+                    s.blocked -= 1
+                    guard item.state == .waiting else { return false }
+                    s.schedule.insert(item.id, item, priority: item.priority, now: .now)
+                    return true
+                }
+                if scheduled { pump() }
+            }
+        }
+    }
+
+    /// Starts runner loops while there is waiting work and room for it.
+    private func pump() {
+        let toStart = state.withLock { s -> Int in
+            guard !s.suspended else { return 0 }
+            let wanted = min(maxConcurrent - s.runners, s.schedule.count)
+            guard wanted > 0 else { return 0 }
+            s.runners += wanted
+            return wanted
+        }
+        for _ in 0..<toStart {
+            Task { await runLoop() }
+        }
+    }
+
+    private func runLoop() async {
+        while let next = takeNext() {
+            await next.run(on: executor)
+        }
+    }
+
+    /// The next item to run, or nil, in which case this runner ends.
+    private func takeNext() -> (any QueuedWork)? {
+        state.withLock { s in
+            if !s.suspended, let entry = s.schedule.popNext(now: .now) {
+                return entry.payload
+            }
+            s.runners -= 1
+            return nil
+        }
+    }
+
+    func reprioritize<Value>(_ item: WorkItem<Value>, to priority: WorkPriority) {
+        state.withLock { _ = $0.schedule.reprioritize(item.id, item, to: priority) }
+    }
+
+    func removeWaiting<Value>(_ item: WorkItem<Value>) {
+        state.withLock { _ = $0.schedule.remove(item.id) }
+    }
+
+    func itemStarted() {
+        state.withLock { s in
+            s.counts.waiting -= 1
+            s.counts.running += 1
+        }
+        updateGauges()
+    }
+
+    func itemEnded(_ ended: WorkState, wasRunning: Bool) {
+        state.withLock { s in
+            if wasRunning { s.counts.running -= 1 } else { s.counts.waiting -= 1 }
+            switch ended {
+            case .finished: s.counts.finished += 1
+            case .failed: s.counts.failed += 1
+            case .cancelled: s.counts.cancelled += 1
+            case .waiting, .running: break
+            }
+        }
+        updateGauges()
+    }
+
+    private func updateGauges() {
+        let counts = self.counts
+        gauges.waiting.record(counts.waiting)
+        gauges.running.record(counts.running)
+    }
+}

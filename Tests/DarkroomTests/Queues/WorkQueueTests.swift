@@ -1,0 +1,185 @@
+@testable import Darkroom
+import Foundation
+import Synchronization
+import Testing
+
+/// A gate that work can wait on, opened by the test.
+final class Gate: Sendable {
+    private let opened = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    func wait() async {
+        await withCheckedContinuation { c in
+            let open = opened.withLock { s in
+                if !s.open { s.waiters.append(c) }
+                return s.open
+            }
+            if open { c.resume() }
+        }
+    }
+    func open() {
+        let waiters = opened.withLock { s in
+            s.open = true
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+}
+
+/// Records the order in which work ran.
+final class Log: Sendable {
+    private let entries = Mutex<[String]>([])
+    func append(_ entry: String) { entries.withLock { $0.append(entry) } }
+    var all: [String] { entries.withLock { $0 } }
+}
+
+/// Polls until `condition` holds, for up to `seconds`.
+func eventually(_ seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition()
+}
+
+@Suite struct WorkQueueTests {
+    @Test func runsAtMostTheLimitAtOnce() async throws {
+        let queue = WorkQueue(name: "test", maxConcurrent: 2)
+        let running = Atomic<Int>(0), peak = Atomic<Int>(0)
+        let items = (0..<10).map { _ in
+            queue.add { _ in
+                let now = running.add(1, ordering: .relaxed).newValue
+                peak.max(now, ordering: .relaxed)
+                try await Task.sleep(for: .milliseconds(10))
+                running.subtract(1, ordering: .relaxed)
+            }
+        }
+        for item in items { try await item.value }
+        let peakValue = peak.load(ordering: .relaxed)
+        #expect(peakValue == 2)
+        #expect(queue.counts == WorkQueueCounts(finished: 10))
+    }
+
+    @Test func waitingWorkStartsInPriorityOrder() async throws {
+        let queue = WorkQueue(name: "test", maxConcurrent: 1, agingInterval: nil)
+        let gate = Gate(), log = Log()
+        let blocker = queue.add { _ in await gate.wait() }
+        #expect(await eventually { blocker.state == .running })
+        let items = [(WorkPriority.low, "low"), (.veryHigh, "veryHigh"), (.normal, "normal"), (.high, "high")].map { priority, name in
+            queue.add(priority: priority) { _ in log.append(name) }
+        }
+        items[0].setPriority(.veryHigh)   // low jumps the queue, behind the other veryHigh
+        gate.open()
+        for item in items { try await item.value }
+        #expect(log.all == ["veryHigh", "low", "high", "normal"])
+    }
+
+    @Test func agingLetsOldLowWorkOvertakeNewerHigherWork() async throws {
+        let queue = WorkQueue(name: "test", maxConcurrent: 1, agingInterval: .milliseconds(50))
+        let gate = Gate(), log = Log()
+        let blocker = queue.add { _ in await gate.wait() }
+        #expect(await eventually { blocker.state == .running })
+        let old = queue.add(priority: .veryLow) { _ in log.append("old veryLow") }
+        try await Task.sleep(for: .milliseconds(250))   // five levels' worth of waiting
+        let fresh = queue.add(priority: .high) { _ in log.append("fresh high") }
+        gate.open()
+        try await old.value
+        try await fresh.value
+        #expect(log.all == ["old veryLow", "fresh high"])
+    }
+
+    @Test func suspendHoldsWorkAndResumeStartsIt() async throws {
+        let queue = WorkQueue(name: "test", maxConcurrent: 2)
+        queue.suspend()
+        let item = queue.add { _ in 42 }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(item.state == .waiting)
+        #expect(queue.counts.waiting == 1)
+        queue.resume()
+        #expect(try await item.value == 42)
+    }
+
+    @Test func cancellingWaitingWorkMeansItNeverRuns() async throws {
+        let queue = WorkQueue(name: "test", maxConcurrent: 1)
+        let gate = Gate(), ran = Atomic<Bool>(false)
+        let blocker = queue.add { _ in await gate.wait() }
+        let item = queue.add { _ in ran.store(true, ordering: .relaxed) }
+        item.cancel()
+        gate.open()
+        try await blocker.value
+        await #expect(throws: DarkroomError.self) { try await item.value }
+        #expect(item.state == .cancelled)
+        let ranValue = ran.load(ordering: .relaxed)
+        #expect(!ranValue)
+        #expect(queue.counts.cancelled == 1)
+    }
+
+    @Test func cancellingRunningWorkIsSeenAndPublishesNothing() async throws {
+        let queue = WorkQueue(name: "test", maxConcurrent: 1)
+        let started = Gate()
+        let item = queue.addBlocking { context -> String in
+            started.open()
+            while !context.isCancelled { usleep(1000) }
+            try context.checkCancellation()
+            return "published"
+        }
+        await started.wait()
+        item.cancel()
+        do {
+            _ = try await item.value
+            Issue.record("cancelled work published a value")
+        } catch {
+            #expect(error.kind == .cancelled)
+        }
+        #expect(item.state == .cancelled)
+    }
+
+    @Test func aFailedDependencyFailsItsDependentWithoutRunningIt() async throws {
+        let queue = WorkQueue(name: "test", maxConcurrent: 2)
+        let ran = Atomic<Bool>(false)
+        let download = queue.add { _ -> Data in throw DarkroomError(.workFailed, "404") }
+        let filter = queue.add(dependencies: [download]) { _ in ran.store(true, ordering: .relaxed) }
+        do {
+            try await filter.value
+            Issue.record("the dependent ran")
+        } catch {
+            #expect(error.kind == .dependencyFailed)
+        }
+        let ranValue = ran.load(ordering: .relaxed)
+        #expect(!ranValue)
+        #expect(filter.state == .failed)
+    }
+
+    @Test func aCancelledDependencyFailsItsDependent() async throws {
+        let queue = WorkQueue(name: "test", maxConcurrent: 1)
+        let gate = Gate()
+        let download = queue.add { _ in await gate.wait() }
+        let filter = queue.add(dependencies: [download]) { _ in "filtered" }
+        download.cancel()
+        gate.open()
+        await #expect(throws: DarkroomError.self) { try await filter.value }
+        #expect(filter.state == .failed)
+    }
+
+    @Test func aDependentRunsAfterItsDependencies() async throws {
+        let queue = WorkQueue(name: "test", maxConcurrent: 4)
+        let log = Log()
+        let a = queue.add { _ in try await Task.sleep(for: .milliseconds(30)); log.append("a") }
+        let b = queue.add { _ in log.append("b") }
+        let c = queue.add(dependencies: [a, b]) { _ in log.append("c") }
+        try await c.value
+        #expect(log.all.last == "c")
+        #expect(Set(log.all) == ["a", "b", "c"])
+    }
+
+    @Test func cancelWaitingAtOrBelowLeavesHigherWork() async throws {
+        let queue = WorkQueue(name: "test", maxConcurrent: 1)
+        queue.suspend()
+        let low = queue.add(priority: .low) { _ in 1 }
+        let high = queue.add(priority: .high) { _ in 2 }
+        #expect(queue.cancelWaiting(atOrBelow: .low) == 1)
+        queue.resume()
+        #expect(try await high.value == 2)
+        #expect(low.state == .cancelled)
+    }
+}

@@ -1,0 +1,251 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// A local origin for tests: serves a folder over HTTP on 127.0.0.1, and can
+/// be told to misbehave per path. It counts requests per path.
+///
+/// ```swift
+/// let origin = try await OriginServer.start(serving: Corpus.root)
+/// origin.set(.status(404), for: "/photos/Aqua.jpg")
+/// let url = origin.url("/photos/Aqua.jpg")
+/// ```
+public final class OriginServer: Sendable {
+    public enum Behaviour: Sendable {
+        /// Serve the file, with ETag and Last-Modified, honouring If-None-Match.
+        case normal
+        case delay(Duration)
+        case status(Int)
+        /// Close the connection without answering.
+        case reset
+        /// Promise the whole file, send this many bytes, then close.
+        case truncate(Int)
+        case contentType(String)
+        /// 302 to another path (or to itself, for a loop).
+        case redirect(String)
+        /// Send the file in chunks, one every interval.
+        case drip(chunk: Int, every: Duration)
+        /// Answer with this status the first `times` requests, then normally.
+        case failFirst(times: Int, status: Int)
+        case body(Data, contentType: String)
+    }
+
+    public let port: Int
+    let root: URL
+    private let channel: any Channel
+    private let state = Mutex<State>(State())
+
+    struct State {
+        var behaviours: [String: Behaviour] = [:]
+        var defaultDelay: Duration = .zero
+        var counts: [String: Int] = [:]
+        var aborted: [String: Int] = [:]
+    }
+
+    private init(port: Int, root: URL, channel: any Channel) {
+        self.port = port
+        self.root = root
+        self.channel = channel
+    }
+
+    /// Starts serving `root` on a free port of 127.0.0.1.
+    public static func start(serving root: URL) async throws -> OriginServer {
+        let box = Mutex<OriginServer?>(nil)
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.pipeline.configureHTTPServerPipeline().flatMap {
+                    channel.pipeline.addHandler(OriginHandler(server: { box.withLock { $0! } }))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let server = OriginServer(port: channel.localAddress!.port!, root: root, channel: channel)
+        box.withLock { $0 = server }
+        return server
+    }
+
+    public func stop() async {
+        try? await channel.close()
+    }
+
+    public func url(_ path: String) -> URL {
+        URL(string: "http://127.0.0.1:\(port)\(path)")!
+    }
+
+    public func set(_ behaviour: Behaviour, for path: String) {
+        state.withLock { $0.behaviours[path] = behaviour }
+    }
+
+    /// A delay before every answer, such as network latency.
+    public func setDefaultDelay(_ delay: Duration) {
+        state.withLock { $0.defaultDelay = delay }
+    }
+
+    /// Requests received for `path`.
+    public func requests(_ path: String) -> Int {
+        state.withLock { $0.counts[path, default: 0] }
+    }
+
+    /// Requests for `path` whose client went away before the answer was sent.
+    public func aborted(_ path: String) -> Int {
+        state.withLock { $0.aborted[path, default: 0] }
+    }
+
+    public var totalRequests: Int {
+        state.withLock { $0.counts.values.reduce(0, +) }
+    }
+
+    public func resetCounts() {
+        state.withLock { s in
+            s.counts = [:]
+            s.aborted = [:]
+        }
+    }
+
+    /// Counts a request and says how to answer it.
+    func received(_ path: String) -> (Behaviour, Duration, count: Int) {
+        state.withLock { s in
+            s.counts[path, default: 0] += 1
+            return (s.behaviours[path] ?? .normal, s.defaultDelay, s.counts[path]!)
+        }
+    }
+
+    func recordAbort(_ path: String) {
+        state.withLock { $0.aborted[path, default: 0] += 1 }
+    }
+}
+
+/// Answers one connection's requests as the server's behaviours say.
+final class OriginHandler: ChannelInboundHandler, @unchecked Sendable {
+    // Only touched on the channel's event loop.
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let server: @Sendable () -> OriginServer
+    private var head: HTTPRequestHead?
+    private var answering: String?
+
+    init(server: @escaping @Sendable () -> OriginServer) {
+        self.server = server
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head): self.head = head
+        case .body: break
+        case .end:
+            guard let head else { return }
+            answer(head, context: context)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let answering { server().recordAbort(answering) }
+        answering = nil
+        context.fireChannelInactive()
+    }
+
+    private func answer(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        let path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "")
+        let origin = server()
+        let (behaviour, defaultDelay, count) = origin.received(path)
+        answering = path
+        let loop = context.eventLoop
+        let ctx = NIOLoopBound(context, eventLoop: loop)
+        let this = NIOLoopBound(self, eventLoop: loop)
+        var delay = defaultDelay
+        if case .delay(let extra) = behaviour { delay += extra }
+        loop.scheduleTask(in: .nanoseconds(Int64(delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000))) {
+            this.value.respond(head, path: path, behaviour: behaviour, count: count, origin: origin, context: ctx.value)
+        }
+    }
+
+    private func respond(_ request: HTTPRequestHead, path: String, behaviour: OriginServer.Behaviour, count: Int, origin: OriginServer, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        switch behaviour {
+        case .status(let code):
+            send(status: code, body: Data("status \(code)\n".utf8), contentType: "text/plain", context: context)
+        case .failFirst(let times, let code) where count <= times:
+            send(status: code, body: Data("status \(code)\n".utf8), contentType: "text/plain", context: context)
+        case .reset:
+            answering = nil
+            context.close(promise: nil)
+        case .redirect(let target):
+            var headers = HTTPHeaders([("Location", target), ("Content-Length", "0")])
+            headers.add(name: "Connection", value: "keep-alive")
+            finish(HTTPResponseHead(version: .http1_1, status: .found, headers: headers), body: nil, context: context)
+        case .body(let data, let contentType):
+            send(status: 200, body: data, contentType: contentType, context: context)
+        default:
+            serveFile(request, path: path, behaviour: behaviour, origin: origin, context: context)
+        }
+    }
+
+    private func serveFile(_ request: HTTPRequestHead, path: String, behaviour: OriginServer.Behaviour, origin: OriginServer, context: ChannelHandlerContext) {
+        let relative = path.removingPercentEncoding ?? path
+        let file = origin.root.appendingPathComponent(String(relative.drop(while: { $0 == "/" })))
+        guard !relative.contains(".."), let data = try? Data(contentsOf: file) else {
+            send(status: 404, body: Data("not found\n".utf8), contentType: "text/plain", context: context)
+            return
+        }
+        let etag = "\"\(data.count)-\(data.prefix(64).reduce(0) { ($0 &* 31) &+ Int($1) })\""
+        let lastModified = "Tue, 01 Sep 2026 10:00:00 GMT"
+        if request.headers.first(name: "If-None-Match") == etag {
+            finish(HTTPResponseHead(version: .http1_1, status: .notModified, headers: HTTPHeaders([("ETag", etag), ("Content-Length", "0")])), body: nil, context: context)
+            return
+        }
+        var type = file.pathExtension == "jpg" ? "image/jpeg" : (file.pathExtension == "md" ? "text/markdown" : "application/octet-stream")
+        if case .contentType(let forced) = behaviour { type = forced }
+        let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: HTTPHeaders([
+            ("Content-Type", type), ("Content-Length", "\(data.count)"), ("ETag", etag), ("Last-Modified", lastModified),
+        ]))
+        switch behaviour {
+        case .truncate(let bytes):
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            let buffer = context.channel.allocator.buffer(bytes: data.prefix(bytes))
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+            answering = nil
+            context.close(promise: nil)
+        case .drip(let chunk, let every):
+            context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
+            drip(data, from: 0, chunk: chunk, every: every, context: context)
+        default:
+            finish(head, body: data, context: context)
+        }
+    }
+
+    private func drip(_ data: Data, from offset: Int, chunk: Int, every: Duration, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        guard offset < data.count else {
+            answering = nil
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            return
+        }
+        let piece = data[data.startIndex + offset..<data.startIndex + min(offset + chunk, data.count)]
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: piece)))), promise: nil)
+        let ctx = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let this = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let nanos = Int64(every.components.seconds * 1_000_000_000 + every.components.attoseconds / 1_000_000_000)
+        context.eventLoop.scheduleTask(in: .nanoseconds(nanos)) {
+            this.value.drip(data, from: offset + chunk, chunk: chunk, every: every, context: ctx.value)
+        }
+    }
+
+    private func send(status: Int, body: Data, contentType: String, context: ChannelHandlerContext) {
+        let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status),
+                                    headers: HTTPHeaders([("Content-Type", contentType), ("Content-Length", "\(body.count)")]))
+        finish(head, body: body, context: context)
+    }
+
+    private func finish(_ head: HTTPResponseHead, body: Data?, context: ChannelHandlerContext) {
+        answering = nil
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if let body {
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
+        }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+}
