@@ -139,9 +139,9 @@ final class SharedJob<Value: Sendable>: Sendable {
             continuation?.resume(throwing: DarkroomError.cancelled)
             if let (priority, listeners) = change { listeners.forEach { $0(priority) } }
         case .abandoned(let continuations, let task):
-            continuations.forEach { $0.resume(throwing: DarkroomError.cancelled) }
-            task?.cancel()
             onEnd(self)
+            task?.cancel()
+            continuations.forEach { $0.resume(throwing: DarkroomError.cancelled) }
         }
     }
 
@@ -154,8 +154,9 @@ final class SharedJob<Value: Sendable>: Sendable {
             s.priorityListeners = []
             return continuations
         }
-        for continuation in continuations { continuation.resume(with: result.mapError { $0 as Error }) }
+        // Forgotten first, so whoever asks next starts afresh.
         onEnd(self)
+        for continuation in continuations { continuation.resume(with: result.mapError { $0 as Error }) }
     }
 
     fileprivate func publish(_ event: PipelineEvent) {

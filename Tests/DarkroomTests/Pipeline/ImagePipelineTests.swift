@@ -1,0 +1,149 @@
+@testable import Darkroom
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct ImagePipelineTests {
+    @Test func memoryThenDiskThenNetwork() async throws {
+        let f = try await PipelineFixture.make()
+        defer { Task { await f.close() } }
+        let request = f.request("/photos/Garden.jpg")
+
+        let first = try await f.pipeline.image(for: request)
+        #expect(first.cacheType == nil)
+        #expect(f.origin.requests("/photos/Garden.jpg") == 1)
+
+        let second = try await f.pipeline.image(for: request)
+        #expect(second.cacheType == .memory)
+
+        f.pipeline.memoryCache.removeAll()
+        let third = try await f.pipeline.image(for: request)
+        #expect(third.cacheType == .disk)
+        #expect(third.image == first.image)
+        #expect(f.origin.requests("/photos/Garden.jpg") == 1)
+    }
+
+    @Test func aRestartServesFromDiskWithNoOriginRequest() async throws {
+        let f = try await PipelineFixture.make()
+        defer { Task { await f.close() } }
+        let request = f.request("/photos/LadyBird.jpg")
+        let before = try await f.pipeline.image(for: request)
+
+        let again = try f.restarted()
+        let after = try await again.image(for: request)
+        // Other processing of the same source: the original comes from disk too.
+        let other = try await again.image(for: f.request("/photos/LadyBird.jpg", [.grayscale]))
+        await again.shutdown()
+
+        #expect(after.cacheType == .disk)
+        #expect(after.image.data == before.image.data)
+        #expect(other.cacheType == nil)
+        #expect(f.origin.requests("/photos/LadyBird.jpg") == 1)
+    }
+
+    @Test func aCorruptedDiskEntryIsRefetchedNotServed() async throws {
+        let f = try await PipelineFixture.make()
+        defer { Task { await f.close() } }
+        let request = f.request("/photos/Wood.jpg")
+        let good = try await f.pipeline.image(for: request)
+        let disk = try #require(f.pipeline.diskCache)
+        // Flip bytes in the middle of both stored entries.
+        for key in [request.source.cacheKey, request.processedKey] {
+            let url = disk.fileURL(for: key)
+            var bytes = try Data(contentsOf: url)
+            for i in stride(from: bytes.count / 2, to: bytes.count / 2 + 64, by: 1) { bytes[i] ^= 0xFF }
+            try bytes.write(to: url)
+        }
+        let again = try f.restarted()
+        let response = try await again.image(for: request)
+        await again.shutdown()
+        #expect(response.cacheType == nil)
+        #expect(response.image.data == good.image.data)
+        #expect(f.origin.requests("/photos/Wood.jpg") == 2)
+    }
+
+    @Test func eventsReportTheOriginalBeforeTheResult() async throws {
+        let f = try await PipelineFixture.make()
+        defer { Task { await f.close() } }
+        let task = f.pipeline.imageTask(for: f.request("/photos/Aqua.jpg"))
+        var kinds: [String] = []
+        for await event in task.events {
+            switch event {
+            case .progress: if kinds.last != "progress" { kinds.append("progress") }
+            case .original(let source): kinds.append("original:\(source.format.rawValue)")
+            case .finished(let response): kinds.append("finished:\(response.image.width)")
+            case .failed(let error): kinds.append("failed:\(error.kind)")
+            }
+        }
+        #expect(kinds == ["progress", "original:jpeg", "finished:300"])
+    }
+
+    @Test(arguments: [
+        ("/photos/DoesNotExist.jpg", DarkroomError.Kind.httpStatus),
+        ("/README.md", .notAnImage),
+    ])
+    func theSeedListsWrongEntriesFailClearly(path: String, kind: DarkroomError.Kind) async throws {
+        let f = try await PipelineFixture.make()
+        defer { Task { await f.close() } }
+        do {
+            _ = try await f.pipeline.image(for: f.request(path))
+            Issue.record("\(path) did not fail")
+        } catch {
+            #expect(error.kind == kind)
+            #expect(error.reason.contains(path))
+        }
+    }
+
+    @Test func aFailedURLIsRememberedThenTriedAgain() async throws {
+        let f = try await PipelineFixture.make { $0.failureMemory = .milliseconds(400) }
+        defer { Task { await f.close() } }
+        f.origin.set(.status(404), for: "/photos/Storm.jpg")
+        let request = f.request("/photos/Storm.jpg")
+        await #expect(throws: DarkroomError.self) { try await f.pipeline.image(for: request) }
+        await #expect(throws: DarkroomError.self) { try await f.pipeline.image(for: request) }
+        #expect(f.origin.requests("/photos/Storm.jpg") == 1, "the second failure came from memory")
+
+        f.origin.set(.normal, for: "/photos/Storm.jpg")
+        try await Task.sleep(for: .milliseconds(500))
+        let response = try await f.pipeline.image(for: request)
+        #expect(response.image.width == 300)
+        #expect(f.origin.requests("/photos/Storm.jpg") == 2)
+    }
+
+    @Test func staleSourcesAreRevalidatedAndA304KeepsThem() async throws {
+        let f = try await PipelineFixture.make { $0.sourceFreshness = .zero }
+        defer { Task { await f.close() } }
+        _ = try await f.pipeline.originalData(for: .url(f.origin.url("/photos/Aqua.jpg")))
+        let again = try await f.pipeline.originalData(for: .url(f.origin.url("/photos/Aqua.jpg")))
+        #expect(again.format == .jpeg)
+        #expect(f.origin.requests("/photos/Aqua.jpg") == 2, "the second was a conditional request")
+    }
+
+    @Test func inMemorySourcesNeedNoNetwork() async throws {
+        let f = try await PipelineFixture.make()
+        defer { Task { await f.close() } }
+        let data = try Fixtures.data("landscape.jpg")
+        let response = try await f.pipeline.image(for: ImageRequest(source: .data(data, key: "landscape"), options: ProcessingOptions(operations: [.grayscale])))
+        #expect(response.image.width == 240)
+        #expect(f.origin.totalRequests == 0)
+    }
+
+    @Test func memoryPressureEmptiesTheCacheAndCancelsWaitingLowPriorityWork() async throws {
+        let f = try await PipelineFixture.make()
+        defer { Task { await f.close() } }
+        _ = try await f.pipeline.image(for: f.request("/photos/Aqua.jpg"))
+        #expect(f.pipeline.memoryCache.statistics.count == 1)
+
+        f.pipeline.filtrationQueue.suspend()
+        let low = f.pipeline.imageTask(for: f.request("/photos/Wood.jpg", priority: .low))
+        let high = f.pipeline.imageTask(for: f.request("/photos/Garden.jpg", priority: .high))
+        #expect(await eventually { f.pipeline.filtrationQueue.counts.waiting == 2 })
+
+        f.pipeline.handleMemoryPressure()
+        #expect(f.pipeline.memoryCache.statistics.count == 0)
+        f.pipeline.filtrationQueue.resume()
+
+        await #expect(throws: DarkroomError.self) { try await low.response }
+        #expect(try await high.response.image.width == 300)
+    }
+}
