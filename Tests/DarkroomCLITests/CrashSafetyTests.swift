@@ -1,0 +1,40 @@
+import Darkroom
+@testable import DarkroomCLI
+import Foundation
+import Testing
+import TestSupport
+
+/// The disk cache under a real crash: a writer process killed with SIGKILL
+/// at different moments, then every entry checked.
+@Suite struct CrashSafetyTests {
+    @Test func aWriterKilledMidWriteNeverLeavesABadEntry() async throws {
+        let binary = Corpus.packageRoot.appendingPathComponent(".build/debug/darkroom")
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the darkroom executable first")
+        let folder = try Fixtures.temporaryFolder("darkroom-kill")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let entries = 30, size = 300_000
+
+        for attempt in 0..<4 {
+            let writer = Process()
+            writer.executableURL = binary
+            writer.arguments = ["_cache-writer", "--cache-dir", folder.path, "--entries", "\(entries)", "--size", "\(size)"]
+            writer.standardOutput = FileHandle.nullDevice
+            try writer.run()
+            // Let it write for a while, killing it at a different moment each time.
+            try await Task.sleep(for: .milliseconds(150 + 70 * attempt))
+            kill(writer.processIdentifier, SIGKILL)
+            writer.waitUntilExit()
+
+            let cache = try DiskCache(configuration: .init(folder: folder))
+            var whole = 0
+            for i in 0..<entries {
+                guard let entry = cache.entry(for: "entry-\(i)") else { continue }
+                let round = Int(entry.metadata["round"] ?? "") ?? -1
+                // A served entry is exactly what the writer wrote for it.
+                #expect(entry.data == CacheWriterCommand.expectedData(i, round: round, size: size), "entry \(i) after kill \(attempt)")
+                whole += 1
+            }
+            #expect(whole > 0, "the writer wrote something before it was killed")
+        }
+    }
+}

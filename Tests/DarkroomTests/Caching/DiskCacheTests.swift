@@ -1,0 +1,82 @@
+@testable import Darkroom
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct DiskCacheTests {
+    func withCache(sizeLimit: Int = 1 << 30, _ body: (DiskCache, URL) throws -> Void) throws {
+        let folder = try Fixtures.temporaryFolder("darkroom-disk")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try body(try DiskCache(configuration: .init(folder: folder, sizeLimit: sizeLimit)), folder)
+    }
+
+    @Test func storesAndReadsBackWithMetadata() throws {
+        try withCache { cache, _ in
+            let entry = DiskCacheEntry(data: Data("hello".utf8), contentType: "image/jpeg", etag: "\"1\"", lastModified: "Tue", metadata: ["w": "3"])
+            try cache.store(entry, for: "https://example.com/a.jpg")
+            let read = try #require(cache.entry(for: "https://example.com/a.jpg"))
+            #expect(read.data == entry.data)
+            #expect(read.etag == "\"1\"" && read.contentType == "image/jpeg" && read.metadata == ["w": "3"])
+            #expect(cache.entry(for: "https://example.com/b.jpg") == nil)
+        }
+    }
+
+    @Test func fileNamesAreHashesWhateverTheKey() throws {
+        try withCache { cache, folder in
+            try cache.store(DiskCacheEntry(data: Data([1])), for: "../../../../etc/passwd?x=/y\\z")
+            let url = cache.fileURL(for: "../../../../etc/passwd?x=/y\\z")
+            #expect(url.path.hasPrefix(folder.path))
+            #expect(url.lastPathComponent.count == 64)
+            #expect(url.lastPathComponent.allSatisfy { $0.isHexDigit })
+        }
+    }
+
+    @Test func anEntryUnderAnotherKeysNameIsNotServed() throws {
+        try withCache { cache, _ in
+            try cache.store(DiskCacheEntry(data: Data("a".utf8)), for: "a")
+            // As if two keys' hashes collided: b's file holds a's entry.
+            try FileManager.default.createDirectory(at: cache.fileURL(for: "b").deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: cache.fileURL(for: "a"), to: cache.fileURL(for: "b"))
+            #expect(cache.entry(for: "b") == nil)
+            #expect(!FileManager.default.fileExists(atPath: cache.fileURL(for: "b").path), "the bad entry was deleted")
+            #expect(cache.entry(for: "a") != nil)
+        }
+    }
+
+    @Test(arguments: [0, 4, 9, 40, 100])
+    func aTruncatedEntryIsAMissAndIsDeleted(keep: Int) throws {
+        try withCache { cache, _ in
+            try cache.store(DiskCacheEntry(data: Data(repeating: 7, count: 500)), for: "k")
+            let url = cache.fileURL(for: "k")
+            try Data(try Data(contentsOf: url).prefix(keep)).write(to: url)
+            #expect(cache.entry(for: "k") == nil)
+            #expect(!FileManager.default.fileExists(atPath: url.path))
+        }
+    }
+
+    @Test func evictsTheLeastRecentlyUsedOverTheLimit() throws {
+        try withCache(sizeLimit: 10_000) { cache, _ in
+            for i in 0..<5 {
+                try cache.store(DiskCacheEntry(data: Data(repeating: UInt8(i), count: 2_000)), for: "k\(i)")
+                Thread.sleep(forTimeInterval: 0.01)
+                _ = cache.entry(for: "k0")   // k0 stays in use
+            }
+            // Five entries of ~2.3 KB are over 10 KB: the oldest unused go first.
+            #expect(cache.statistics.totalCost <= 10_000)
+            #expect(cache.entry(for: "k0") != nil)
+            #expect(cache.entry(for: "k1") == nil)
+            #expect(cache.entry(for: "k4") != nil)
+        }
+    }
+
+    @Test func survivesAReopen() throws {
+        try withCache { cache, folder in
+            try cache.store(DiskCacheEntry(data: Data("kept".utf8)), for: "k")
+            let reopened = try DiskCache(configuration: .init(folder: folder))
+            #expect(reopened.entry(for: "k")?.data == Data("kept".utf8))
+            #expect(reopened.statistics.count == 1)
+            try reopened.removeAll()
+            #expect(reopened.entry(for: "k") == nil)
+        }
+    }
+}

@@ -1,0 +1,143 @@
+@testable import Darkroom
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct DataLoaderTests {
+    func withLoader(_ configure: (inout DataLoader.Configuration) -> Void = { _ in },
+                    _ body: (DataLoader, OriginServer) async throws -> Void) async throws {
+        let origin = try await OriginServer.start(serving: Corpus.root)
+        var configuration = DataLoader.Configuration()
+        configuration.retryDelay = .milliseconds(10)
+        configure(&configuration)
+        let loader = DataLoader(configuration: configuration)
+        do {
+            try await body(loader, origin)
+        } catch {
+            try? await loader.shutdown()
+            await origin.stop()
+            throw error
+        }
+        try await loader.shutdown()
+        await origin.stop()
+    }
+
+    func failure(_ loader: DataLoader, _ url: URL) async -> DarkroomError? {
+        do {
+            _ = try await loader.load(DataRequest(url: url)) { _, _ in }
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func fetchesAnImageWithItsValidators() async throws {
+        try await withLoader { loader, origin in
+            let response = try await loader.load(DataRequest(url: origin.url("/photos/Aqua.jpg"))) { _, _ in }
+            guard case .fetched(let source) = response else { Issue.record("no body"); return }
+            #expect(source.format == .jpeg)
+            #expect(source.data == (try Corpus.data("Aqua.jpg")))
+            #expect(source.etag != nil)
+            // The same ETag back: 304.
+            let again = try await loader.load(DataRequest(url: origin.url("/photos/Aqua.jpg"), etag: source.etag)) { _, _ in }
+            #expect(again == .notModified)
+        }
+    }
+
+    @Test func retriesTransientFailures() async throws {
+        try await withLoader { loader, origin in
+            origin.set(.failFirst(times: 2, status: 503), for: "/photos/Storm.jpg")
+            let response = try await loader.load(DataRequest(url: origin.url("/photos/Storm.jpg"))) { _, _ in }
+            guard case .fetched = response else { Issue.record("no body"); return }
+            #expect(origin.requests("/photos/Storm.jpg") == 3)
+        }
+    }
+
+    @Test func givesUpAfterAFewTries() async throws {
+        try await withLoader { loader, origin in
+            origin.set(.status(502), for: "/photos/Storm.jpg")
+            let error = await failure(loader, origin.url("/photos/Storm.jpg"))
+            #expect(error?.kind == .httpStatus)
+            #expect(error?.statusCode == 502)
+            #expect(origin.requests("/photos/Storm.jpg") == 3)
+        }
+    }
+
+    @Test func doesNotRetryANotFound() async throws {
+        try await withLoader { loader, origin in
+            let error = await failure(loader, origin.url("/photos/DoesNotExist.jpg"))
+            #expect(error?.kind == .httpStatus)
+            #expect(error?.statusCode == 404)
+            #expect(origin.requests("/photos/DoesNotExist.jpg") == 1)
+        }
+    }
+
+    @Test func aResetConnectionIsRetriedThenFails() async throws {
+        try await withLoader { loader, origin in
+            origin.set(.reset, for: "/photos/Wood.jpg")
+            let error = await failure(loader, origin.url("/photos/Wood.jpg"))
+            #expect(error?.kind == .networkFailure)
+            #expect(origin.requests("/photos/Wood.jpg") == 3)
+        }
+    }
+
+    @Test func aTruncatedBodyFails() async throws {
+        try await withLoader { loader, origin in
+            origin.set(.truncate(10_000), for: "/photos/Wood.jpg")
+            let error = await failure(loader, origin.url("/photos/Wood.jpg"))
+            #expect(error?.kind == .networkFailure)
+        }
+    }
+
+    @Test func theBodyDecidesNotTheContentType() async throws {
+        try await withLoader { loader, origin in
+            origin.set(.contentType("text/html"), for: "/photos/Wood.jpg")
+            let response = try await loader.load(DataRequest(url: origin.url("/photos/Wood.jpg"))) { _, _ in }
+            guard case .fetched(let source) = response else { Issue.record("no body"); return }
+            #expect(source.format == .jpeg)
+            let error = await failure(loader, origin.url("/README.md"))
+            #expect(error?.kind == .notAnImage)
+        }
+    }
+
+    @Test func redirectLoopsStop() async throws {
+        try await withLoader { loader, origin in
+            origin.set(.redirect("/loop-b"), for: "/loop-a")
+            origin.set(.redirect("/loop-a"), for: "/loop-b")
+            let error = await failure(loader, origin.url("/loop-a"))
+            #expect(error?.kind == .tooManyRedirects)
+        }
+    }
+
+    @Test func aRedirectIsFollowed() async throws {
+        try await withLoader { loader, origin in
+            origin.set(.redirect("/photos/Aqua.jpg"), for: "/moved")
+            let response = try await loader.load(DataRequest(url: origin.url("/moved"))) { _, _ in }
+            guard case .fetched(let source) = response else { Issue.record("no body"); return }
+            #expect(source.format == .jpeg)
+        }
+    }
+
+    @Test func aSlowDripTimesOut() async throws {
+        try await withLoader({ $0.readTimeout = .milliseconds(200); $0.retries = 0 }) { loader, origin in
+            origin.set(.drip(chunk: 1000, every: .seconds(1)), for: "/photos/Wood.jpg")
+            let error = await failure(loader, origin.url("/photos/Wood.jpg"))
+            #expect(error?.kind == .timedOut)
+        }
+    }
+
+    @Test func aBodyOverTheLimitFails() async throws {
+        try await withLoader({ $0.maxBodyBytes = 100_000 }) { loader, origin in
+            let error = await failure(loader, origin.url("/photos/Blinds.jpg"))
+            #expect(error?.kind == .tooManyBytes)
+        }
+    }
+
+    @Test(arguments: ["ftp://example.com/a.jpg", "file:///etc/passwd", "data:image/png;base64,AAAA"])
+    func onlyHTTPAndHTTPS(text: String) async throws {
+        try await withLoader { loader, _ in
+            let error = await failure(loader, URL(string: text)!)
+            #expect(error?.kind == .invalidURL)
+        }
+    }
+}
