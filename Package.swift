@@ -62,6 +62,11 @@ let package = Package(
             name: "darkroom",
             dependencies: ["DarkroomCLI"]
         ),
+        // Library-level benchmarks (make bench).
+        .executableTarget(
+            name: "darkroom-bench",
+            dependencies: ["Darkroom"]
+        ),
         .target(
             name: "TestSupport",
             dependencies: [

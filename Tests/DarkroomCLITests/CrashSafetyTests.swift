@@ -20,8 +20,15 @@ import TestSupport
             writer.arguments = ["_cache-writer", "--cache-dir", folder.path, "--entries", "\(entries)", "--size", "\(size)"]
             writer.standardOutput = FileHandle.nullDevice
             try writer.run()
-            // Let it write for a while, killing it at a different moment each time.
-            try await Task.sleep(for: .milliseconds(150 + 70 * attempt))
+            // Once it is writing, let it go on for a while, killing it at a
+            // different moment each time.
+            let entriesFolder = folder.appendingPathComponent("v1")
+            let started = await eventually(30) {
+                let walker = FileManager.default.enumerator(atPath: entriesFolder.path)
+                return (walker?.allObjects.count ?? 0) >= 4
+            }
+            try #require(started, "the writer wrote nothing in 30 s")
+            try await Task.sleep(for: .milliseconds(20 + 37 * attempt))
             kill(writer.processIdentifier, SIGKILL)
             writer.waitUntilExit()
 

@@ -3,14 +3,24 @@ import Synchronization
 /// What running work can see: whether it has been cancelled. Work checks it
 /// before and after every expensive step (S5).
 public struct WorkContext: Sendable {
-    let killSwitch: KillSwitch
+    let item: any CancellationSource
 
-    public var isCancelled: Bool { killSwitch.isPulled }
+    public var isCancelled: Bool { item.isCancelled }
 
     /// Throws ``DarkroomError/Kind/cancelled`` once the item is cancelled.
     public func checkCancellation() throws(DarkroomError) {
-        try killSwitch.check()
+        if item.isCancelled { throw .cancelled }
     }
+
+    /// For blocking work: a switch that cancelling the item pulls, to stop
+    /// a libvips call in the middle.
+    var killSwitch: KillSwitch { item.killSwitch ?? KillSwitch() }
+}
+
+/// Whatever can tell running work it was cancelled.
+protocol CancellationSource: Sendable {
+    var isCancelled: Bool { get }
+    var killSwitch: KillSwitch? { get }
 }
 
 /// One piece of work in a ``WorkQueue``: its state, its priority while it
@@ -25,9 +35,13 @@ public final class WorkItem<Value: Sendable>: Sendable {
     }
 
     public let id: UInt64
-    let killSwitch = KillSwitch()
+    private let cancelled = Atomic<Bool>(false)
+    /// Only blocking work has one: async work is cancelled through its task.
+    let killSwitch: KillSwitch?
     private let work: Work
     private let mutable: Mutex<Mutable>
+    /// The item's entry in its queue's schedule; set once, at enqueue.
+    nonisolated(unsafe) var entry: QueueEntry?
     // Strong: an item holds its queue only until it ends.
     private let queue: WorkQueue
 
@@ -37,13 +51,15 @@ public final class WorkItem<Value: Sendable>: Sendable {
         var result: Result<Value, DarkroomError>?
         var waiters: [CheckedContinuation<Value, Error>] = []
         var observers: [@Sendable (WorkState) -> Void] = []
-        var task: Task<Value, Error>?
+        /// The runner running the item, while it runs.
+        var runner: Runner?
     }
 
     init(id: UInt64, priority: WorkPriority, queue: WorkQueue, work: Work) {
         self.id = id
         self.queue = queue
         self.work = work
+        if case .blocking = work { killSwitch = KillSwitch() } else { killSwitch = nil }
         self.mutable = Mutex(Mutable(priority: priority))
     }
 
@@ -64,10 +80,17 @@ public final class WorkItem<Value: Sendable>: Sendable {
     /// Cancels the item. Waiting work never starts; running work sees it at
     /// its next check (and a libvips call under way stops). Either way the
     /// item ends cancelled and publishes nothing.
+    public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+
     public func cancel() {
-        killSwitch.pull()
-        let (waiting, task) = mutable.withLock { m in (m.state == .waiting, m.task) }
-        task?.cancel()
+        cancelled.store(true, ordering: .releasing)
+        killSwitch?.pull()
+        let waiting = mutable.withLock { m in
+            // Under the item's lock, so the runner is still on this item:
+            // it ends the item under this lock before it takes another.
+            if m.state == .running { m.runner?.cancel() }
+            return m.state == .waiting
+        }
         if waiting {
             queue.removeWaiting(self)
             complete(.failure(.cancelled))
@@ -104,17 +127,20 @@ public final class WorkItem<Value: Sendable>: Sendable {
         if let ended { observer(ended) }
     }
 
-    /// Runs the work on the calling runner, unless the item was cancelled
-    /// while it waited.
-    func run(on executor: BlockingExecutor) async {
-        let started = mutable.withLock { m in
+    /// Moves a waiting item to running; false if it was cancelled. Called
+    /// by the queue as it takes the item.
+    func markRunning(on runner: Runner) -> Bool {
+        mutable.withLock { m in
             guard m.state == .waiting else { return false }
             m.state = .running
+            m.runner = runner
             return true
         }
-        guard started else { return }
-        queue.itemStarted()
-        let context = WorkContext(killSwitch: killSwitch)
+    }
+
+    /// Runs the work, on the runner that took it.
+    func run(on executor: BlockingExecutor) async {
+        let context = WorkContext(item: self)
         if context.isCancelled {
             complete(.failure(.cancelled))
             return
@@ -128,11 +154,13 @@ public final class WorkItem<Value: Sendable>: Sendable {
                 result = .failure(Self.describe(error))
             }
         case .async(let body):
-            // A task of its own, so cancel() can cancel this item alone.
-            let task = Task { try await body(context) }
-            mutable.withLock { $0.task = task }
-            if context.isCancelled { task.cancel() }
-            result = await task.result.mapError(Self.describe)
+            // Inline on the runner's task: cancel() cancels that task, which
+            // then retires once this item has ended.
+            do {
+                result = .success(try await body(context))
+            } catch {
+                result = .failure(Self.describe(error))
+            }
         }
         // Cancelled work publishes nothing, whatever it returned.
         complete(context.isCancelled ? .failure(.cancelled) : result)
@@ -156,7 +184,7 @@ public final class WorkItem<Value: Sendable>: Sendable {
             let wasRunning = m.state == .running
             m.state = state
             m.result = result
-            m.task = nil
+            m.runner = nil
             defer { m.waiters = []; m.observers = [] }
             return (m.waiters, m.observers, wasRunning)
         }
@@ -175,11 +203,43 @@ public protocol WorkDependency: Sendable {
 
 extension WorkItem: WorkDependency {}
 
+extension WorkItem: CancellationSource {}
+
 /// What a queue needs of an item, whatever its value.
 protocol QueuedWork: AnyObject, Sendable {
-    var id: UInt64 { get }
+    func markRunning(on runner: Runner) -> Bool
     func run(on executor: BlockingExecutor) async
     func fail(_ error: DarkroomError)
+}
+
+/// The task of one of a queue's runner loops, which a running item's
+/// cancel() cancels.
+final class Runner: Sendable {
+    private let state = Mutex<(task: Task<Void, Never>?, cancelRequested: Bool)>((nil, false))
+
+    func attach(_ task: Task<Void, Never>) {
+        let cancel = state.withLock { s in
+            s.task = task
+            return s.cancelRequested
+        }
+        if cancel { task.cancel() }
+    }
+
+    func cancel() {
+        let task = state.withLock { s in
+            s.cancelRequested = true
+            return s.task
+        }
+        task?.cancel()
+    }
+}
+
+/// An item's place in its queue's schedule.
+final class QueueEntry: Schedulable, @unchecked Sendable {
+    // Safe: `slot` is only touched by the schedule, under the queue's lock.
+    var slot: ScheduleSlot?
+    let work: any QueuedWork
+    init(_ work: any QueuedWork) { self.work = work }
 }
 
 extension WorkItem: QueuedWork {

@@ -25,7 +25,7 @@ public final class WorkQueue: Sendable {
     private let gauges: Gauges
 
     private struct State {
-        var schedule: WorkSchedule<any QueuedWork>
+        var schedule: WorkSchedule<QueueEntry>
         var nextID: UInt64 = 1
         /// Runner loops alive: each takes items until none is left.
         var runners = 0
@@ -100,30 +100,28 @@ public final class WorkQueue: Sendable {
     @discardableResult
     public func cancelWaiting(atOrBelow priority: WorkPriority = .veryHigh) -> Int {
         let removed = state.withLock { $0.schedule.removeAll(atOrBelow: priority) }
-        for entry in removed { entry.payload.fail(.cancelled) }
+        for entry in removed { entry.work.fail(.cancelled) }
         return removed.count
     }
 
     // MARK: - Internals
 
     private func enqueue<Value>(_ work: WorkItem<Value>.Work, priority: WorkPriority, dependencies: [any WorkDependency]) -> WorkItem<Value> {
-        let item = state.withLock { s in
+        let (item, toStart, counts) = state.withLock { s in
             let item = WorkItem(id: s.nextID, priority: priority, queue: self, work: work)
+            item.entry = QueueEntry(item)
             s.nextID += 1
             s.counts.waiting += 1
-            if dependencies.isEmpty {
-                s.schedule.insert(item.id, item, priority: priority, now: .now)
-            } else {
+            guard dependencies.isEmpty else {
                 s.blocked += 1
+                return (item, 0, s.counts)
             }
-            return item
+            s.schedule.insert(item.entry!, priority: priority, now: .now)
+            return (item, Self.runnersToStart(&s, limit: maxConcurrent), s.counts)
         }
-        if dependencies.isEmpty {
-            pump()
-        } else {
-            waitForDependencies(item, dependencies)
-        }
-        updateGauges()
+        startRunners(toStart)
+        if !dependencies.isEmpty { waitForDependencies(item, dependencies) }
+        record(counts)
         return item
     }
 
@@ -146,7 +144,7 @@ public final class WorkQueue: Sendable {
                 let scheduled = state.withLock { s in
                     s.blocked -= 1
                     guard item.state == .waiting else { return false }
-                    s.schedule.insert(item.id, item, priority: item.priority, now: .now)
+                    s.schedule.insert(item.entry!, priority: item.priority, now: .now)
                     return true
                 }
                 if scheduled { pump() }
@@ -156,53 +154,66 @@ public final class WorkQueue: Sendable {
 
     /// Starts runner loops while there is waiting work and room for it.
     private func pump() {
-        let toStart = state.withLock { s -> Int in
-            guard !s.suspended else { return 0 }
-            let wanted = min(maxConcurrent - s.runners, s.schedule.count)
-            guard wanted > 0 else { return 0 }
-            s.runners += wanted
-            return wanted
-        }
-        for _ in 0..<toStart {
-            Task { await runLoop() }
+        startRunners(state.withLock { Self.runnersToStart(&$0, limit: maxConcurrent) })
+    }
+
+    /// How many runners to add, counted as started.
+    private static func runnersToStart(_ s: inout State, limit: Int) -> Int {
+        guard !s.suspended else { return 0 }
+        let wanted = min(limit - s.runners, s.schedule.count)
+        guard wanted > 0 else { return 0 }
+        s.runners += wanted
+        return wanted
+    }
+
+    private func startRunners(_ count: Int) {
+        for _ in 0..<count {
+            let runner = Runner()
+            runner.attach(Task { await runLoop(runner) })
         }
     }
 
-    private func runLoop() async {
-        while let next = takeNext() {
+    private func runLoop(_ runner: Runner) async {
+        while let next = takeNext(for: runner) {
             await next.run(on: executor)
+            if Task.isCancelled {
+                // The item it ran was cancelled through this task: retire,
+                // and let a fresh runner take over.
+                state.withLock { $0.runners -= 1 }
+                pump()
+                return
+            }
         }
     }
 
-    /// The next item to run, or nil, in which case this runner ends.
-    private func takeNext() -> (any QueuedWork)? {
-        state.withLock { s in
-            if !s.suspended, let entry = s.schedule.popNext(now: .now) {
-                return entry.payload
+    /// The next item to run, marked running, or nil, in which case this
+    /// runner ends.
+    private func takeNext(for runner: Runner) -> (any QueuedWork)? {
+        let (next, counts) = state.withLock { s -> ((any QueuedWork)?, WorkQueueCounts?) in
+            while !s.suspended, let entry = s.schedule.popNext(now: .now) {
+                // Cancelled between its removal and now: skip it.
+                guard entry.work.markRunning(on: runner) else { continue }
+                s.counts.waiting -= 1
+                s.counts.running += 1
+                return (entry.work, s.counts)
             }
             s.runners -= 1
-            return nil
+            return (nil, nil)
         }
+        if let counts { record(counts) }
+        return next
     }
 
     func reprioritize<Value>(_ item: WorkItem<Value>, to priority: WorkPriority) {
-        state.withLock { _ = $0.schedule.reprioritize(item.id, item, to: priority) }
+        state.withLock { s in if let entry = item.entry { s.schedule.reprioritize(entry, to: priority) } }
     }
 
     func removeWaiting<Value>(_ item: WorkItem<Value>) {
-        state.withLock { _ = $0.schedule.remove(item.id) }
-    }
-
-    func itemStarted() {
-        state.withLock { s in
-            s.counts.waiting -= 1
-            s.counts.running += 1
-        }
-        updateGauges()
+        state.withLock { s in if let entry = item.entry { s.schedule.remove(entry) } }
     }
 
     func itemEnded(_ ended: WorkState, wasRunning: Bool) {
-        state.withLock { s in
+        let counts = state.withLock { s in
             if wasRunning { s.counts.running -= 1 } else { s.counts.waiting -= 1 }
             switch ended {
             case .finished: s.counts.finished += 1
@@ -210,12 +221,12 @@ public final class WorkQueue: Sendable {
             case .cancelled: s.counts.cancelled += 1
             case .waiting, .running: break
             }
+            return s.counts
         }
-        updateGauges()
+        record(counts)
     }
 
-    private func updateGauges() {
-        let counts = self.counts
+    private func record(_ counts: WorkQueueCounts) {
         gauges.waiting.record(counts.waiting)
         gauges.running.record(counts.running)
     }

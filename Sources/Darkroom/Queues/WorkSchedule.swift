@@ -1,29 +1,36 @@
 import DequeModule
 
+/// Something a ``WorkSchedule`` can hold: it carries its own place in the
+/// schedule, so checking whether an entry is still live costs a field read,
+/// not a dictionary lookup.
+protocol Schedulable: AnyObject {
+    /// Where the item waits: its priority and since when; nil when it is not
+    /// waiting. Only the schedule sets it, under its owner's lock.
+    var slot: ScheduleSlot? { get set }
+}
+
+/// An item's place in a ``WorkSchedule``.
+struct ScheduleSlot {
+    var priority: WorkPriority
+    /// When the item was first queued; aging counts from here, and a
+    /// priority change does not reset it.
+    let since: ContinuousClock.Instant
+}
+
 /// The order in which waiting work starts: one first-in, first-out bucket per
 /// priority, highest first, with aging so that low priorities never starve.
 ///
 /// A plain value with no clock of its own: callers pass the time in, so the
 /// rules can be tested without waiting.
 ///
-/// Removal and priority changes are lazy. An item's current priority lives in
-/// `waiting`; an entry in a bucket is live only while it matches it, and stale
-/// entries are dropped when they reach a bucket's head.
-struct WorkSchedule<Payload> {
-    struct Entry {
-        let id: UInt64
-        let payload: Payload
-    }
+/// Removal and priority changes are lazy: an entry in a bucket is live only
+/// while its item's slot names that bucket, and stale entries are dropped
+/// when they reach a bucket's head.
+struct WorkSchedule<Item: Schedulable> {
+    typealias Slot = ScheduleSlot
 
-    private struct Waiting {
-        var priority: WorkPriority
-        /// When the item was first queued; aging counts from here, and a
-        /// priority change does not reset it.
-        let since: ContinuousClock.Instant
-    }
-
-    private var buckets = [Deque<(entry: Entry, since: ContinuousClock.Instant)>](repeating: [], count: WorkPriority.allCases.count)
-    private var waiting: [UInt64: Waiting] = [:]
+    private var buckets = [Deque<Item>](repeating: [], count: WorkPriority.allCases.count)
+    private(set) var count = 0
 
     /// After this long waiting, an item counts as one level higher; after
     /// twice as long, two levels; and so on. `nil`: no aging.
@@ -33,50 +40,49 @@ struct WorkSchedule<Payload> {
         self.agingInterval = agingInterval
     }
 
-    var count: Int { waiting.count }
-    var isEmpty: Bool { waiting.isEmpty }
+    var isEmpty: Bool { count == 0 }
 
-    func contains(_ id: UInt64) -> Bool { waiting[id] != nil }
-
-    func priority(of id: UInt64) -> WorkPriority? { waiting[id]?.priority }
-
-    mutating func insert(_ id: UInt64, _ payload: Payload, priority: WorkPriority, now: ContinuousClock.Instant) {
-        waiting[id] = Waiting(priority: priority, since: now)
-        buckets[priority.rawValue].append((Entry(id: id, payload: payload), now))
+    mutating func insert(_ item: Item, priority: WorkPriority, now: ContinuousClock.Instant) {
+        if item.slot == nil { count += 1 }
+        item.slot = Slot(priority: priority, since: now)
+        buckets[priority.rawValue].append(item)
     }
 
     /// Moves a waiting item to another priority, behind the items already
     /// there. Returns false when the item is not waiting.
     @discardableResult
-    mutating func reprioritize(_ id: UInt64, _ payload: Payload, to priority: WorkPriority) -> Bool {
-        guard var item = waiting[id] else { return false }
-        guard item.priority != priority else { return true }
-        item.priority = priority
-        waiting[id] = item
-        buckets[priority.rawValue].append((Entry(id: id, payload: payload), item.since))
+    mutating func reprioritize(_ item: Item, to priority: WorkPriority) -> Bool {
+        guard let slot = item.slot else { return false }
+        guard slot.priority != priority else { return true }
+        item.slot = Slot(priority: priority, since: slot.since)
+        buckets[priority.rawValue].append(item)
         return true
     }
 
     /// Removes a waiting item. Returns false when it was not waiting.
     @discardableResult
-    mutating func remove(_ id: UInt64) -> Bool {
-        waiting.removeValue(forKey: id) != nil
+    mutating func remove(_ item: Item) -> Bool {
+        guard item.slot != nil else { return false }
+        item.slot = nil
+        count -= 1
+        return true
     }
 
     /// Removes and returns every waiting item at or below `priority`.
-    mutating func removeAll(atOrBelow priority: WorkPriority) -> [Entry] {
-        var removed: [Entry] = []
+    mutating func removeAll(atOrBelow priority: WorkPriority) -> [Item] {
+        var removed: [Item] = []
         for level in 0...priority.rawValue {
-            for (entry, _) in buckets[level] where waiting[entry.id]?.priority.rawValue == level {
-                waiting[entry.id] = nil
-                removed.append(entry)
+            for item in buckets[level] where item.slot?.priority.rawValue == level {
+                item.slot = nil
+                count -= 1
+                removed.append(item)
             }
             buckets[level].removeAll()
         }
         return removed
     }
 
-    /// The priority an item waiting since `since` at `priority` counts as now.
+    /// The priority an item queued at `priority` since `since` counts as now.
     func effectivePriority(_ priority: WorkPriority, since: ContinuousClock.Instant, now: ContinuousClock.Instant) -> Int {
         guard let agingInterval, agingInterval > .zero else { return priority.rawValue }
         let levels = Int((now - since) / agingInterval)
@@ -84,23 +90,26 @@ struct WorkSchedule<Payload> {
     }
 
     /// Takes the item that should start next: the highest effective priority
-    /// among the buckets' heads; between equals, the higher bucket.
-    mutating func popNext(now: ContinuousClock.Instant) -> Entry? {
-        var best: (bucket: Int, effective: Int)?
+    /// among the buckets' heads; between equals, the one that has waited
+    /// longest, as first-in, first-out within a priority.
+    mutating func popNext(now: ContinuousClock.Instant) -> Item? {
+        var best: (bucket: Int, effective: Int, since: ContinuousClock.Instant)?
         for level in stride(from: buckets.count - 1, through: 0, by: -1) {
             // Drop stale heads: removed, or moved to another priority.
-            while let head = buckets[level].first, waiting[head.entry.id]?.priority.rawValue != level {
+            while let head = buckets[level].first, head.slot?.priority.rawValue != level {
                 buckets[level].removeFirst()
             }
-            guard let head = buckets[level].first else { continue }
-            let effective = effectivePriority(WorkPriority(rawValue: level)!, since: head.since, now: now)
-            if best == nil || effective > best!.effective {
-                best = (level, effective)
+            guard let head = buckets[level].first, let slot = head.slot else { continue }
+            let effective = effectivePriority(slot.priority, since: slot.since, now: now)
+            if let current = best, effective < current.effective || (effective == current.effective && slot.since >= current.since) {
+                continue
             }
+            best = (level, effective, slot.since)
         }
         guard let best else { return nil }
-        let (entry, _) = buckets[best.bucket].removeFirst()
-        waiting[entry.id] = nil
-        return entry
+        let item = buckets[best.bucket].removeFirst()
+        item.slot = nil
+        count -= 1
+        return item
     }
 }

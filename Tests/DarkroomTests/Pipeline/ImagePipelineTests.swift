@@ -95,7 +95,7 @@ import TestSupport
     }
 
     @Test func aFailedURLIsRememberedThenTriedAgain() async throws {
-        let f = try await PipelineFixture.make { $0.failureMemory = .milliseconds(400) }
+        let f = try await PipelineFixture.make { $0.failureMemory = .seconds(3) }
         defer { Task { await f.close() } }
         f.origin.set(.status(404), for: "/photos/Storm.jpg")
         let request = f.request("/photos/Storm.jpg")
@@ -104,7 +104,7 @@ import TestSupport
         #expect(f.origin.requests("/photos/Storm.jpg") == 1, "the second failure came from memory")
 
         f.origin.set(.normal, for: "/photos/Storm.jpg")
-        try await Task.sleep(for: .milliseconds(500))
+        try await Task.sleep(for: .milliseconds(3200))
         let response = try await f.pipeline.image(for: request)
         #expect(response.image.width == 300)
         #expect(f.origin.requests("/photos/Storm.jpg") == 2)

@@ -2,45 +2,7 @@
 import Foundation
 import Synchronization
 import Testing
-
-/// A gate that work can wait on, opened by the test.
-final class Gate: Sendable {
-    private let opened = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-    func wait() async {
-        await withCheckedContinuation { c in
-            let open = opened.withLock { s in
-                if !s.open { s.waiters.append(c) }
-                return s.open
-            }
-            if open { c.resume() }
-        }
-    }
-    func open() {
-        let waiters = opened.withLock { s in
-            s.open = true
-            defer { s.waiters = [] }
-            return s.waiters
-        }
-        waiters.forEach { $0.resume() }
-    }
-}
-
-/// Records the order in which work ran.
-final class Log: Sendable {
-    private let entries = Mutex<[String]>([])
-    func append(_ entry: String) { entries.withLock { $0.append(entry) } }
-    var all: [String] { entries.withLock { $0 } }
-}
-
-/// Polls until `condition` holds, for up to `seconds`.
-func eventually(_ seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return condition()
-}
+import TestSupport
 
 @Suite struct WorkQueueTests {
     @Test func runsAtMostTheLimitAtOnce() async throws {
@@ -132,6 +94,25 @@ func eventually(_ seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
             #expect(error.kind == .cancelled)
         }
         #expect(item.state == .cancelled)
+    }
+
+    @Test func cancellingRunningAsyncWorkInterruptsItAndTheQueueGoesOn() async throws {
+        let queue = WorkQueue(name: "test", maxConcurrent: 1)
+        let started = Gate()
+        let clock = ContinuousClock(), start = clock.now
+        let item = queue.add { _ -> String in
+            started.open()
+            try await Task.sleep(for: .seconds(60))   // interrupted by cancel()
+            return "published"
+        }
+        await started.wait()
+        item.cancel()
+        await #expect(throws: DarkroomError.self) { try await item.value }
+        #expect(clock.now - start < .seconds(30))
+        // The runner that ran it retired; a fresh one serves the next item.
+        let next = queue.add { _ in 7 }
+        #expect(try await next.value == 7)
+        #expect(queue.counts.cancelled == 1 && queue.counts.finished == 1)
     }
 
     @Test func aFailedDependencyFailsItsDependentWithoutRunningIt() async throws {

@@ -1,40 +1,62 @@
 @testable import Darkroom
 import Testing
 
+/// A named item for the schedule.
+final class Job: Schedulable {
+    var slot: ScheduleSlot?
+    let name: String
+    init(_ name: String) { self.name = name }
+}
+
+final class JobBox {
+    private var jobs: [String: Job] = [:]
+    func job(_ name: String) -> Job {
+        if let job = jobs[name] { return job }
+        let job = Job(name)
+        jobs[name] = job
+        return job
+    }
+}
+
 @Suite struct WorkScheduleTests {
     let t0 = ContinuousClock.now
+    private let jobs = JobBox()
 
-    func drain(_ schedule: inout WorkSchedule<String>, at now: ContinuousClock.Instant) -> [String] {
+    /// The job with this name, made on first use, so a test can refer to one
+    /// item by name.
+    func job(_ name: String) -> Job { jobs.job(name) }
+
+    func drain(_ schedule: inout WorkSchedule<Job>, at now: ContinuousClock.Instant) -> [String] {
         var order: [String] = []
-        while let next = schedule.popNext(now: now) { order.append(next.payload) }
+        while let next = schedule.popNext(now: now) { order.append(next.name) }
         return order
     }
 
     @Test func highestPriorityFirstThenFirstInFirstOut() {
-        var s = WorkSchedule<String>(agingInterval: nil)
-        s.insert(1, "low", priority: .low, now: t0)
-        s.insert(2, "normal-1", priority: .normal, now: t0)
-        s.insert(3, "veryHigh", priority: .veryHigh, now: t0)
-        s.insert(4, "normal-2", priority: .normal, now: t0)
+        var s = WorkSchedule<Job>(agingInterval: nil)
+        s.insert(job("low"), priority: .low, now: t0)
+        s.insert(job("normal-1"), priority: .normal, now: t0)
+        s.insert(job("veryHigh"), priority: .veryHigh, now: t0)
+        s.insert(job("normal-2"), priority: .normal, now: t0)
         #expect(drain(&s, at: t0) == ["veryHigh", "normal-1", "normal-2", "low"])
         #expect(s.isEmpty)
     }
 
     @Test func aPriorityChangeMovesWaitingWork() {
-        var s = WorkSchedule<String>(agingInterval: nil)
-        s.insert(1, "a", priority: .normal, now: t0)
-        s.insert(2, "b", priority: .normal, now: t0)
-        s.reprioritize(2, "b", to: .high)
-        s.reprioritize(1, "a", to: .low)
-        s.reprioritize(1, "a", to: .normal)   // back again: one entry stays live
+        var s = WorkSchedule<Job>(agingInterval: nil)
+        s.insert(job("a"), priority: .normal, now: t0)
+        s.insert(job("b"), priority: .normal, now: t0)
+        s.reprioritize(job("b"), to: .high)
+        s.reprioritize(job("a"), to: .low)
+        s.reprioritize(job("a"), to: .normal)   // back again: one entry stays live
         #expect(drain(&s, at: t0) == ["b", "a"])
     }
 
     @Test func removedWorkNeverComesOut() {
-        var s = WorkSchedule<String>(agingInterval: nil)
-        s.insert(1, "a", priority: .normal, now: t0)
-        s.insert(2, "b", priority: .normal, now: t0)
-        let first = s.remove(1), second = s.remove(1)
+        var s = WorkSchedule<Job>(agingInterval: nil)
+        s.insert(job("a"), priority: .normal, now: t0)
+        s.insert(job("b"), priority: .normal, now: t0)
+        let first = s.remove(job("a")), second = s.remove(job("a"))
         #expect(first)
         #expect(!second)
         #expect(s.count == 1)
@@ -42,37 +64,38 @@ import Testing
     }
 
     @Test func agingRaisesOldWorkOneLevelPerInterval() {
-        // After 1.5 s the low item counts as normal: a tie, which the item
-        // queued at normal wins. After 2.5 s it counts as high, and goes first.
-        var s = WorkSchedule<String>(agingInterval: .seconds(1))
-        s.insert(1, "old-low", priority: .low, now: t0)
-        s.insert(2, "new-normal", priority: .normal, now: t0 + .milliseconds(1500))
-        #expect(s.popNext(now: t0 + .milliseconds(1500))?.payload == "new-normal")
-        var u = WorkSchedule<String>(agingInterval: .seconds(1))
-        u.insert(1, "old-low", priority: .low, now: t0)
-        u.insert(2, "new-normal", priority: .normal, now: t0 + .milliseconds(2500))
-        #expect(u.popNext(now: t0 + .milliseconds(2500))?.payload == "old-low")
-        var t = WorkSchedule<String>(agingInterval: .seconds(1))
-        t.insert(1, "old-veryLow", priority: .veryLow, now: t0)
-        t.insert(2, "fresh-normal", priority: .normal, now: t0 + .seconds(3))
+        // After 0.5 s the low item is still low: the normal one goes first.
+        // After 1.5 s it counts as normal, and between equals the one that
+        // has waited longest goes first.
+        var s = WorkSchedule<Job>(agingInterval: .seconds(1))
+        s.insert(job("old-low"), priority: .low, now: t0)
+        s.insert(job("new-normal"), priority: .normal, now: t0 + .milliseconds(500))
+        #expect(s.popNext(now: t0 + .milliseconds(500))?.name == "new-normal")
+        var u = WorkSchedule<Job>(agingInterval: .seconds(1))
+        u.insert(job("old-low, later"), priority: .low, now: t0)
+        u.insert(job("new-normal, later"), priority: .normal, now: t0 + .milliseconds(1500))
+        #expect(u.popNext(now: t0 + .milliseconds(1500))?.name == "old-low, later")
+        var t = WorkSchedule<Job>(agingInterval: .seconds(1))
+        t.insert(job("old-veryLow"), priority: .veryLow, now: t0)
+        t.insert(job("fresh-normal"), priority: .normal, now: t0 + .seconds(3))
         // Waited 3 s: veryLow + 3 = high, above the fresh normal item.
-        #expect(t.popNext(now: t0 + .seconds(3))?.payload == "old-veryLow")
+        #expect(t.popNext(now: t0 + .seconds(3))?.name == "old-veryLow")
         #expect(t.effectivePriority(.veryLow, since: t0, now: t0 + .seconds(100)) == WorkPriority.veryHigh.rawValue)
     }
 
     @Test func withoutAgingLowWorkWaits() {
-        var s = WorkSchedule<String>(agingInterval: nil)
-        s.insert(1, "old-veryLow", priority: .veryLow, now: t0)
-        s.insert(2, "fresh-normal", priority: .normal, now: t0 + .seconds(300))
-        #expect(s.popNext(now: t0 + .seconds(300))?.payload == "fresh-normal")
+        var s = WorkSchedule<Job>(agingInterval: nil)
+        s.insert(job("old-veryLow"), priority: .veryLow, now: t0)
+        s.insert(job("fresh-normal"), priority: .normal, now: t0 + .seconds(300))
+        #expect(s.popNext(now: t0 + .seconds(300))?.name == "fresh-normal")
     }
 
     @Test func removeAllAtOrBelowTakesOnlyThoseLevels() {
-        var s = WorkSchedule<String>(agingInterval: nil)
-        s.insert(1, "veryLow", priority: .veryLow, now: t0)
-        s.insert(2, "low", priority: .low, now: t0)
-        s.insert(3, "normal", priority: .normal, now: t0)
-        let removed = s.removeAll(atOrBelow: .low).map(\.payload).sorted()
+        var s = WorkSchedule<Job>(agingInterval: nil)
+        s.insert(job("veryLow"), priority: .veryLow, now: t0)
+        s.insert(job("low"), priority: .low, now: t0)
+        s.insert(job("normal"), priority: .normal, now: t0)
+        let removed = s.removeAll(atOrBelow: .low).map(\.name).sorted()
         #expect(removed == ["low", "veryLow"])
         #expect(drain(&s, at: t0) == ["normal"])
     }

@@ -1,0 +1,44 @@
+import Foundation
+import Synchronization
+
+/// A gate that work can wait on, opened by the test.
+public final class Gate: Sendable {
+    public init() {}
+    private let opened = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    public func wait() async {
+        await withCheckedContinuation { c in
+            let open = opened.withLock { s in
+                if !s.open { s.waiters.append(c) }
+                return s.open
+            }
+            if open { c.resume() }
+        }
+    }
+    public func open() {
+        let waiters = opened.withLock { s in
+            s.open = true
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+}
+
+/// Records the order in which work ran.
+public final class Log: Sendable {
+    public init() {}
+    private let entries = Mutex<[String]>([])
+    public func append(_ entry: String) { entries.withLock { $0.append(entry) } }
+    public var all: [String] { entries.withLock { $0 } }
+}
+
+/// Polls until `condition` holds, for up to `seconds`.
+public func eventually(_ seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition()
+}
+
