@@ -30,7 +30,10 @@ test: bootstrap
 bench:
 	@scripts/bootstrap --bench
 	$(SWIFT) build -c release --product darkroom
+	$(SWIFT) build -c release --product darkroom-bench
 	python3 bench/thumbnails.py --memory
+	.build/release/darkroom-bench queue
+	DARKROOM_CORPUS=$${DARKROOM_CORPUS:-../shared/corpus} .build/release/darkroom-bench hit-latency
 
 clean:
 	rm -rf .build $(OUT)

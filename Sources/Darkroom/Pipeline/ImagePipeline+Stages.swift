@@ -101,9 +101,11 @@ extension ImagePipeline {
                 return source
             }
             failures.remember(error, for: url)
+            logger.info("download failed; remembered for a while", metadata: ["url": "\(url.absoluteString)", "reason": "\(error.reason)"])
             throw error
         }
         metrics.stage("download", since: started)
+        logger.trace("downloaded", metadata: ["url": "\(url.absoluteString)"])
 
         let source: SourceData
         switch response {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 
 /// Fetches, processes and caches images, running each piece of work once for
@@ -34,13 +35,19 @@ public final class ImagePipeline: Sendable {
     let processJobs = JobRegistry<String, ImageResponse>()
     let failures: FailureMemory
     let metrics = PipelineMetrics()
+    let logger: Logger
     private let nextWaiter = Atomic<UInt64>(1)
 
-    /// - Parameter loader: fetches sources; by default a ``DataLoader`` made
-    ///   from the configuration, shut down by ``shutdown()``.
+    /// - Parameters:
+    ///   - loader: fetches sources; by default a ``DataLoader`` made from the
+    ///     configuration, shut down by ``shutdown()``.
+    ///   - logger: where the pipeline logs downloads and failures; by default
+    ///     nowhere.
     /// - Throws: when the disk cache's folder cannot be created.
-    public init(configuration: Configuration = Configuration(), loader: (any DataLoading)? = nil) throws(DarkroomError) {
+    public init(configuration: Configuration = Configuration(), loader: (any DataLoading)? = nil,
+                logger: Logger = Logger(label: "darkroom.pipeline", factory: { _ in SwiftLogNoOpLogHandler() })) throws(DarkroomError) {
         self.configuration = configuration
+        self.logger = logger
         let cpu = BlockingExecutor(threads: configuration.filtrationConcurrency)
         downloadQueue = WorkQueue(name: "download", maxConcurrent: configuration.downloadConcurrency, agingInterval: configuration.agingInterval, executor: cpu)
         filtrationQueue = WorkQueue(name: "filtration", maxConcurrent: configuration.filtrationConcurrency, agingInterval: configuration.agingInterval, executor: cpu)
@@ -125,6 +132,9 @@ public final class ImagePipeline: Sendable {
             return try await job.value(for: id)
         } catch {
             metrics.failure(error)
+            if error.kind != .cancelled {
+                logger.debug("image failed", metadata: ["source": "\(request.source.cacheKey)", "kind": "\(error.kind)", "reason": "\(error.reason)"])
+            }
             throw error
         }
     }

@@ -79,4 +79,26 @@ import TestSupport
             #expect(reopened.entry(for: "k") == nil)
         }
     }
+
+    @Test func twoCachesOnOneFolderNeverCorruptAnEntry() async throws {
+        let folder = try Fixtures.temporaryFolder("darkroom-shared")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let a = try DiskCache(configuration: .init(folder: folder)), b = try DiskCache(configuration: .init(folder: folder))
+        let versions = [Data(repeating: 0xAA, count: 150_000), Data(repeating: 0xBB, count: 90_000)]
+        // Two writers (as two processes would) race on the same keys.
+        await withTaskGroup(of: Void.self) { group in
+            for (cache, data) in [(a, versions[0]), (b, versions[1])] {
+                group.addTask {
+                    for round in 0..<20 {
+                        for key in 0..<5 { try? cache.store(DiskCacheEntry(data: data), for: "k\(key)") }
+                        _ = cache.entry(for: "k\(round % 5)")
+                    }
+                }
+            }
+        }
+        for key in 0..<5 {
+            let entry = try #require(a.entry(for: "k\(key)"))
+            #expect(versions.contains(entry.data), "k\(key) is one writer's whole entry")
+        }
+    }
 }
