@@ -15,6 +15,18 @@ public struct DarkroomError: Error, Sendable, Hashable, CustomStringConvertible 
         private init(_ name: String) { self.name = name }
         public var description: String { name }
 
+        /// The kind with this name, as ``description`` gives it.
+        public init?(named name: String) {
+            guard let kind = Self.all.first(where: { $0.name == name }) else { return nil }
+            self = kind
+        }
+
+        static let all: [Kind] = [
+            .emptyInput, .notAnImage, .tooManyBytes, .tooManyPixels, .corruptImage, .invalidOption, .cannotEncode,
+            .processingFailed, .cancelled, .dependencyFailed, .workFailed, .invalidURL, .httpStatus,
+            .networkFailure, .timedOut, .tooManyRedirects, .invalidList,
+        ]
+
         /// The input had no bytes.
         public static let emptyInput = Kind("emptyInput")
         /// The input is not an image in a format Darkroom reads.
@@ -45,6 +57,8 @@ public struct DarkroomError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let networkFailure = Kind("networkFailure")
         public static let timedOut = Kind("timedOut")
         public static let tooManyRedirects = Kind("tooManyRedirects")
+        /// A photo list could not be read, or does not have a shape Darkroom knows.
+        public static let invalidList = Kind("invalidList")
     }
 
     public let kind: Kind

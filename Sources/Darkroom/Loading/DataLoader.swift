@@ -55,24 +55,47 @@ public final class DataLoader: DataLoading {
     }
 
     public func load(_ request: DataRequest, progress: @escaping @Sendable (Int, Int?) -> Void) async throws(DarkroomError) -> DataResponse {
-        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https", request.url.host != nil else {
-            throw DarkroomError(.invalidURL, "\(request.url.absoluteString) is not an http or https URL")
+        try checkScheme(request.url)
+        return try await withRetries { () async throws(DarkroomError) in
+            try await fetch(request, maxBytes: configuration.maxBodyBytes, expectImage: true, progress: progress)
         }
+    }
+
+    /// Fetches a document that is not an image (a photo list), with the same
+    /// timeouts, redirect cap and retries, and a cap of `maxBytes`.
+    public func loadDocument(_ url: URL, maxBytes: Int) async throws(DarkroomError) -> Data {
+        try checkScheme(url)
+        return try await withRetries { () async throws(DarkroomError) in
+            guard case .fetched(let body) = try await fetch(DataRequest(url: url), maxBytes: maxBytes, expectImage: false, progress: { _, _ in }) else {
+                throw DarkroomError(.httpStatus, "\(url.absoluteString) answered 304 to an unconditional request", statusCode: 304)
+            }
+            return body.data
+        }
+    }
+
+    private func checkScheme(_ url: URL) throws(DarkroomError) {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+            throw DarkroomError(.invalidURL, "\(url.absoluteString) is not an http or https URL")
+        }
+    }
+
+    /// Runs `body`, again after a jittered, doubling pause when it fails in a
+    /// transient way, at most ``Configuration/retries`` more times.
+    private func withRetries<T>(_ body: () async throws(DarkroomError) -> T) async throws(DarkroomError) -> T {
         var attempt = 0
         while true {
             do {
-                return try await loadOnce(request, progress: progress)
+                return try await body()
             } catch {
                 guard error.isTransient, attempt < configuration.retries, !Task.isCancelled else { throw error }
                 attempt += 1
-                let base = Double(configuration.retryDelay.components.attoseconds) / 1e18 + Double(configuration.retryDelay.components.seconds)
-                let delay = base * pow(2, Double(attempt - 1)) * Double.random(in: 0.5...1.5)
-                do { try await Task.sleep(for: .seconds(delay)) } catch { throw .cancelled }
+                let pause = configuration.retryDelay.seconds * pow(2, Double(attempt - 1)) * Double.random(in: 0.5...1.5)
+                do { try await Task.sleep(for: .seconds(pause)) } catch { throw .cancelled }
             }
         }
     }
 
-    private func loadOnce(_ request: DataRequest, progress: @escaping @Sendable (Int, Int?) -> Void) async throws(DarkroomError) -> DataResponse {
+    private func fetch(_ request: DataRequest, maxBytes: Int, expectImage: Bool, progress: @escaping @Sendable (Int, Int?) -> Void) async throws(DarkroomError) -> DataResponse {
         let url = request.url.absoluteString
         var http = HTTPClientRequest(url: url)
         http.headers.add(name: "User-Agent", value: configuration.userAgent)
@@ -89,13 +112,13 @@ public final class DataLoader: DataLoading {
                 throw DarkroomError(.httpStatus, "\(url) answered \(code) \(response.status.reasonPhrase)", statusCode: code)
             }
             let expected = response.headers.first(name: "Content-Length").flatMap(Int.init)
-            if let expected, expected > configuration.maxBodyBytes {
-                throw DarkroomError(.tooManyBytes, "\(url) is \(expected) bytes, over the limit of \(configuration.maxBodyBytes) bytes")
+            if let expected, expected > maxBytes {
+                throw DarkroomError(.tooManyBytes, "\(url) is \(expected) bytes, over the limit of \(maxBytes) bytes")
             }
             var body = ByteBuffer()
             for try await chunk in response.body {
-                guard body.readableBytes + chunk.readableBytes <= configuration.maxBodyBytes else {
-                    throw DarkroomError(.tooManyBytes, "\(url) sent more than the limit of \(configuration.maxBodyBytes) bytes")
+                guard body.readableBytes + chunk.readableBytes <= maxBytes else {
+                    throw DarkroomError(.tooManyBytes, "\(url) sent more than the limit of \(maxBytes) bytes")
                 }
                 var chunk = chunk
                 body.writeBuffer(&chunk)
@@ -105,6 +128,10 @@ public final class DataLoader: DataLoading {
                 throw DarkroomError(.networkFailure, "\(url) ended after \(body.readableBytes) of \(expected) bytes")
             }
             let data = Data(buffer: body)
+            guard expectImage else {
+                // A document: the format is checked by whoever parses it.
+                return .fetched(SourceData(data: data, format: .jpeg, contentType: response.headers.first(name: "Content-Type")))
+            }
             switch ImageFormat.sniff(data) {
             case .image(let format):
                 return .fetched(SourceData(data: data, format: format,

@@ -12,14 +12,20 @@ final class FailureMemory: Sendable {
         self.duration = duration
     }
 
-    func remember(_ error: DarkroomError, for url: URL) {
+    /// Remembers a failure, for the configured time or until `until`.
+    func remember(_ error: DarkroomError, for url: URL, until: ContinuousClock.Instant? = nil) {
         guard duration > .zero else { return }
         let now = ContinuousClock.now
         failures.withLock { f in
             if f.count > 10_000 { f = f.filter { $0.value.until > now } }
-            f[url] = (error, now + duration)
+            f[url] = (error, until ?? now + duration)
         }
     }
+
+    var isEnabled: Bool { duration > .zero }
+
+    /// How long a new failure is remembered.
+    var span: Duration { duration }
 
     /// The error `url` failed with, while it is remembered.
     func recentFailure(for url: URL) -> DarkroomError? {

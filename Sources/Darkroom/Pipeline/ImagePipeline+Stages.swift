@@ -70,6 +70,9 @@ extension ImagePipeline {
         if let failure = failures.recentFailure(for: url) {
             throw failure
         }
+        if let failure = await rememberedFailure(for: url) {
+            throw failure
+        }
         let cached = await readDisk(key)
         if let cached, let source = SourceData(diskEntry: cached),
            Date().timeIntervalSince(cached.storedAt) < configuration.sourceFreshness.seconds {
@@ -101,6 +104,7 @@ extension ImagePipeline {
                 return source
             }
             failures.remember(error, for: url)
+            await rememberOnDisk(error, for: url)
             logger.info("download failed; remembered for a while", metadata: ["url": "\(url.absoluteString)", "reason": "\(error.reason)"])
             throw error
         }
@@ -121,6 +125,28 @@ extension ImagePipeline {
         await writeDisk(source.diskEntry, key: key)
         context.publish(.original(source))
         return source
+    }
+
+    /// Failures are kept on disk too, so another process (the next run of
+    /// a command) does not ask the origin again before they expire.
+    func rememberOnDisk(_ error: DarkroomError, for url: URL) async {
+        guard failures.isEnabled else { return }
+        let until = Date().addingTimeInterval(failures.span.seconds)
+        var metadata = ["kind": error.kind.description, "reason": error.reason, "until": "\(until.timeIntervalSince1970)"]
+        metadata["status"] = error.statusCode.map(String.init)
+        await writeDisk(DiskCacheEntry(data: Data(), metadata: metadata), key: "failure:\(url.absoluteString)")
+    }
+
+    func rememberedFailure(for url: URL) async -> DarkroomError? {
+        guard failures.isEnabled, let entry = await readDisk("failure:\(url.absoluteString)"),
+              let until = entry.metadata["until"].flatMap(Double.init).map(Date.init(timeIntervalSince1970:)),
+              let kind = entry.metadata["kind"].flatMap(DarkroomError.Kind.init(named:)), let reason = entry.metadata["reason"]
+        else { return nil }
+        let remaining = until.timeIntervalSinceNow
+        guard remaining > 0 else { return nil }
+        let error = DarkroomError(kind, reason, statusCode: entry.metadata["status"].flatMap(Int.init))
+        failures.remember(error, for: url, until: .now + .seconds(remaining))
+        return failures.recentFailure(for: url)
     }
 
     func readDisk(_ key: String) async -> DiskCacheEntry? {

@@ -1,0 +1,102 @@
+@testable import Darkroom
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct PhotoListTests {
+    @Test func readsTheSeedsXMLPropertyList() throws {
+        let list = try PhotoList.parse(try Data(contentsOf: Corpus.root.appendingPathComponent("ClassicPhotos.plist")), origin: "ClassicPhotos.plist")
+        #expect(list.count == 12)
+        #expect(list.entries.map(\.name) == (SeedList.goodNames + SeedList.wrongNames).sorted())
+        #expect(list.entries[0].url?.absoluteString == "http://127.0.0.1:8089/photos/Aqua.jpg")
+        #expect(list.entries.allSatisfy { $0.problem == nil })
+    }
+
+    @Test func readsABinaryPropertyList() throws {
+        let binary = try PropertyListSerialization.data(fromPropertyList: ["B": "https://example.com/b.jpg", "A": "https://example.com/a.jpg"], format: .binary, options: 0)
+        #expect(binary.starts(with: Data("bplist".utf8)))
+        let list = try PhotoList.parse(binary, origin: "list.plist")
+        #expect(list.entries.map(\.name) == ["A", "B"])
+    }
+
+    @Test func readsTheAppListShapeAsAPropertyListAndAsJSON() throws {
+        let records: [[String: Any]] = [
+            ["name": "Zebra", "icon": "https://example.com/z.png", "download": 1200],
+            ["name": "Apple", "icon": "https://example.com/a.png", "download": 5],
+        ]
+        for data in [try PropertyListSerialization.data(fromPropertyList: records, format: .xml, options: 0),
+                     try JSONSerialization.data(withJSONObject: records)] {
+            let list = try PhotoList.parse(data, origin: "apps")
+            #expect(list.entries.map(\.name) == ["Zebra", "Apple"], "the file's order")
+            #expect(list.entries[0].detail == "1200 downloads")
+            #expect(list.entries[1].url?.absoluteString == "https://example.com/a.png")
+        }
+    }
+
+    @Test func readsJSONObjectsAndArrays() throws {
+        let object = try PhotoList.parse(Data(#"{"b": "https://x.org/b.jpg", "a": "http://x.org/a.jpg"}"#.utf8), origin: "o.json")
+        #expect(object.entries.map(\.name) == ["a", "b"])
+        let array = try PhotoList.parse(Data(#"[{"name": "second", "url": "https://x.org/2.jpg"}, {"name": "first", "url": "https://x.org/1.jpg"}]"#.utf8), origin: "a.json")
+        #expect(array.entries.map(\.name) == ["second", "first"])
+        #expect(array.entries.map(\.id) == [0, 1])
+    }
+
+    @Test func anEntryWithABadURLIsAFailedRowNotAFailedList() throws {
+        let list = try PhotoList.parse(Data(#"{"ok": "https://x.org/a.jpg", "ftp": "ftp://x.org/a.jpg", "junk": "not a url", "file": "file:///etc/passwd"}"#.utf8), origin: "l.json")
+        let problems = Dictionary(uniqueKeysWithValues: list.entries.map { ($0.name, $0.problem) })
+        #expect(problems["ok"]! == nil)
+        for name in ["ftp", "junk", "file"] {
+            #expect(problems[name]??.contains("not a valid http or https URL") == true, "\(name)")
+        }
+    }
+
+    @Test(arguments: [
+        ("", "is empty"),
+        ("{ this is not json", "neither a property list nor valid JSON"),
+        ("<?xml version=\"1.0\"?><plist><dict><key>a</key>", "not a valid property list"),
+        ("42", "top level"),
+        (#"["https://x.org/a.jpg"]"#, "entry 1"),
+        (#"[{"url": "https://x.org/a.jpg"}]"#, "entry 1: has no 'name'"),
+        (#"[{"name": "a"}]"#, "entry 1 ('a'): has no 'url'"),
+        (#"{"a": 12}"#, "key 'a'"),
+    ])
+    func malformedListsAndWrongShapesSayWhatAndWhere(text: String, words: String) {
+        #expect {
+            try PhotoList.parse(Data(text.utf8), origin: "bad.json")
+        } throws: { error in
+            guard let error = error as? DarkroomError else { return false }
+            return error.kind == .invalidList && error.reason.contains("bad.json") && error.reason.contains(words)
+        }
+    }
+
+    @Test func unreachableAndMissingListsFailClearly() async throws {
+        let origin = try await OriginServer.start(serving: Corpus.root)
+        defer { Task { await origin.stop() } }
+        for location in [origin.url("/no-such-list.plist").absoluteString, "http://127.0.0.1:9/list.plist", "/no/such/file.plist"] {
+            do {
+                _ = try await PhotoList.load(from: location)
+                Issue.record("\(location) loaded")
+            } catch {
+                #expect(error.kind == .invalidList)
+                #expect(error.reason.contains(location))
+            }
+        }
+    }
+
+    @Test func loadsAListOverHTTP() async throws {
+        let origin = try await OriginServer.start(serving: Corpus.root)
+        defer { Task { await origin.stop() } }
+        let list = try await PhotoList.load(from: origin.url("/ClassicPhotos.plist").absoluteString)
+        #expect(list.count == 12)
+    }
+
+    @Test func shardsCoverTheListExactlyOnce() throws {
+        let list = PhotoList(entries: (0..<100).map { PhotoList.Entry(id: $0, name: "photo \($0)", url: URL(string: "https://x.org/\($0).jpg")) })
+        for count in [1, 2, 3, 7] {
+            let shards = (1...count).map { list.shard($0, of: count) }
+            let names = shards.flatMap { $0.entries.map(\.name) }
+            #expect(names.count == 100 && Set(names).count == 100, "\(count) shards")
+            #expect(list.shard(1, of: count) == shards[0], "the same split every time")
+        }
+    }
+}

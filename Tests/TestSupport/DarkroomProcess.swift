@@ -1,0 +1,30 @@
+import Foundation
+
+/// Runs the built `darkroom` executable, as a user would.
+public enum DarkroomProcess {
+    public static let binary = Corpus.packageRoot.appendingPathComponent(".build/debug/darkroom")
+
+    public struct Outcome: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+    }
+
+    /// Runs `darkroom arguments...` to the end.
+    public static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Outcome {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read both pipes while it runs, so a full pipe never blocks it.
+        async let stdout = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
+        async let stderr = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
+        let (o, e) = await (stdout, stderr)
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+}
