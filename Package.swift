@@ -16,6 +16,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.24.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
     ],
     targets: [
         // System libraries: a module map and a header, nothing else.
@@ -50,11 +53,25 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
+        // The web server: image URLs, the gallery, metrics. `darkroom serve`
+        // runs the application that buildApplication(_:) makes, as the tests do.
+        .target(
+            name: "DarkroomServer",
+            dependencies: [
+                "Darkroom",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [.copy("Resources/gallery"), .copy("Resources/samples")]
+        ),
         // The commands, as a library so tests can parse and run them in-process.
         .target(
             name: "DarkroomCLI",
             dependencies: [
                 "Darkroom",
+                "DarkroomServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -84,6 +101,14 @@ let package = Package(
         .testTarget(
             name: "DarkroomTests",
             dependencies: ["Darkroom", "TestSupport"]
+        ),
+        .testTarget(
+            name: "DarkroomServerTests",
+            dependencies: [
+                "DarkroomServer", "TestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
         .testTarget(
             name: "DarkroomCLITests",

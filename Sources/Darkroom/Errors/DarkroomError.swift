@@ -24,7 +24,7 @@ public struct DarkroomError: Error, Sendable, Hashable, CustomStringConvertible 
         static let all: [Kind] = [
             .emptyInput, .notAnImage, .tooManyBytes, .tooManyPixels, .corruptImage, .invalidOption, .cannotEncode,
             .processingFailed, .cancelled, .dependencyFailed, .workFailed, .invalidURL, .httpStatus,
-            .networkFailure, .timedOut, .tooManyRedirects, .invalidList,
+            .networkFailure, .timedOut, .tooManyRedirects, .invalidList, .forbiddenSource,
         ]
 
         /// The input had no bytes.
@@ -59,6 +59,8 @@ public struct DarkroomError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let tooManyRedirects = Kind("tooManyRedirects")
         /// A photo list could not be read, or does not have a shape Darkroom knows.
         public static let invalidList = Kind("invalidList")
+        /// The source is not allowed: outside the allow-list, or on a private address.
+        public static let forbiddenSource = Kind("forbiddenSource")
     }
 
     public let kind: Kind
@@ -88,5 +90,6 @@ public struct DarkroomError: Error, Sendable, Hashable, CustomStringConvertible 
         DarkroomError(.invalidOption, reason)
     }
 
-    static let cancelled = DarkroomError(.cancelled, "cancelled")
+    /// Work cancelled before it finished.
+    public static let cancelled = DarkroomError(.cancelled, "cancelled")
 }

@@ -28,6 +28,9 @@ public final class DataLoader: DataLoading {
         /// Connections per host; further requests to that host wait.
         public var connectionsPerHost: Int = 4
         public var userAgent: String = "Darkroom/0.1"
+        /// Which sources may be fetched; nil: any http(s) URL (a command-line
+        /// tool's user names their own sources). A server sets one.
+        public var policy: SourcePolicy?
 
         public init() {}
     }
@@ -38,8 +41,10 @@ public final class DataLoader: DataLoading {
 
     /// A loader with a client of its own; call ``shutdown()`` when done.
     public init(configuration: Configuration = Configuration()) {
+        // With a policy, redirects are followed here, hop by hop, so that
+        // every hop's address is checked before it is connected to.
         var http = HTTPClient.Configuration(
-            redirectConfiguration: configuration.maxRedirects > 0
+            redirectConfiguration: configuration.maxRedirects > 0 && configuration.policy == nil
                 ? .follow(max: configuration.maxRedirects, allowCycles: false) : .disallow,
             timeout: .init(connect: .init(configuration.connectTimeout), read: .init(configuration.readTimeout)),
             decompression: .disabled
@@ -56,6 +61,7 @@ public final class DataLoader: DataLoading {
 
     public func load(_ request: DataRequest, progress: @escaping @Sendable (Int, Int?) -> Void) async throws(DarkroomError) -> DataResponse {
         try checkScheme(request.url)
+        try configuration.policy?.checkSource(request.url)
         return try await withRetries { () async throws(DarkroomError) in
             try await fetch(request, maxBytes: configuration.maxBodyBytes, expectImage: true, progress: progress)
         }
@@ -96,8 +102,37 @@ public final class DataLoader: DataLoading {
     }
 
     private func fetch(_ request: DataRequest, maxBytes: Int, expectImage: Bool, progress: @escaping @Sendable (Int, Int?) -> Void) async throws(DarkroomError) -> DataResponse {
+        guard let policy = configuration.policy else {
+            return try await fetchHop(request, connectTo: nil, maxBytes: maxBytes, expectImage: expectImage, progress: progress).response!
+        }
+        var hop = request
+        for _ in 0...configuration.maxRedirects {
+            let address = try await policy.checkedAddress(for: hop.url)
+            let result = try await fetchHop(hop, connectTo: address, maxBytes: maxBytes, expectImage: expectImage, progress: progress)
+            if let response = result.response { return response }
+            hop = DataRequest(url: result.redirect!)
+        }
+        throw DarkroomError(.tooManyRedirects, "\(request.url.absoluteString) redirected more than \(configuration.maxRedirects) times")
+    }
+
+    /// One request. Returns the response, or where a redirect points when
+    /// redirects are followed by ``fetch(_:maxBytes:expectImage:progress:)``.
+    ///
+    /// - Parameter address: for plain HTTP, connect to this address (the one
+    ///   the policy checked) and name the host in the Host header.
+    private func fetchHop(_ request: DataRequest, connectTo address: IPAddress?, maxBytes: Int, expectImage: Bool,
+                          progress: @escaping @Sendable (Int, Int?) -> Void) async throws(DarkroomError) -> (response: DataResponse?, redirect: URL?) {
         let url = request.url.absoluteString
-        var http = HTTPClientRequest(url: url)
+        var target = url
+        var hostHeader: String?
+        if let address, request.url.scheme?.lowercased() == "http", let host = request.url.host,
+           var parts = URLComponents(url: request.url, resolvingAgainstBaseURL: false) {
+            if address.isIPv6 { parts.percentEncodedHost = address.hostLiteral } else { parts.host = address.description }
+            target = parts.url?.absoluteString ?? url
+            hostHeader = request.url.port.map { "\(host):\($0)" } ?? host
+        }
+        var http = HTTPClientRequest(url: target)
+        if let hostHeader { http.headers.replaceOrAdd(name: "Host", value: hostHeader) }
         http.headers.add(name: "User-Agent", value: configuration.userAgent)
         http.headers.add(name: "Accept", value: "image/avif,image/webp,image/*;q=0.8")
         if let etag = request.etag { http.headers.add(name: "If-None-Match", value: etag) }
@@ -105,7 +140,13 @@ public final class DataLoader: DataLoading {
         do {
             let response = try await client.execute(http, timeout: .init(configuration.totalTimeout))
             if response.status == .notModified, request.etag != nil || request.lastModified != nil {
-                return .notModified
+                return (.notModified, nil)
+            }
+            if configuration.policy != nil, (300..<400).contains(Int(response.status.code)), response.status != .notModified {
+                guard let location = response.headers.first(name: "Location"), let next = URL(string: location, relativeTo: request.url)?.absoluteURL else {
+                    throw DarkroomError(.httpStatus, "\(url) answered \(response.status.code) with no usable Location", statusCode: Int(response.status.code))
+                }
+                return (nil, next)
             }
             guard (200..<300).contains(Int(response.status.code)) else {
                 let code = Int(response.status.code)
@@ -130,14 +171,14 @@ public final class DataLoader: DataLoading {
             let data = Data(buffer: body)
             guard expectImage else {
                 // A document: the format is checked by whoever parses it.
-                return .fetched(SourceData(data: data, format: .jpeg, contentType: response.headers.first(name: "Content-Type")))
+                return (.fetched(SourceData(data: data, format: .jpeg, contentType: response.headers.first(name: "Content-Type"))), nil)
             }
             switch ImageFormat.sniff(data) {
             case .image(let format):
-                return .fetched(SourceData(data: data, format: format,
-                                           contentType: response.headers.first(name: "Content-Type"),
-                                           etag: response.headers.first(name: "ETag"),
-                                           lastModified: response.headers.first(name: "Last-Modified")))
+                return (.fetched(SourceData(data: data, format: format,
+                                            contentType: response.headers.first(name: "Content-Type"),
+                                            etag: response.headers.first(name: "ETag"),
+                                            lastModified: response.headers.first(name: "Last-Modified"))), nil)
             case .empty:
                 throw DarkroomError(.notAnImage, "\(url) sent an empty body, not an image")
             case .notAnImage(let what):

@@ -91,6 +91,22 @@ public final class ImagePipeline: Sendable {
         try await image(for: request, waiter: makeWaiterID(), onEvent: nil, attached: nil)
     }
 
+    /// The result for `request` if a cache has it (memory, then disk), without
+    /// starting any work: an overloaded server still answers these.
+    public func cachedImage(for request: ImageRequest) async -> ImageResponse? {
+        let key = request.processedKey
+        if var hit = memoryCache.value(for: key) {
+            metrics.cache(.memory, hit: true)
+            hit.cacheType = .memory
+            return hit
+        }
+        guard let stored = await readDisk(key), var response = ImageResponse(diskEntry: stored) else { return nil }
+        metrics.cache(.disk, hit: true)
+        memoryCache.store(response, for: key, cost: response.image.data.count)
+        response.cacheType = .disk
+        return response
+    }
+
     /// A handle for `request` that reports events, changes priority and cancels.
     public func imageTask(for request: ImageRequest) -> ImageTask {
         ImageTask.start(request, in: self)

@@ -6,6 +6,8 @@ import Foundation
 public enum ImageOperation: Sendable, Hashable, Codable {
     case resize(Resize)
     case crop(CropRect)
+    /// Cuts a `width` x `height` region, placed by gravity (imgproxy's `crop`).
+    case cropPlaced(width: Int, height: Int, gravity: Gravity)
     /// The classic sepia matrix blended with the identity by `intensity`
     /// (0 leaves the image as it is; 1 is full sepia).
     case sepia(intensity: Double)
@@ -25,6 +27,8 @@ public enum ImageOperation: Sendable, Hashable, Codable {
             return "resize:\(r.mode.rawValue):\(r.width.map(String.init) ?? "auto"):\(r.height.map(String.init) ?? "auto"):\(r.gravity.rawValue):\(r.enlarge ? 1 : 0)"
         case .crop(let c):
             return "crop:\(c.x):\(c.y):\(c.width):\(c.height)"
+        case .cropPlaced(let width, let height, let gravity):
+            return "crop:\(width):\(height):\(gravity.rawValue)"
         case .sepia(let intensity):
             return "sepia:\(Self.format(intensity))"
         case .grayscale:

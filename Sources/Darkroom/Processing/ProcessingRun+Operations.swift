@@ -13,6 +13,9 @@ extension ProcessingRun {
             return try self.resize(image, resize, referenceSize: referenceSize)
         case .crop(let rect):
             return try crop(image, rect)
+        case .cropPlaced(let width, let height, let gravity):
+            guard width > 0, height > 0 else { throw .invalidOption("crop \(width)x\(height) must have a positive size") }
+            return try cut(image, width: width, height: height, gravity: gravity)
         case .sepia(let intensity):
             guard (0...1).contains(intensity) else { throw .invalidOption("sepia intensity \(intensity) is outside 0...1") }
             if intensity == 0 { return image }
@@ -44,24 +47,28 @@ extension ProcessingRun {
             let v = Double(scaledHeight) / Double(image.height)
             result = try vips("resize") { try image.resized(horizontal: h, vertical: v) }
         }
-        guard resize.mode == .fill else { return result }
-        let width = min(resize.width ?? result.width, result.width)
-        let height = min(resize.height ?? result.height, result.height)
-        guard width < result.width || height < result.height else { return result }
-        if resize.gravity == .smart {
-            let scaled = result
-            return try vips("smart crop") { try scaled.smartCropped(width: width, height: height) }
+        guard let (width, height) = resize.cropSize(scaledWidth: result.width, scaledHeight: result.height,
+                                                   sourceWidth: referenceSize.width, sourceHeight: referenceSize.height),
+              width < result.width || height < result.height
+        else { return result }
+        return try cut(result, width: width, height: height, gravity: resize.gravity)
+    }
+
+    /// Cuts a `width` x `height` region out of `image`, placed by `gravity`.
+    private func cut(_ image: VImage, width: Int, height: Int, gravity: Gravity) throws(DarkroomError) -> VImage {
+        let width = min(width, image.width), height = min(height, image.height)
+        if gravity == .smart {
+            return try vips("smart crop") { try image.smartCropped(width: width, height: height) }
         }
-        let spareX = result.width - width, spareY = result.height - height
-        let (left, top): (Int, Int) = switch resize.gravity {
+        let spareX = image.width - width, spareY = image.height - height
+        let (left, top): (Int, Int) = switch gravity {
         case .north: (spareX / 2, 0)
         case .south: (spareX / 2, spareY)
         case .east: (spareX, spareY / 2)
         case .west: (0, spareY / 2)
         case .centre, .smart: (spareX / 2, spareY / 2)
         }
-        let scaled = result
-        return try vips("crop") { try scaled.cropped(left: left, top: top, width: width, height: height) }
+        return try vips("crop") { try image.cropped(left: left, top: top, width: width, height: height) }
     }
 
     private func crop(_ image: VImage, _ rect: CropRect) throws(DarkroomError) -> VImage {

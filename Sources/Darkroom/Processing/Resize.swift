@@ -10,6 +10,12 @@ public struct Resize: Sendable, Hashable, Codable {
         case fill
         /// Scale each side to the box, ignoring the aspect ratio.
         case force
+        /// As fill, but a source smaller than the box is not enlarged: it is
+        /// cropped to the box's aspect ratio instead.
+        case fillDown = "fill-down"
+        /// Fill when the source and the box have the same orientation
+        /// (both portrait or both landscape), fit otherwise.
+        case auto
     }
 
     public var width: Int?
@@ -33,36 +39,59 @@ public struct Resize: Sendable, Hashable, Codable {
         let wScale = width.map { Double($0) / sw }
         let hScale = height.map { Double($0) / sh }
         var h: Double, v: Double
-        switch (mode, wScale, hScale) {
+        switch (effectiveMode(sourceWidth: sourceWidth, sourceHeight: sourceHeight), wScale, hScale) {
         case (_, nil, nil):
             return (1, 1)
         case (.force, let w?, let hh?):
             h = w; v = hh
-        case (.fit, let w?, let hh?):
+        case (.fit, let w?, let hh?), (.auto, let w?, let hh?):
             h = min(w, hh); v = h
-        case (.fill, let w?, let hh?):
+        case (.fill, let w?, let hh?), (.fillDown, let w?, let hh?):
             h = max(w, hh); v = h
         case (_, let w?, nil):
             h = w; v = w
         case (_, nil, let hh?):
             h = hh; v = hh
         }
-        if !enlarge {
+        if !enlarge || mode == .fillDown {
             h = min(h, 1)
             v = min(v, 1)
         }
         return (h, v)
     }
 
+    /// The mode with ``Mode/auto`` decided for a source: fill when source
+    /// and box are both landscape or both portrait, fit otherwise.
+    func effectiveMode(sourceWidth: Int, sourceHeight: Int) -> Mode {
+        guard mode == .auto else { return mode }
+        guard let width, let height else { return .fit }
+        return (sourceWidth >= sourceHeight) == (width >= height) ? .fill : .fit
+    }
+
+    /// The size of the crop after scaling, for the fill modes; nil for the
+    /// others.
+    func cropSize(scaledWidth: Int, scaledHeight: Int, sourceWidth: Int, sourceHeight: Int) -> (width: Int, height: Int)? {
+        switch effectiveMode(sourceWidth: sourceWidth, sourceHeight: sourceHeight) {
+        case .fill:
+            return (min(width ?? scaledWidth, scaledWidth), min(height ?? scaledHeight, scaledHeight))
+        case .fillDown:
+            guard let width, let height else { return (scaledWidth, scaledHeight) }
+            if scaledWidth >= width && scaledHeight >= height { return (width, height) }
+            // Smaller than the box: the largest crop with the box's aspect ratio.
+            let aspect = Double(width) / Double(height)
+            let w = min(Double(scaledWidth), (Double(scaledHeight) * aspect).rounded())
+            let h = min(Double(scaledHeight), (Double(scaledWidth) / aspect).rounded())
+            return (max(1, Int(w)), max(1, Int(h)))
+        case .fit, .force, .auto:
+            return nil
+        }
+    }
+
     /// The size of the result for a source of the given size.
     func outputSize(fromWidth sourceWidth: Int, height sourceHeight: Int) -> (width: Int, height: Int) {
         let s = scales(fromWidth: sourceWidth, height: sourceHeight)
-        var w = max(1, Int((Double(sourceWidth) * s.horizontal).rounded()))
-        var h = max(1, Int((Double(sourceHeight) * s.vertical).rounded()))
-        if mode == .fill {
-            if let width { w = min(w, width) }
-            if let height { h = min(h, height) }
-        }
-        return (w, h)
+        let w = max(1, Int((Double(sourceWidth) * s.horizontal).rounded()))
+        let h = max(1, Int((Double(sourceHeight) * s.vertical).rounded()))
+        return cropSize(scaledWidth: w, scaledHeight: h, sourceWidth: sourceWidth, sourceHeight: sourceHeight) ?? (w, h)
     }
 }

@@ -1,0 +1,94 @@
+import Foundation
+import NIOPosix
+
+/// Which sources a server may fetch: only http and https; only under the
+/// allowed prefixes, when there are any; and never from loopback, private,
+/// link-local, multicast or unspecified addresses, or IPv4 inside IPv6,
+/// unless private networks are allowed or the source is a trusted origin.
+///
+/// The address check is made on every address the host resolves to, at
+/// every hop of a redirect, before any connection is made; and plain-HTTP
+/// requests then connect to the very address that was checked.
+public struct SourcePolicy: Sendable, Hashable {
+    /// URL prefixes a requested source must start with; empty: any.
+    public var allowedPrefixes: [String]
+    /// Skip the address check (for servers inside a private network).
+    public var allowPrivateNetworks: Bool
+    /// URL prefixes exempt from the address check, such as the server's own
+    /// bundled sample origin.
+    public var trustedOrigins: [String]
+
+    public init(allowedPrefixes: [String] = [], allowPrivateNetworks: Bool = false, trustedOrigins: [String] = []) {
+        self.allowedPrefixes = allowedPrefixes
+        self.allowPrivateNetworks = allowPrivateNetworks
+        self.trustedOrigins = trustedOrigins
+    }
+
+    /// Checks the requested source against the scheme and the allow-list.
+    public func checkSource(_ url: URL) throws(DarkroomError) {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else {
+            throw DarkroomError(.invalidURL, "\(url.absoluteString) is not an http or https URL")
+        }
+        if !allowedPrefixes.isEmpty, !allowedPrefixes.contains(where: { url.absoluteString.hasPrefix($0) }) {
+            throw DarkroomError(.forbiddenSource, "\(url.absoluteString) is not under an allowed source prefix")
+        }
+    }
+
+    /// Where to connect for `url`: the host resolved and every address
+    /// checked. Returns the address to connect to, or nil to connect by name
+    /// (trusted origins, private networks allowed).
+    func checkedAddress(for url: URL) async throws(DarkroomError) -> IPAddress? {
+        guard let host = url.host, !host.isEmpty else {
+            throw DarkroomError(.invalidURL, "\(url.absoluteString) has no host")
+        }
+        if allowPrivateNetworks || trustedOrigins.contains(where: { url.absoluteString.hasPrefix($0) }) {
+            return nil
+        }
+        let addresses = try await Self.resolve(host)
+        guard let first = addresses.first else {
+            throw DarkroomError(.networkFailure, "\(host) has no address")
+        }
+        for address in addresses {
+            if let reason = address.privateReason {
+                throw DarkroomError(.forbiddenSource, "\(url.absoluteString) resolves to \(address), \(reason); private addresses are not fetched")
+            }
+        }
+        return first
+    }
+
+    /// Resolves a host name (or reads an address literal), on a thread that
+    /// may block.
+    static func resolve(_ host: String) async throws(DarkroomError) -> [IPAddress] {
+        if let literal = IPAddress(host) { return [literal] }
+        do {
+            return try await NIOThreadPool.singleton.runIfActive {
+                var hints = addrinfo()
+                hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+                var results: UnsafeMutablePointer<addrinfo>?
+                guard getaddrinfo(host, nil, &hints, &results) == 0, let first = results else {
+                    throw DarkroomError(.networkFailure, "\(host) could not be resolved")
+                }
+                defer { freeaddrinfo(results) }
+                var addresses: [IPAddress] = []
+                var cursor: UnsafeMutablePointer<addrinfo>? = first
+                while let entry = cursor {
+                    if let sockaddr = entry.pointee.ai_addr {
+                        if entry.pointee.ai_family == AF_INET {
+                            let v4 = sockaddr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+                            addresses.append(IPAddress(bytes: withUnsafeBytes(of: v4) { Array($0) })!)
+                        } else if entry.pointee.ai_family == AF_INET6 {
+                            let v6 = sockaddr.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+                            addresses.append(IPAddress(bytes: withUnsafeBytes(of: v6) { Array($0) })!)
+                        }
+                    }
+                    cursor = entry.pointee.ai_next
+                }
+                return Array(Set(addresses)).sorted { $0.description < $1.description }
+            }
+        } catch let error as DarkroomError {
+            throw error
+        } catch {
+            throw DarkroomError(.networkFailure, "\(host) could not be resolved", underlying: "\(error)")
+        }
+    }
+}

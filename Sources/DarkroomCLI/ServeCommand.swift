@@ -1,0 +1,108 @@
+import ArgumentParser
+import Darkroom
+import DarkroomServer
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// `darkroom serve`: the image server and the gallery.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve imgproxy-compatible image URLs and the photo gallery.",
+        discussion: """
+        With no arguments it serves the bundled sample photos and sample list at \
+        http://127.0.0.1:8080/. Every option can also be set by the environment \
+        variable named after it (DARKROOM_PORT, DARKROOM_KEY, DARKROOM_ALLOW_SOURCE \
+        as a comma-separated list...); a flag wins over the variable.
+        """
+    )
+
+    @Option(help: "Address to listen on. [DARKROOM_HOST]") var host: String?
+    @Option(help: "Port to listen on; 0 for any free one. [DARKROOM_PORT]") var port: Int?
+    @Option(help: "The gallery's photo list: a file or an http(s) URL (default: the bundled samples). [DARKROOM_LIST]") var list: String?
+    @Option(help: "Disk cache folder. [DARKROOM_CACHE_DIR]") var cacheDir: String?
+    @Option(help: "Hex key for imgproxy URL signatures; with it, unsigned URLs are refused. [DARKROOM_KEY]") var key: String?
+    @Option(help: "Hex salt for imgproxy URL signatures. [DARKROOM_SALT]") var salt: String?
+    @Option(help: "A source URL prefix that may be fetched; repeatable. [DARKROOM_ALLOW_SOURCE]") var allowSource: [String] = []
+    @Flag(help: "Also fetch from loopback and private addresses. [DARKROOM_ALLOW_PRIVATE_NETWORKS]") var allowPrivateNetworks = false
+    @Option(help: "Largest source, in bytes. [DARKROOM_MAX_SOURCE_BYTES]") var maxSourceBytes: Int?
+    @Option(help: "Largest source, in pixels. [DARKROOM_MAX_SOURCE_PIXELS]") var maxSourcePixels: Int?
+    @Option(help: "Seconds a download may take. [DARKROOM_DOWNLOAD_TIMEOUT]") var downloadTimeout: Int?
+    @Option(help: "max-age of images' Cache-Control, in seconds. [DARKROOM_CACHE_MAX_AGE]") var cacheMaxAge: Int?
+    @Option(help: "Refuse new work (429) while more processing runs than this wait. [DARKROOM_MAX_WAITING]") var maxWaiting: Int?
+    @Option(help: "Seconds in-flight requests get to finish on SIGINT/SIGTERM. [DARKROOM_SHUTDOWN_TIMEOUT]") var shutdownTimeout: Int?
+    @Option(help: ArgumentHelp("A named preset for pr:, as NAME=OPTIONS (rs:fill:300:300/sepia:0.8); repeatable. [DARKROOM_PRESET]", valueName: "NAME=OPTIONS")) var preset: [String] = []
+
+    func validate() throws {
+        _ = try serverConfiguration(environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// The configuration from flags, then `DARKROOM_*` variables, then defaults.
+    func serverConfiguration(environment: [String: String]) throws -> ServerConfiguration {
+        func env(_ name: String) -> String? { environment["DARKROOM_\(name)"].flatMap { $0.isEmpty ? nil : $0 } }
+        func number(_ flag: Int?, _ name: String, _ option: String, minimum: Int = 0) throws -> Int? {
+            if let flag {
+                guard flag >= minimum else { throw ValidationError("--\(option) must be at least \(minimum)") }
+                return flag
+            }
+            guard let text = env(name) else { return nil }
+            guard let value = Int(text), value >= minimum else { throw ValidationError("DARKROOM_\(name)=\(text): expected a whole number of at least \(minimum)") }
+            return value
+        }
+        var c = ServerConfiguration()
+        c.host = host ?? env("HOST") ?? c.host
+        if let port = try number(port, "PORT", "port") {
+            guard port <= 65_535 else { throw ValidationError("--port \(port) is not a port (0...65535)") }
+            c.port = port
+        }
+        c.list = list ?? env("LIST")
+        if let folder = cacheDir ?? env("CACHE_DIR") { c.cacheFolder = URL(fileURLWithPath: folder) }
+        let key = self.key ?? env("KEY"), salt = self.salt ?? env("SALT")
+        if key != nil || salt != nil {
+            guard let key else { throw ValidationError("--salt needs --key too") }
+            do {
+                c.signature = try URLSignature(hexKey: key, hexSalt: salt ?? "")
+            } catch {
+                throw ValidationError("--key/--salt: \(error)")
+            }
+        }
+        c.allowedSources = allowSource.isEmpty ? (env("ALLOW_SOURCE")?.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } ?? []) : allowSource
+        c.allowPrivateNetworks = allowPrivateNetworks || ["1", "true", "yes"].contains(env("ALLOW_PRIVATE_NETWORKS")?.lowercased() ?? "")
+        if let bytes = try number(maxSourceBytes, "MAX_SOURCE_BYTES", "max-source-bytes", minimum: 1) { c.limits.maxSourceBytes = bytes }
+        if let pixels = try number(maxSourcePixels, "MAX_SOURCE_PIXELS", "max-source-pixels", minimum: 1) { c.limits.maxSourcePixels = pixels }
+        if let seconds = try number(downloadTimeout, "DOWNLOAD_TIMEOUT", "download-timeout", minimum: 1) { c.downloadTimeout = .seconds(seconds) }
+        if let age = try number(cacheMaxAge, "CACHE_MAX_AGE", "cache-max-age") { c.cacheMaxAge = age }
+        if let waiting = try number(maxWaiting, "MAX_WAITING", "max-waiting") { c.maxWaitingFiltrations = waiting }
+        if let seconds = try number(shutdownTimeout, "SHUTDOWN_TIMEOUT", "shutdown-timeout") { c.shutdownTimeout = .seconds(seconds) }
+        let presets = preset.isEmpty ? (env("PRESET")?.split(separator: ",").map(String.init) ?? []) : preset
+        for entry in presets {
+            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { throw ValidationError("--preset \(entry): expected NAME=OPTIONS") }
+            c.presets[parts[0]] = parts[1]
+        }
+        return c
+    }
+
+    func run() async throws {
+        let configuration = try serverConfiguration(environment: ProcessInfo.processInfo.environment)
+        var logger = Logger(label: "darkroom")
+        logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let app: any ApplicationProtocol
+        do {
+            app = try await buildApplication(configuration, logger: logger)
+        } catch {
+            Terminal.error("cannot start the server: \(error)")
+            throw ExitCode(2)
+        }
+        print("Darkroom is serving the gallery at http://\(configuration.host):\(configuration.port == 0 ? "<port>" : "\(configuration.port)")/ (Ctrl-C to stop)")
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [.init(service: app)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownTimeout
+        let group = ServiceGroup(configuration: groupConfiguration)
+        try await group.run()
+    }
+}

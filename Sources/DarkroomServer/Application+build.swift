@@ -1,0 +1,98 @@
+import Darkroom
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+/// Builds the Darkroom server: image URLs, the gallery, health and metrics.
+///
+/// `darkroom serve` runs what this returns, and so do the tests.
+///
+/// ```swift
+/// let app = try await buildApplication(ServerConfiguration())
+/// try await app.runService()
+/// ```
+///
+/// - Throws: ``ServerSetupError`` when the list, the cache folder or the
+///   port cannot be used.
+public func buildApplication(_ configuration: ServerConfiguration, logger: Logger = Logger(label: "darkroom")) async throws -> some ApplicationProtocol {
+    ServerMetrics.start()
+    var configuration = configuration
+    if configuration.port == 0 {
+        // The sample origin's URLs name the port, so it is chosen now.
+        configuration.port = try freePort(host: configuration.host)
+    }
+    let selfHost = ["0.0.0.0", "::", ""].contains(configuration.host) ? "127.0.0.1" : configuration.host
+    let origin = "http://\(selfHost.contains(":") ? "[\(selfHost)]" : selfHost):\(configuration.port)"
+
+    var pipelineConfiguration = ImagePipeline.Configuration()
+    pipelineConfiguration.filtrationConcurrency = configuration.filtrationConcurrency
+    pipelineConfiguration.downloadConcurrency = configuration.downloadConcurrency
+    pipelineConfiguration.loader.totalTimeout = configuration.downloadTimeout
+    pipelineConfiguration.loader.maxBodyBytes = configuration.limits.maxSourceBytes
+    pipelineConfiguration.loader.policy = SourcePolicy(
+        allowedPrefixes: configuration.allowedSources,
+        allowPrivateNetworks: configuration.allowPrivateNetworks,
+        trustedOrigins: ["\(origin)/samples/"])
+    if let folder = configuration.cacheFolder {
+        pipelineConfiguration.diskCache = DiskCache.Configuration(folder: folder)
+    }
+    let pipeline: ImagePipeline
+    do {
+        pipeline = try ImagePipeline(configuration: pipelineConfiguration, logger: logger)
+    } catch {
+        throw ServerSetupError(error.description)
+    }
+
+    let list: PhotoList
+    do {
+        if let location = configuration.list {
+            list = try await PhotoList.load(from: location)
+        } else {
+            list = try Gallery.sampleList(origin: origin)
+        }
+    } catch let error as DarkroomError {
+        throw ServerSetupError(error.description)
+    }
+    let gallery = Gallery(list: list, pipeline: pipeline)
+    let router = buildRouter(configuration, pipeline: pipeline, gallery: gallery, logger: logger)
+
+    var services: [any Service] = [ViewerSweeper(viewers: gallery.viewers)]
+    if configuration.watchMemoryPressure {
+        services.append(MemoryPressureService(monitor: MemoryPressureMonitor(pipeline: pipeline, logger: logger)))
+    }
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "darkroom"),
+        services: services,
+        onServerRunning: { channel in
+            logger.notice("darkroom is serving", metadata: ["address": "\(channel.localAddress?.description ?? "?")", "gallery": "\(origin)/"])
+        },
+        logger: logger
+    )
+}
+
+/// The routes and middleware, for ``buildApplication(_:logger:)`` and for
+/// router-level tests.
+func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, gallery: Gallery, logger: Logger) -> Router<ServerContext> {
+    let router = Router(context: ServerContext.self)
+    router.add(middleware: MetricsMiddleware())
+    router.add(middleware: LogRequestsMiddleware(.info))
+    router.add(middleware: FileMiddleware(Gallery.staticFolder, urlBasePath: "/gallery", cacheControl: .init([(MediaType(type: .any), [.noCache])]), logger: logger))
+    router.add(middleware: FileMiddleware(Gallery.samplesFolder, urlBasePath: "/samples", logger: logger))
+    ImageRoutes(pipeline: pipeline, configuration: configuration).add(to: router)
+    GalleryRoutes(gallery: gallery).add(to: router)
+    OperationsRoutes(processor: ImageProcessor()).add(to: router)
+    return router
+}
+
+/// A port nobody listens on now.
+func freePort(host: String) throws -> Int {
+    let bind = host.isEmpty ? "127.0.0.1" : host
+    let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: bind, port: 0).wait()
+    defer { try? channel.close().wait() }
+    guard let port = channel.localAddress?.port else { throw ServerSetupError("no free port on \(bind)") }
+    return port
+}

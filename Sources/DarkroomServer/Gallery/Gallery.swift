@@ -1,0 +1,55 @@
+import Darkroom
+import Foundation
+
+/// The gallery: the photo list it shows, how it processes rows, and its viewers.
+final class Gallery: Sendable {
+    let list: PhotoList
+    let pipeline: ImagePipeline
+    /// Each row's filtered image: the seed's sepia, at a size a page shows.
+    let options = ProcessingOptions(
+        operations: [.resize(Resize(width: 480, height: 360, mode: .fit)), .sepia(intensity: ImageOperation.defaultSepiaIntensity)],
+        output: OutputOptions(format: .jpeg, quality: 82))
+    let viewers: ViewerRegistry
+
+    init(list: PhotoList, pipeline: ImagePipeline) {
+        self.list = list
+        self.pipeline = pipeline
+        self.viewers = ViewerRegistry()
+    }
+
+    /// The bundled sample list, its URLs pointed at this server's own
+    /// `/samples/` (the sample origin).
+    static func sampleList(origin: String) throws -> PhotoList {
+        guard let url = Bundle.module.url(forResource: "samples/list", withExtension: "json") else {
+            throw ServerSetupError("the bundled sample list is missing from the server's resources")
+        }
+        let text = try String(contentsOf: url, encoding: .utf8).replacingOccurrences(of: "{origin}", with: origin)
+        return try PhotoList.parse(Data(text.utf8), origin: "the bundled sample list")
+    }
+
+    static var samplesFolder: String { Bundle.module.resourceURL!.appendingPathComponent("samples").path }
+    static var staticFolder: String { Bundle.module.resourceURL!.appendingPathComponent("gallery").path }
+
+    func request(row: Int) -> ImageRequest? {
+        guard list.entries.indices.contains(row), let url = list.entries[row].url else { return nil }
+        return ImageRequest(source: .url(url), options: options, priority: .high)
+    }
+
+    /// What the status strip shows.
+    func status() -> GalleryStatus {
+        let downloads = pipeline.downloadQueue.counts, filtrations = pipeline.filtrationQueue.counts
+        return GalleryStatus(
+            downloadsRunning: downloads.running, downloadsWaiting: downloads.waiting, downloadsCancelled: downloads.cancelled,
+            filtrationsRunning: filtrations.running, filtrationsWaiting: filtrations.waiting, filtrationsCancelled: filtrations.cancelled,
+            filtrationsFinished: filtrations.finished,
+            memoryHits: pipeline.memoryCache.statistics.hits, diskHits: pipeline.diskCache?.statistics.hits ?? 0,
+            viewers: viewers.count)
+    }
+}
+
+struct GalleryStatus: Codable, Sendable {
+    var downloadsRunning, downloadsWaiting, downloadsCancelled: Int
+    var filtrationsRunning, filtrationsWaiting, filtrationsCancelled, filtrationsFinished: Int
+    var memoryHits, diskHits: Int
+    var viewers: Int
+}

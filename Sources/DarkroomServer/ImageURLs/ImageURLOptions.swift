@@ -1,0 +1,181 @@
+import Darkroom
+import Foundation
+
+/// The processing options of an image URL, in imgproxy's names: `rs`/`resize`,
+/// `s`/`size`, `rt`/`resizing_type`, `w`/`width`, `h`/`height`, `g`/`gravity`,
+/// `c`/`crop`, `q`/`quality`, `f`/`format`/`ext`, `bl`/`blur`, `sh`/`sharpen`,
+/// `ar`/`auto_rotate`, `el`/`enlarge`, `cb`/`cachebuster`, `exp`/`expires`,
+/// `pr`/`preset`; and Darkroom's own `sepia:{intensity}` and `grayscale`.
+public struct ImageURLOptions: Sendable, Hashable {
+    public var resizingType: Resize.Mode = .fit
+    public var width = 0
+    public var height = 0
+    public var enlarge = false
+    public var gravity: Gravity = .centre
+    public var crop: Crop?
+    public var quality = 0
+    public var format: String?
+    public var blur: Double?
+    public var sharpen: Double?
+    public var autoRotate = true
+    public var cachebuster: String?
+    public var sepia: Double?
+    public var grayscale = false
+
+    /// A region cut before resizing; its own gravity, or the URL's.
+    public struct Crop: Sendable, Hashable {
+        public var width: Int
+        public var height: Int
+        public var gravity: Gravity?
+    }
+
+    init() {}
+
+    init(segments: [String], presets: [String: String], now: Date) throws(ImageURLError) {
+        for segment in segments {
+            try apply(segment, presets: presets, now: now, depth: 0)
+        }
+    }
+
+    private mutating func apply(_ segment: String, presets: [String: String], now: Date, depth: Int) throws(ImageURLError) {
+        let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let name = parts[0], args = Array(parts.dropFirst())
+        func arg(_ i: Int) -> String? { i < args.count && !args[i].isEmpty ? args[i] : nil }
+        func int(_ i: Int, _ what: String) throws(ImageURLError) -> Int? {
+            guard let text = arg(i) else { return nil }
+            guard let value = Int(text), value >= 0, value <= 100_000 else { throw .init("option '\(name)': \(what) '\(text)' is not a whole number from 0 to 100000") }
+            return value
+        }
+        func number(_ i: Int, _ what: String, _ range: ClosedRange<Double>) throws(ImageURLError) -> Double? {
+            guard let text = arg(i) else { return nil }
+            guard let value = Double(text), range.contains(value) else { throw .init("option '\(name)': \(what) '\(text)' is not a number from \(range.lowerBound) to \(range.upperBound)") }
+            return value
+        }
+        func bool(_ i: Int) throws(ImageURLError) -> Bool? {
+            guard let text = arg(i) else { return nil }
+            switch text.lowercased() {
+            case "1", "t", "true": return true
+            case "0", "f", "false": return false
+            default: throw .init("option '\(name)': '\(text)' is not a boolean (1, t, true, 0, f, false)")
+            }
+        }
+        func need(_ count: ClosedRange<Int>) throws(ImageURLError) {
+            guard count.contains(args.count) else { throw .init("option '\(name)' takes \(count.lowerBound == count.upperBound ? "\(count.lowerBound)" : "\(count.lowerBound) to \(count.upperBound)") argument(s), not \(args.count)") }
+        }
+
+        switch name {
+        case "rs", "resize":
+            try need(1...5)
+            if let type = arg(0) { resizingType = try Self.resizingType(type) }
+            if let w = try int(1, "width") { width = w }
+            if let h = try int(2, "height") { height = h }
+            if let e = try bool(3) { enlarge = e }
+        case "s", "size":
+            try need(1...4)
+            if let w = try int(0, "width") { width = w }
+            if let h = try int(1, "height") { height = h }
+            if let e = try bool(2) { enlarge = e }
+        case "rt", "resizing_type":
+            try need(1...1)
+            resizingType = try Self.resizingType(args[0])
+        case "w", "width":
+            try need(1...1)
+            width = try int(0, "width") ?? 0
+        case "h", "height":
+            try need(1...1)
+            height = try int(0, "height") ?? 0
+        case "el", "enlarge":
+            try need(1...1)
+            enlarge = try bool(0) ?? false
+        case "g", "gravity":
+            try need(1...3)
+            gravity = try Self.gravity(args[0])
+        case "c", "crop":
+            try need(2...5)
+            guard let w = try int(0, "width"), let h = try int(1, "height"), w > 0, h > 0 else {
+                throw .init("option '\(name)' needs a positive width and height")
+            }
+            crop = Crop(width: w, height: h, gravity: try arg(2).map(Self.gravity))
+        case "q", "quality":
+            try need(1...1)
+            guard let q = try int(0, "quality"), q <= 100 else { throw .init("option '\(name)': quality must be from 0 to 100") }
+            quality = q
+        case "f", "format", "ext":
+            try need(1...1)
+            format = args[0].lowercased()
+        case "bl", "blur":
+            try need(1...1)
+            blur = try number(0, "sigma", 0...100)
+            if blur == 0 { blur = nil }
+        case "sh", "sharpen":
+            try need(1...1)
+            sharpen = try number(0, "sigma", 0...10)
+            if sharpen == 0 { sharpen = nil }
+        case "ar", "auto_rotate":
+            try need(1...1)
+            autoRotate = try bool(0) ?? true
+        case "cb", "cachebuster":
+            try need(1...1)
+            cachebuster = args[0]
+        case "exp", "expires":
+            try need(1...1)
+            guard let stamp = Double(args[0]) else { throw .init("option '\(name)': '\(args[0])' is not a Unix timestamp") }
+            if now.timeIntervalSince1970 > stamp { throw .init("the URL expired at \(Date(timeIntervalSince1970: stamp))") }
+        case "pr", "preset":
+            try need(1...16)
+            guard depth < 4 else { throw .init("presets refer to each other too deeply") }
+            for preset in args {
+                guard let definition = presets[preset] else { throw .init("unknown preset '\(preset)'") }
+                for part in definition.split(separator: "/") {
+                    try apply(String(part), presets: presets, now: now, depth: depth + 1)
+                }
+            }
+        case "sepia":
+            try need(0...1)
+            sepia = try number(0, "intensity", 0...1) ?? ImageOperation.defaultSepiaIntensity
+        case "grayscale":
+            try need(0...1)
+            grayscale = try bool(0) ?? true
+        default:
+            throw .init("unknown option '\(name)' in '\(segment)'")
+        }
+    }
+
+    static func resizingType(_ text: String) throws(ImageURLError) -> Resize.Mode {
+        guard let mode = Resize.Mode(rawValue: text) else {
+            throw .init("unknown resizing type '\(text)' (fit, fill, fill-down, force, auto)")
+        }
+        return mode
+    }
+
+    static func gravity(_ text: String) throws(ImageURLError) -> Gravity {
+        switch text {
+        case "no": .north
+        case "so": .south
+        case "ea": .east
+        case "we": .west
+        case "ce": .centre
+        case "sm": .smart
+        default: throw .init("unsupported gravity '\(text)' (no, so, ea, we, ce, sm)")
+        }
+    }
+
+    /// The steps, in imgproxy's order: crop, resize, colour, blur, sharpen.
+    public func processing(format: ImageFormat?) -> ProcessingOptions {
+        var operations: [ImageOperation] = []
+        if let crop {
+            operations.append(.cropPlaced(width: crop.width, height: crop.height, gravity: crop.gravity ?? gravity))
+        }
+        if width > 0 || height > 0 {
+            operations.append(.resize(Resize(width: width > 0 ? width : nil, height: height > 0 ? height : nil,
+                                             mode: resizingType, gravity: gravity, enlarge: enlarge)))
+        }
+        if grayscale { operations.append(.grayscale) }
+        if let sepia { operations.append(.sepia(intensity: sepia)) }
+        if let blur { operations.append(.blur(sigma: blur)) }
+        if let sharpen { operations.append(.sharpen(sigma: sharpen)) }
+        return ProcessingOptions(operations: operations,
+                                 output: OutputOptions(format: format, quality: quality == 0 ? 85 : quality),
+                                 autoRotate: autoRotate)
+    }
+}

@@ -1,0 +1,78 @@
+import Crypto
+import Foundation
+
+/// imgproxy's URL signature: URL-safe base64, without padding, of
+/// HMAC-SHA256 keyed with `key` over `salt` followed by the path after the
+/// signature segment (such as `/rs:fill:300:400:0/g:sm/aHR0cDovL2V4...`).
+public struct URLSignature: Sendable, Hashable {
+    public let key: [UInt8]
+    public let salt: [UInt8]
+
+    /// - Parameters: key and salt in hex, as imgproxy takes them.
+    /// - Throws: when either is not hex.
+    public init(hexKey: String, hexSalt: String) throws {
+        guard let key = Self.bytes(hex: hexKey), !key.isEmpty else {
+            throw SignatureError.notHex("key")
+        }
+        guard let salt = Self.bytes(hex: hexSalt) else {
+            throw SignatureError.notHex("salt")
+        }
+        self.key = key
+        self.salt = salt
+    }
+
+    public enum SignatureError: Error, CustomStringConvertible {
+        case notHex(String)
+        public var description: String {
+            switch self {
+            case .notHex(let what): "the \(what) must be an even number of hex digits"
+            }
+        }
+    }
+
+    /// The signature for a path.
+    public func sign(_ path: String) -> String {
+        var mac = HMAC<SHA256>(key: SymmetricKey(data: key))
+        mac.update(data: salt)
+        mac.update(data: Array(path.utf8))
+        return Data(mac.finalize()).base64URLEncodedString()
+    }
+
+    /// Whether `signature` is right for `path`, compared in constant time.
+    public func verify(_ signature: String, path: String) -> Bool {
+        guard let given = Data(base64URLEncoded: signature) else { return false }
+        var mac = HMAC<SHA256>(key: SymmetricKey(data: key))
+        mac.update(data: salt)
+        mac.update(data: Array(path.utf8))
+        let expected = Data(mac.finalize())
+        guard given.count == expected.count else { return false }
+        return zip(given, expected).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    static func bytes(hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        for i in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[i...i + 1], as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(byte)
+        }
+        return bytes
+    }
+}
+
+extension Data {
+    /// URL-safe base64 (RFC 4648 §5) without padding.
+    func base64URLEncodedString() -> String {
+        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Decodes URL-safe base64, with or without padding.
+    init?(base64URLEncoded text: String) {
+        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while standard.count % 4 != 0 { standard += "=" }
+        self.init(base64Encoded: standard)
+    }
+}

@@ -1,0 +1,28 @@
+import Darkroom
+import Logging
+import ServiceLifecycle
+
+/// Runs the memory-pressure monitor for as long as the server runs.
+struct MemoryPressureService: Service {
+    let monitor: MemoryPressureMonitor
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await monitor.run()
+        }
+    }
+}
+
+/// Closes gallery viewers whose page went away without saying so.
+struct ViewerSweeper: Service {
+    let viewers: ViewerRegistry
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(30))
+                await viewers.closeIdle(after: .seconds(120))
+            }
+        }
+    }
+}

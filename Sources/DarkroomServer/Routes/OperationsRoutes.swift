@@ -1,0 +1,31 @@
+import Darkroom
+import DarkroomImaging
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// `GET /health` and `GET /metrics`.
+struct OperationsRoutes: Sendable {
+    let processor: ImageProcessor
+
+    /// A 2 x 2 PNG, made once: what the health check asks libvips to process.
+    private static let probe: Data = {
+        (try? RawPixels(width: 2, height: 2, filledWith: [200, 100, 50]).pngData()).map { Data($0) } ?? Data()
+    }()
+
+    func add(to router: Router<ServerContext>) {
+        router.get("/health") { _, _ in
+            do {
+                let result = try await processor.process(Self.probe, options: ProcessingOptions(operations: [.sepia(intensity: 0.8)], output: OutputOptions(format: .jpeg)))
+                guard result.width == 2 else { throw DarkroomError.cancelled }
+                return try GalleryRoutes.json(["status": "ok", "libvips": VipsRuntime.version])
+            } catch {
+                return errorResponse(.serviceUnavailable, "libvips does not answer: \(error)")
+            }
+        }
+        router.get("/metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                     body: ResponseBody(byteBuffer: ByteBuffer(string: ServerMetrics.text())))
+        }
+    }
+}

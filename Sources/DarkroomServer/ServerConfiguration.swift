@@ -1,0 +1,38 @@
+import Darkroom
+import Foundation
+
+/// Everything `darkroom serve` can be told, by flags or `DARKROOM_*`
+/// environment variables.
+public struct ServerConfiguration: Sendable {
+    public var host = "127.0.0.1"
+    /// 0: any free port.
+    public var port = 8080
+    /// The gallery's photo list (a file or an http(s) URL); nil: the bundled
+    /// sample list, served from the bundled sample photos.
+    public var list: String?
+    /// The disk cache's folder; nil: `$XDG_CACHE_HOME/darkroom` or `~/.cache/darkroom`.
+    public var cacheFolder: URL?
+    /// When set, image URLs must carry imgproxy's signature.
+    public var signature: URLSignature?
+    /// Source URL prefixes that may be fetched; empty: any public address.
+    public var allowedSources: [String] = []
+    /// Fetch from loopback and private addresses too (a server inside a
+    /// private network that serves its own origins).
+    public var allowPrivateNetworks = false
+    public var limits = ImageLimits()
+    public var downloadTimeout: Duration = .seconds(30)
+    /// max-age of Cache-Control on images, in seconds: one year.
+    public var cacheMaxAge = 31_536_000
+    /// New work is refused with 429 while more than this many processing
+    /// runs wait; cache hits are still served.
+    public var maxWaitingFiltrations = 64
+    /// Named option strings for `pr:`, such as `thumb` -> `rs:fill:300:300/sepia:0.8`.
+    public var presets: [String: String] = [:]
+    public var filtrationConcurrency = ProcessInfo.processInfo.activeProcessorCount
+    public var downloadConcurrency = 6
+    /// How long in-flight requests may take to finish after SIGINT or SIGTERM.
+    public var shutdownTimeout: Duration = .seconds(10)
+    public var watchMemoryPressure = true
+
+    public init() {}
+}
