@@ -35,7 +35,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     pipelineConfiguration.loader.policy = SourcePolicy(
         allowedPrefixes: configuration.allowedSources,
         allowPrivateNetworks: configuration.allowPrivateNetworks,
-        trustedOrigins: ["\(origin)/samples/"])
+        trustedOrigins: ["\(origin)/samples/"] + configuration.trustedOrigins)
     if let folder = configuration.cacheFolder {
         pipelineConfiguration.diskCache = DiskCache.Configuration(folder: folder)
     }
@@ -65,6 +65,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     }
     return Application(
         router: router,
+        server: .http1(configuration: .init(additionalChannelHandlers: [DisconnectHandler()])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "darkroom"),
         services: services,
         onServerRunning: { channel in

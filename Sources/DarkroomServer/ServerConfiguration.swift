@@ -19,6 +19,9 @@ public struct ServerConfiguration: Sendable {
     /// Fetch from loopback and private addresses too (a server inside a
     /// private network that serves its own origins).
     public var allowPrivateNetworks = false
+    /// URL prefixes exempt from the private-address check, such as an origin
+    /// on the same host. The server's own `/samples/` always is.
+    public var trustedOrigins: [String] = []
     public var limits = ImageLimits()
     public var downloadTimeout: Duration = .seconds(30)
     /// max-age of Cache-Control on images, in seconds: one year.
@@ -32,6 +35,7 @@ public struct ServerConfiguration: Sendable {
     public var downloadConcurrency = 6
     /// How long in-flight requests may take to finish after SIGINT or SIGTERM.
     public var shutdownTimeout: Duration = .seconds(10)
+    /// Watch cgroup memory pressure and shed cache and waiting work under it.
     public var watchMemoryPressure = true
 
     public init() {}

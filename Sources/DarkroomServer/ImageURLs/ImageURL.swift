@@ -67,10 +67,11 @@ public struct ImageURL: Sendable, Hashable {
         options = try ImageURLOptions(segments: optionSegments, presets: presets, now: now)
     }
 
-    /// Option segments have a colon (`rs:fill:300`); `grayscale` alone is one
-    /// too: a base64 source is an encoded http(s) URL, so it starts "aHR0c".
+    /// Option segments have a colon (`rs:fill:300`); `sepia` and `grayscale`
+    /// alone are options too, since a base64 source is an encoded http(s)
+    /// URL and so starts "aHR0c".
     static func isOption(_ segment: String) -> Bool {
-        segment != "plain" && (segment.contains(":") || segment == "grayscale")
+        segment != "plain" && (segment.contains(":") || segment == "grayscale" || segment == "sepia")
     }
 }
 

@@ -1,0 +1,180 @@
+import Darkroom
+import DarkroomImaging
+@testable import DarkroomServer
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct ImageServingTests {
+    /// A server that may fetch from the loopback origin, and the origin.
+    func withServer(_ configure: @escaping (inout ServerConfiguration) -> Void = { _ in },
+                    _ body: (TestServer, OriginServer) async throws -> Void) async throws {
+        let origin = try await OriginServer.start(serving: Corpus.root)
+        let server = try await TestServer.start { c in
+            c.trustedOrigins = [origin.url("/").absoluteString]
+            configure(&c)
+        }
+        do { try await body(server, origin) } catch { await server.stop(); await origin.stop(); throw error }
+        await server.stop()
+        await origin.stop()
+    }
+
+    func decode(_ answer: TestServer.Answer, _ loader: VImage.Loader) throws -> RawPixels {
+        try RawPixels.decode([UInt8](answer.body), loader: loader)
+    }
+
+    @Test func sizesAndFormats() async throws {
+        try await withServer { server, origin in
+            let source = origin.url("/photos/Aqua.jpg").absoluteString
+            let cases: [(String, String, VImage.Loader, Int, Int)] = [
+                ("rs:fill:300:200", "jpg", .jpeg, 300, 200),
+                ("rs:fit:300:300", "png", .png, 300, 188),
+                ("w:160", "webp", .webp, 160, 100),
+                ("rs:force:90:90/sepia:0.8", "avif", .heif, 90, 90),
+            ]
+            for (options, ext, loader, width, height) in cases {
+                let answer = try await server.get("/img/_/\(options)/plain/\(source)@\(ext)")
+                #expect(answer.status == .ok, "\(options)@\(ext): \(String(decoding: answer.body, as: UTF8.self))")
+                #expect(answer.header("Content-Type") == ImageFormat(name: ext)!.mimeType)
+                #expect(answer.header("Content-Length") == "\(answer.body.count)")
+                let pixels = try decode(answer, loader)
+                #expect((pixels.width, pixels.height) == (width, height), "\(options)@\(ext)")
+            }
+            // The base64 form names the same image.
+            let encoded = Data(source.utf8).base64URLEncodedString()
+            let answer = try await server.get("/img/_/w:160/\(encoded).webp")
+            let width = try decode(answer, .webp).width
+            #expect(answer.status == .ok && width == 160)
+        }
+    }
+
+    @Test func acceptNegotiationAndVary() async throws {
+        try await withServer { server, origin in
+            let path = "/img/_/w:120/plain/\(origin.url("/photos/Storm.jpg").absoluteString)"
+            let webp = try await server.get(path, headers: [("Accept", "image/webp,*/*")])
+            #expect(webp.header("Content-Type") == "image/webp")
+            #expect(webp.header("Vary") == "Accept")
+            let avif = try await server.get(path, headers: [("Accept", "image/avif,image/webp,*/*")])
+            #expect(avif.header("Content-Type") == "image/avif")
+            let plain = try await server.get(path)
+            #expect(plain.header("Content-Type") == "image/jpeg")
+            #expect(plain.header("Vary") == "Accept")
+            #expect(webp.header("ETag") != plain.header("ETag"))
+            let explicit = try await server.get(path + "@png", headers: [("Accept", "image/webp")])
+            #expect(explicit.header("Content-Type") == "image/png")
+            #expect(explicit.header("Vary") == nil)
+        }
+    }
+
+    @Test func cachingHeadersETagAnd304() async throws {
+        try await withServer { server, origin in
+            let path = "/img/_/rs:fill:100:100/plain/\(origin.url("/photos/Wood.jpg").absoluteString)@jpg"
+            let first = try await server.get(path)
+            #expect(first.status == .ok)
+            #expect(first.header("Cache-Control") == "public, max-age=31536000")
+            let etag = try #require(first.header("ETag"))
+            #expect(etag.hasPrefix("\"") && !etag.hasPrefix("W/"))
+            let again = try await server.get(path, headers: [("If-None-Match", etag)])
+            #expect(again.status == .notModified)
+            #expect(again.body.isEmpty)
+            #expect(again.header("ETag") == etag)
+            let other = try await server.get(path, headers: [("If-None-Match", "\"something-else\"")])
+            #expect(other.status == .ok)
+            let error = try await server.get("/img/_/zoom:2/plain/\(origin.url("/photos/Wood.jpg").absoluteString)")
+            #expect(error.status == .badRequest)
+            #expect(error.header("Cache-Control") == "no-store")
+            #expect(String(decoding: error.body, as: UTF8.self).contains("unknown option 'zoom'"))
+        }
+    }
+
+    @Test func signedURLs() async throws {
+        let signer = try URLSignature(hexKey: "736563726574", hexSalt: "68656C6C6F")
+        try await withServer({ $0.signature = signer }) { server, origin in
+            let signedPath = "/w:80/plain/\(origin.url("/photos/Garden.jpg").absoluteString)@jpg"
+            let good = try await server.get("/img/\(signer.sign(signedPath))\(signedPath)")
+            #expect(good.status == .ok)
+            for wrong in ["unsafe", "_", String(signer.sign(signedPath).reversed())] {
+                let answer = try await server.get("/img/\(wrong)\(signedPath)")
+                #expect(answer.status == .forbidden, "\(wrong)")
+                #expect(answer.header("Cache-Control") == "no-store")
+            }
+            // A signature for other options does not carry over.
+            let tampered = try await server.get("/img/\(signer.sign(signedPath))/w:800/plain/\(origin.url("/photos/Garden.jpg").absoluteString)@jpg")
+            #expect(tampered.status == .forbidden)
+        }
+    }
+
+    @Test func theAddressMatrixIsRefused() async throws {
+        try await withServer { server, origin in
+            origin.set(.redirect("http://127.0.0.2:\(origin.port)/photos/Aqua.jpg"), for: "/moved")
+            let sources = [
+                "http://127.0.0.1:\(origin.port + 1)/a.jpg", "http://[::1]/a.jpg", "http://10.0.0.1/a.jpg",
+                "http://172.16.0.1/a.jpg", "http://192.168.0.1/a.jpg", "http://169.254.169.254/latest/meta-data/",
+                "http://100.64.0.1/a.jpg", "http://[::ffff:127.0.0.1]/a.jpg", "http://localhost:\(origin.port)/photos/Aqua.jpg",
+                origin.url("/moved").absoluteString,   // trusted origin, redirecting to loopback
+            ]
+            for source in sources {
+                let answer = try await server.get("/img/_/w:50/plain/\(source)")
+                #expect(answer.status == .forbidden, "\(source): \(answer.status)")
+                #expect(String(decoding: answer.body, as: UTF8.self).contains("private addresses are not fetched"), "\(source)")
+            }
+            #expect(origin.requests("/photos/Aqua.jpg") == 0, "nothing was fetched from a refused address")
+            let ftp = try await server.get("/img/_/w:50/plain/ftp://example.com/a.jpg")
+            #expect(ftp.status == .badRequest)
+        }
+    }
+
+    @Test func anAllowListLimitsSources() async throws {
+        try await withServer({ $0.allowedSources = ["https://images.example.com/"] }) { server, origin in
+            let answer = try await server.get("/img/_/w:50/plain/\(origin.url("/photos/Aqua.jpg").absoluteString)")
+            #expect(answer.status == .forbidden)
+            #expect(String(decoding: answer.body, as: UTF8.self).contains("allowed source prefix"))
+        }
+    }
+
+    @Test func limitsAnswerWithAReason() async throws {
+        try await withServer({ $0.limits = ImageLimits(maxSourceBytes: 300_000, maxSourcePixels: 3_000_000) }) { server, origin in
+            let big = try await server.get("/img/_/w:50/plain/\(origin.url("/photos/Blinds.jpg").absoluteString)")
+            #expect(big.status == .unprocessableEntity)
+            #expect(String(decoding: big.body, as: UTF8.self).contains("over the limit of 300000 bytes"))
+            let wide = try await server.get("/img/_/w:50/plain/\(origin.url("/photos/Aqua.jpg").absoluteString)")
+            #expect(wide.status == .unprocessableEntity)
+            #expect(String(decoding: wide.body, as: UTF8.self).contains("2560 x 1600 pixels"))
+            let missing = try await server.get("/img/_/w:50/plain/\(origin.url("/photos/Nope.jpg").absoluteString)")
+            #expect(missing.status == .notFound)
+            let notImage = try await server.get("/img/_/w:50/plain/\(origin.url("/README.md").absoluteString)")
+            #expect(notImage.status == .unprocessableEntity)
+        }
+    }
+
+    @Test func overloadGets429WhileACacheHitStillAnswers() async throws {
+        try await withServer({ $0.filtrationConcurrency = 1; $0.maxWaitingFiltrations = 2 }) { server, origin in
+            let cached = "/img/_/w:64/plain/\(origin.url("/photos/Aqua.jpg").absoluteString)@jpg"
+            #expect(try await server.get(cached).status == .ok)
+            // Heavy work for one filtration slot: blurs of full-size photos.
+            let heavy = (1...6).map { n in
+                Task { try? await server.get("/img/_/bl:\(30 + n)/plain/\(origin.url("/photos/RainDrops.jpg").absoluteString)@png") }
+            }
+            #expect(await server.statusBecomes { $0.filtrationsWaiting >= 2 })
+            let refused = try await server.get("/img/_/w:65/plain/\(origin.url("/photos/Dune.jpg").absoluteString)@jpg")
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.header("Retry-After") != nil)
+            let hit = try await server.get(cached)
+            #expect(hit.status == .ok)
+            heavy.forEach { $0.cancel() }
+        }
+    }
+
+    @Test func aClientThatDisconnectsCancelsTheWork() async throws {
+        try await withServer { server, origin in
+            origin.set(.drip(chunk: 2048, every: .milliseconds(100)), for: "/photos/Storm.jpg")
+            let path = "/img/_/w:64/plain/\(origin.url("/photos/Storm.jpg").absoluteString)"
+            // The client gives up after a second, closing its connection.
+            _ = try? await server.get(path, timeout: .seconds(1))
+            #expect(await eventually(20) { origin.aborted("/photos/Storm.jpg") == 1 }, "the download was aborted")
+            let status = try await server.status()
+            #expect(status.downloadsCancelled == 1)
+            #expect(status.filtrationsFinished == 0)
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import Darkroom
+@testable import DarkroomServer
+import Foundation
+import Testing
+
+@Suite struct ImageURLTests {
+    func parse(_ path: String, presets: [String: String] = [:]) throws -> ImageURL {
+        try ImageURL(path: path, presets: presets)
+    }
+
+    func operations(_ path: String) throws -> [ImageOperation] {
+        try parse(path).options.processing(format: nil).operations
+    }
+
+    @Test func imgproxysDocumentedSignatureExample() throws {
+        let signer = try URLSignature(hexKey: "736563726574", hexSalt: "68656C6C6F")
+        let path = "/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png"
+        #expect(signer.sign(path) == "oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8")
+        #expect(signer.verify("oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8", path: path))
+        #expect(!signer.verify("oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH9", path: path))
+        #expect(!signer.verify("unsafe", path: path))
+        // The same URL parses: base64 split by slashes, with an extension.
+        let url = try parse("/oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8" + path)
+        #expect(url.signedPath == path)
+        #expect(url.source.absoluteString == "http://example.com/images/curiosity.jpg")
+        #expect(url.requestedExtension == "png")
+        #expect(url.options.resizingType == .fill && url.options.width == 300 && url.options.height == 400)
+        #expect(url.options.gravity == .smart)
+    }
+
+    @Test func plainSourcesWithAndWithoutExtension() throws {
+        let a = try parse("/_/w:100/plain/https://example.com/a/b.jpg@webp")
+        #expect(a.source.absoluteString == "https://example.com/a/b.jpg")
+        #expect(a.requestedExtension == "webp")
+        let b = try parse("/unsafe/plain/http://example.com/pic%20one.jpg%3Fsize%3Dbig")
+        #expect(b.source.absoluteString == "http://example.com/pic%20one.jpg?size=big")
+        #expect(b.requestedExtension == nil)
+        let c = try parse("/insecure/plain/https://user@example.com/x.png@png")
+        #expect(c.source.absoluteString == "https://user@example.com/x.png")
+    }
+
+    @Test func base64SourcesWithoutExtension() throws {
+        let encoded = Data("https://example.com/photo.jpg".utf8).base64URLEncodedString()
+        let url = try parse("/_/rs:fit:10:10/\(encoded)")
+        #expect(url.source.absoluteString == "https://example.com/photo.jpg")
+        #expect(url.requestedExtension == nil)
+    }
+
+    @Test(arguments: [
+        ("/_/rs:fit:300:200/plain/http://x.org/a.jpg", Resize(width: 300, height: 200, mode: .fit)),
+        ("/_/resize:fill:300:200:1/plain/http://x.org/a.jpg", Resize(width: 300, height: 200, mode: .fill, enlarge: true)),
+        ("/_/rs:fill-down:300:200/plain/http://x.org/a.jpg", Resize(width: 300, height: 200, mode: .fillDown)),
+        ("/_/rs:force:300:0/plain/http://x.org/a.jpg", Resize(width: 300, height: nil, mode: .force)),
+        ("/_/rs:auto:300:200/plain/http://x.org/a.jpg", Resize(width: 300, height: 200, mode: .auto)),
+        ("/_/s:0:150/plain/http://x.org/a.jpg", Resize(width: nil, height: 150)),
+        ("/_/size:150:150:t/plain/http://x.org/a.jpg", Resize(width: 150, height: 150, enlarge: true)),
+        ("/_/rt:fill/w:90/h:60/plain/http://x.org/a.jpg", Resize(width: 90, height: 60, mode: .fill)),
+        ("/_/resizing_type:fill/width:90/height:60/el:1/plain/http://x.org/a.jpg", Resize(width: 90, height: 60, mode: .fill, enlarge: true)),
+        ("/_/rs:fill:90:60/g:no/plain/http://x.org/a.jpg", Resize(width: 90, height: 60, mode: .fill, gravity: .north)),
+        ("/_/rs:fill:90:60/gravity:so/plain/http://x.org/a.jpg", Resize(width: 90, height: 60, mode: .fill, gravity: .south)),
+        ("/_/rs:fill:90:60/g:ea/plain/http://x.org/a.jpg", Resize(width: 90, height: 60, mode: .fill, gravity: .east)),
+        ("/_/rs:fill:90:60/g:we/plain/http://x.org/a.jpg", Resize(width: 90, height: 60, mode: .fill, gravity: .west)),
+        ("/_/rs:fill:90:60/g:ce/plain/http://x.org/a.jpg", Resize(width: 90, height: 60, mode: .fill, gravity: .centre)),
+        ("/_/rs:fill:90:60/g:sm/plain/http://x.org/a.jpg", Resize(width: 90, height: 60, mode: .fill, gravity: .smart)),
+        ("/_/rs:::400/enlarge:true/plain/http://x.org/a.jpg", Resize(width: nil, height: 400, enlarge: true)),
+    ])
+    func resizeOptions(path: String, resize: Resize) throws {
+        #expect(try operations(path) == [.resize(resize)])
+    }
+
+    @Test func everyOtherOption() throws {
+        let url = try parse("/_/c:100:80:no/q:70/f:webp/bl:2.5/sh:0.7/ar:0/cb:v2/sepia:0.6/grayscale/plain/http://x.org/a.jpg")
+        let processing = url.options.processing(format: .webp)
+        #expect(processing.operations == [.cropPlaced(width: 100, height: 80, gravity: .north), .grayscale, .sepia(intensity: 0.6), .blur(sigma: 2.5), .sharpen(sigma: 0.7)])
+        #expect(processing.output.quality == 70)
+        #expect(processing.autoRotate == false)
+        #expect(url.options.format == "webp")
+        #expect(url.options.cachebuster == "v2")
+        let long = try parse("/_/crop:50:50/quality:90/format:png/blur:1/sharpen:1/auto_rotate:1/cachebuster:x/sepia/plain/http://x.org/a.jpg")
+        #expect(long.options.processing(format: nil).operations == [.cropPlaced(width: 50, height: 50, gravity: .centre), .sepia(intensity: 0.8), .blur(sigma: 1), .sharpen(sigma: 1)])
+        #expect(try parse("/_/ext:avif/plain/http://x.org/a.jpg").options.format == "avif")
+    }
+
+    @Test func expiresAndPresets() throws {
+        let future = Int(Date().timeIntervalSince1970) + 3600, past = Int(Date().timeIntervalSince1970) - 10
+        _ = try parse("/_/exp:\(future)/w:10/plain/http://x.org/a.jpg")
+        #expect(throws: ImageURLError.self) { try parse("/_/exp:\(past)/w:10/plain/http://x.org/a.jpg") }
+        let presets = ["thumb": "rs:fill:120:120/sepia:0.8", "small": "w:50"]
+        let url = try parse("/_/pr:thumb/plain/http://x.org/a.jpg", presets: presets)
+        #expect(url.options.processing(format: nil).operations == [.resize(Resize(width: 120, height: 120, mode: .fill)), .sepia(intensity: 0.8)])
+        #expect(try parse("/_/preset:small/plain/http://x.org/a.jpg", presets: presets).options.width == 50)
+        #expect(throws: ImageURLError.self) { try parse("/_/pr:nope/plain/http://x.org/a.jpg", presets: presets) }
+    }
+
+    @Test(arguments: [
+        ("/_/zoom:2/plain/http://x.org/a.jpg", "unknown option 'zoom'"),
+        ("/_/rs:stretch:1:1/plain/http://x.org/a.jpg", "unknown resizing type 'stretch'"),
+        ("/_/w:abc/plain/http://x.org/a.jpg", "width 'abc'"),
+        ("/_/q:101/plain/http://x.org/a.jpg", "quality"),
+        ("/_/g:noea/plain/http://x.org/a.jpg", "unsupported gravity 'noea'"),
+        ("/_/bl:x/plain/http://x.org/a.jpg", "sigma 'x'"),
+        ("/_/ar:maybe/plain/http://x.org/a.jpg", "not a boolean"),
+        ("/_/sepia:3/plain/http://x.org/a.jpg", "intensity '3'"),
+        ("/_/c:0:10/plain/http://x.org/a.jpg", "positive width and height"),
+        ("/_/w:10", "no source"),
+        ("/_/w:10/plain/", "empty"),
+        ("/_/w:10/!!!notbase64!!!", "not a base64url-encoded URL"),
+        ("", "no signature"),
+    ])
+    func badURLsSayWhatIsWrong(path: String, words: String) {
+        #expect {
+            try parse(path)
+        } throws: { error in
+            (error as? ImageURLError)?.message.contains(words) == true
+        }
+    }
+
+    @Test func formatNegotiation() {
+        func format(_ asked: String?, _ accept: String?) -> String {
+            switch ImageRoutes.format(asked: asked, accept: accept) {
+            case .success(let (format, negotiated)): return "\(format?.rawValue ?? "source")\(negotiated ? "+vary" : "")"
+            case .failure: return "error"
+            }
+        }
+        #expect(format(nil, "image/avif,image/webp,*/*") == "avif+vary")
+        #expect(format("auto", "image/webp,*/*") == "webp+vary")
+        #expect(format(nil, "*/*") == "source+vary")
+        #expect(format(nil, nil) == "source+vary")
+        #expect(format("png", "image/avif") == "png")
+        #expect(format("jpg", nil) == "jpeg")
+        #expect(format("gif", nil) == "error")
+    }
+}

@@ -1,0 +1,38 @@
+import Darkroom
+@testable import DarkroomServer
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct OperationsTests {
+    @Test func healthAndMetrics() async throws {
+        let origin = try await OriginServer.start(serving: Corpus.root)
+        let server = try await TestServer.start { $0.trustedOrigins = [origin.url("/").absoluteString] }
+        let health = try await server.get("/health")
+        #expect(health.status == .ok)
+        #expect(String(decoding: health.body, as: UTF8.self).contains("\"status\":\"ok\""))
+        _ = try await server.get("/img/_/w:32/plain/\(origin.url("/photos/Aqua.jpg").absoluteString)")
+        _ = try await server.get("/img/_/w:32/plain/\(origin.url("/photos/Aqua.jpg").absoluteString)")
+        _ = try await server.get("/img/_/nope:1/plain/\(origin.url("/photos/Aqua.jpg").absoluteString)")
+        let metrics = String(decoding: try await server.get("/metrics").body, as: UTF8.self)
+        for name in ["hb_requests", "http_server_request_duration", "darkroom_queue_waiting", "darkroom_queue_running",
+                     "darkroom_cache_hits_total", "darkroom_cache_misses_total", "darkroom_download_bytes_total"] {
+            #expect(metrics.contains(name), "\(name) in /metrics")
+        }
+        #expect(metrics.contains("http_response_status_code=\"400\""))
+        await server.stop()
+        await origin.stop()
+    }
+
+    @Test func theSampleListIsServedByTheServerItself() async throws {
+        let server = try await TestServer.start()
+        let list = String(decoding: try await server.get("/api/list").body, as: UTF8.self)
+        #expect(list.contains("Aqua") && list.contains("Missing Photo") && list.contains("Not A Photo"))
+        let photo = try await server.get("/samples/photos/Aqua.jpg")
+        #expect(photo.status == .ok)
+        // Its photos come through the same pipeline as remote ones.
+        let image = try await server.get("/img/_/w:40/plain/\(server.base)/samples/photos/Aqua.jpg@jpg")
+        #expect(image.status == .ok, "\(String(decoding: image.body, as: UTF8.self))")
+        await server.stop()
+    }
+}

@@ -1,0 +1,86 @@
+import AsyncHTTPClient
+import Darkroom
+@testable import DarkroomServer
+import Foundation
+import Hummingbird
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+import TestSupport
+
+/// A real Darkroom server on a loopback port, and an HTTP client for it.
+struct TestServer {
+    let base: String
+    let cacheFolder: URL
+    let client: HTTPClient
+    private let running: Task<Void, Error>
+
+    /// Starts a server with `configure` applied to a test configuration
+    /// (a free port, a fresh cache folder, no memory-pressure watching).
+    static func start(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+        var configuration = ServerConfiguration()
+        configuration.port = try freePort(host: "127.0.0.1")
+        configuration.cacheFolder = try Fixtures.temporaryFolder("darkroom-server-cache")
+        configuration.watchMemoryPressure = false
+        configure(&configuration)
+        let app = try await buildApplication(configuration)
+        let running = Task { try await app.runService(gracefulShutdownSignals: []) }
+        let server = TestServer(base: "http://127.0.0.1:\(configuration.port)", cacheFolder: configuration.cacheFolder!,
+                                client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow)),
+                                running: running)
+        for _ in 0..<200 {
+            if (try? await server.get("/health"))?.status == .ok { return server }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw ServerSetupError("the test server did not start")
+    }
+
+    struct Answer {
+        var status: HTTPResponseStatus
+        var headers: HTTPHeaders
+        var body: Data
+        func header(_ name: String) -> String? { headers.first(name: name) }
+    }
+
+    func get(_ path: String, headers: [(String, String)] = [], timeout: Duration = .seconds(60)) async throws -> Answer {
+        try await send(path, method: .GET, headers: headers, timeout: timeout)
+    }
+
+    func send(_ path: String, method: HTTPMethod, headers: [(String, String)] = [], body: Data? = nil, timeout: Duration = .seconds(60)) async throws -> Answer {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = method
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        let response = try await client.execute(request, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000))
+        let collected = try await response.body.collect(upTo: 100 << 20)
+        return Answer(status: response.status, headers: response.headers, body: Data(buffer: collected))
+    }
+
+    /// What the gallery's status strip shows: the queues' counts.
+    func status() async throws -> GalleryStatus {
+        try JSONDecoder().decode(GalleryStatus.self, from: try await get("/api/status").body)
+    }
+
+    /// Polls the status until `condition` holds, for up to `seconds`.
+    func statusBecomes(_ seconds: Double = 30, _ condition: (GalleryStatus) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if let status = try? await status(), condition(status) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    func stop() async {
+        try? await client.shutdown()
+        running.cancel()
+        _ = try? await running.value
+        try? FileManager.default.removeItem(at: cacheFolder)
+    }
+}
+
+extension Data {
+    init(buffer: ByteBuffer) {
+        self.init(buffer.readableBytesView)
+    }
+}

@@ -1,0 +1,56 @@
+@testable import Darkroom
+import Foundation
+import Testing
+
+@Suite struct SourcePolicyTests {
+    @Test(arguments: [
+        "127.0.0.1", "127.1.2.3", "::1", "10.0.0.1", "172.16.0.1", "172.31.255.255", "192.168.1.1",
+        "169.254.169.254", "100.64.0.1", "100.127.255.255", "::ffff:127.0.0.1", "::ffff:8.8.8.8", "0.0.0.0", "::",
+        "fc00::1", "fd12:3456::1", "fe80::1", "224.0.0.1", "ff02::1", "64:ff9b::7f00:1", "255.255.255.255",
+    ])
+    func privateAddressesHaveAReason(text: String) throws {
+        let address = try #require(IPAddress(text))
+        #expect(address.privateReason != nil, "\(text)")
+    }
+
+    @Test(arguments: ["8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "93.184.216.34"])
+    func publicAddressesAreFine(text: String) throws {
+        #expect(try #require(IPAddress(text)).privateReason == nil, "\(text)")
+    }
+
+    @Test(arguments: [
+        "http://127.0.0.1/a.jpg", "http://[::1]:8080/a.jpg", "http://10.1.2.3/a.jpg", "http://172.16.5.4/a.jpg",
+        "http://192.168.0.10/a.jpg", "http://169.254.169.254/latest/meta-data/", "http://100.64.1.1/a.jpg",
+        "http://[::ffff:127.0.0.1]/a.jpg", "https://localhost/a.jpg",
+    ])
+    func privateSourcesAreRefusedBeforeAnyConnection(text: String) async throws {
+        let policy = SourcePolicy()
+        do {
+            _ = try await policy.checkedAddress(for: URL(string: text)!)
+            Issue.record("\(text) was allowed")
+        } catch {
+            #expect(error.kind == .forbiddenSource, "\(text): \(error)")
+        }
+    }
+
+    @Test func trustedOriginsAndPrivateNetworksSkipTheCheck() async throws {
+        let trusted = SourcePolicy(trustedOrigins: ["http://127.0.0.1:8080/samples/"])
+        #expect(try await trusted.checkedAddress(for: URL(string: "http://127.0.0.1:8080/samples/a.jpg")!) == nil)
+        await #expect(throws: DarkroomError.self) { try await trusted.checkedAddress(for: URL(string: "http://127.0.0.1:8080/other/a.jpg")!) }
+        let open = SourcePolicy(allowPrivateNetworks: true)
+        #expect(try await open.checkedAddress(for: URL(string: "http://10.0.0.1/a.jpg")!) == nil)
+    }
+
+    @Test func publicLiteralsAreAllowedAndPinned() async throws {
+        let address = try await SourcePolicy().checkedAddress(for: URL(string: "http://93.184.216.34/a.jpg")!)
+        #expect(address?.description == "93.184.216.34")
+    }
+
+    @Test func theAllowListAndSchemes() throws {
+        let policy = SourcePolicy(allowedPrefixes: ["https://images.example.com/"])
+        try policy.checkSource(URL(string: "https://images.example.com/a.jpg")!)
+        #expect(throws: DarkroomError.self) { try policy.checkSource(URL(string: "https://evil.example.com/a.jpg")!) }
+        #expect(throws: DarkroomError.self) { try SourcePolicy().checkSource(URL(string: "ftp://x.org/a.jpg")!) }
+        #expect(throws: DarkroomError.self) { try SourcePolicy().checkSource(URL(string: "file:///etc/passwd")!) }
+    }
+}
