@@ -3,6 +3,7 @@ import Darkroom
 @testable import DarkroomServer
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
@@ -23,8 +24,13 @@ struct TestServer {
         configuration.cacheFolder = try Fixtures.temporaryFolder("darkroom-server-cache")
         configuration.watchMemoryPressure = false
         configure(&configuration)
-        let app = try await buildApplication(configuration)
-        let running = Task { try await app.runService(gracefulShutdownSignals: []) }
+        var logger = Logger(label: "darkroom-test")
+        logger.logLevel = .error
+        let app = try await buildApplication(configuration, logger: logger)
+        var group = ServiceGroupConfiguration(services: [.init(service: app)], logger: logger)
+        group.maximumGracefulShutdownDuration = .seconds(5)
+        let serviceGroup = ServiceGroup(configuration: group)
+        let running = Task { try await serviceGroup.run() }
         let server = TestServer(base: "http://127.0.0.1:\(configuration.port)", cacheFolder: configuration.cacheFolder!,
                                 client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow)),
                                 running: running)

@@ -33,6 +33,9 @@ final class Viewer: Sendable {
     }
 
     func touch() { lastSeen.withLock { $0 = .now } }
+
+    /// Ends the event stream (the server is shutting down).
+    func endStream() { continuation.finish() }
     var idle: Duration { .now - lastSeen.withLock { $0 } }
 
     func close() async {

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 
 /// The gallery page and its API: the list, viewers and their events, row images.
 struct GalleryRoutes: Sendable {
@@ -33,10 +34,16 @@ struct GalleryRoutes: Sendable {
             let body = ResponseBody { writer in
                 // Status messages flow every second, so a page that went
                 // away makes a write fail within a second: then its work stops.
+                // The stream never ends by itself, so it ends when the server
+                // shuts down gracefully: in-flight requests are waited for.
                 do {
-                    for await message in viewer.messages {
-                        viewer.touch()
-                        try await writer.write(ByteBuffer(string: message))
+                    try await withGracefulShutdownHandler {
+                        for await message in viewer.messages {
+                            viewer.touch()
+                            try await writer.write(ByteBuffer(string: message))
+                        }
+                    } onGracefulShutdown: {
+                        viewer.endStream()
                     }
                     try await writer.finish(nil)
                 } catch {}

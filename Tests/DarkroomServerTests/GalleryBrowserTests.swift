@@ -1,0 +1,99 @@
+import Darkroom
+@testable import DarkroomServer
+import Foundation
+import Testing
+import TestSupport
+
+/// The gallery in a real browser: headless Chromium.
+@Suite(.serialized) struct GalleryBrowserTests {
+    /// A 30-row list over a local origin: row i is `/rows/row-i.jpg`, a link
+    /// to a corpus photo; rows 1 and 2 are the seed's two wrong entries.
+    func makeOrigin() async throws -> (OriginServer, URL, String) {
+        let folder = try Fixtures.temporaryFolder("darkroom-gallery-origin")
+        let rows = folder.appendingPathComponent("rows")
+        try FileManager.default.createDirectory(at: rows, withIntermediateDirectories: true)
+        let photos = Corpus.photos
+        for i in 0..<30 {
+            try FileManager.default.createSymbolicLink(at: rows.appendingPathComponent("row-\(i).jpg"), withDestinationURL: photos[i % photos.count])
+        }
+        try "not a photo\n".write(to: rows.appendingPathComponent("notes.txt"), atomically: true, encoding: .utf8)
+        let origin = try await OriginServer.start(serving: folder)
+        let entries = (0..<30).map { i -> [String: String] in
+            switch i {
+            case 1: return ["name": "Missing Photo", "url": origin.url("/rows/missing.jpg").absoluteString]
+            case 2: return ["name": "Not A Photo", "url": origin.url("/rows/notes.txt").absoluteString]
+            default: return ["name": "Photo \(i)", "url": origin.url("/rows/row-\(i).jpg").absoluteString]
+            }
+        }
+        let list = folder.appendingPathComponent("list.json")
+        try JSONSerialization.data(withJSONObject: entries).write(to: list)
+        return (origin, folder, list.path)
+    }
+
+    func states(_ browser: WebDriver) async throws -> [String: String] {
+        (try await browser.run("return window.darkroom ? window.darkroom.state.states : {}") as? [String: String]) ?? [:]
+    }
+
+    func until(_ seconds: Double = 60, _ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
+    @Test func theGalleryFollowsWhatIsVisible() async throws {
+        let (origin, folder, list) = try await makeOrigin()
+        let server = try await TestServer.start { c in
+            c.list = list
+            c.trustedOrigins = [origin.url("/").absoluteString]
+        }
+        let browser = try await WebDriver()
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        try await browser.open(server.base + "/")
+        #expect(try await until { (try await browser.run("return document.querySelectorAll('.row').length") as? Int) == 30 }, "the page lists the rows")
+
+        // The rows on screen reach their end states; the wrong ones fail.
+        let done = try await until {
+            let s = try await states(browser)
+            return s["0"] == "filtered" && s["1"] == "failed" && s["2"] == "failed" && s["3"] == "filtered"
+        }
+        let seen = try await states(browser)
+        #expect(done, "visible rows filtered: \(seen)")
+        let failedText = try await browser.run("return document.querySelector('.row[data-row=\"1\"] .state').textContent") as? String
+        #expect(failedText == "Failed to load")
+        let failedImage = try await browser.run("return document.querySelector('.row[data-row=\"2\"] img').getAttribute('src')") as? String
+        #expect(failedImage == "/gallery/failure.svg")
+        let filteredImage = try await browser.run("return document.querySelector('.row[data-row=\"0\"] img').naturalWidth") as? Int
+        #expect((filteredImage ?? 0) > 0, "the sepia image is shown")
+        try await browser.screenshot(to: Corpus.packageRoot.appendingPathComponent(".build/test-artifacts/gallery.png"))
+
+        // Rows far below have started nothing.
+        for row in 20..<30 {
+            #expect(origin.requests("/rows/row-\(row).jpg") == 0, "row \(row) is far below")
+        }
+
+        // Rows 12 to 16 download slowly; scroll to them, let their work
+        // start, then scroll past them to the end.
+        for row in 10..<18 { origin.set(.drip(chunk: 1024, every: .milliseconds(100)), for: "/rows/row-\(row).jpg") }
+        try await browser.run("window.scrollTo(0, document.querySelector('.row[data-row=\"13\"]').offsetTop - 40)")
+        let started = try await until(30) { origin.requests("/rows/row-14.jpg") == 1 }
+        let requested = (8..<20).map { "\($0):\(origin.requests("/rows/row-\($0).jpg"))" }.joined(separator: " ")
+        let visible = try await browser.run("return [...window.darkroom.state.visible].join(',') + ' scrolling=' + window.darkroom.state.scrolling + ' y=' + window.scrollY")
+        #expect(started, "scrolled-to rows start; requests \(requested); page \(String(describing: visible))")
+        let cancelledBefore = try await server.status().downloadsCancelled
+        try await browser.run("window.scrollTo(0, document.body.scrollHeight)")
+        #expect(try await until(30) { (try await server.status().downloadsCancelled) > cancelledBefore }, "rows scrolled past are cancelled")
+        #expect(try await until(30) { origin.aborted("/rows/row-14.jpg") == 1 }, "the origin saw the download aborted")
+        #expect(try await until { (try await states(browser))["29"] == "filtered" }, "the last rows, now visible, are filtered")
+        let row14 = try await states(browser)["14"]
+        #expect(row14 != "filtered")
+        try await browser.screenshot(to: Corpus.packageRoot.appendingPathComponent(".build/test-artifacts/gallery-scrolled.png"))
+
+        await browser.quit()
+        await server.stop()
+        await origin.stop()
+    }
+}
