@@ -5,7 +5,7 @@ SWIFT ?= swift
 export PATH := $(PATH):/opt/swift/usr/bin
 OUT ?= darkroom-out
 
-.PHONY: run test build release bootstrap bench clean
+.PHONY: run thumbnails test build release bootstrap bench clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -16,9 +16,15 @@ build: bootstrap
 release: bootstrap
 	$(SWIFT) build -c release --product darkroom
 
-# The main job: sepia thumbnails of the bundled sample photos.
+# The main job: the image server and the gallery, on the bundled sample
+# photos, at http://127.0.0.1:8080/ (PORT=... to change it).
+PORT ?= 8080
 run: release
-	$(SWIFT) run -c release --skip-build darkroom process samples/photos/*.jpg \
+	$(SWIFT) run -c release --skip-build darkroom serve --port $(PORT)
+
+# Sepia thumbnails of the bundled sample photos, without the server.
+thumbnails: release
+	$(SWIFT) run -c release --skip-build darkroom process Sources/DarkroomServer/Resources/samples/photos/*.jpg \
 		--resize 600 --filter sepia:0.8 -o $(OUT)/samples/
 	@echo "Sepia thumbnails written to $(OUT)/samples/"
 

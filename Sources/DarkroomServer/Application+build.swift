@@ -59,7 +59,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let gallery = Gallery(list: list, pipeline: pipeline)
     let router = buildRouter(configuration, pipeline: pipeline, gallery: gallery, logger: logger)
 
-    var services: [any Service] = [ViewerSweeper(viewers: gallery.viewers)]
+    var services: [any Service] = [PipelineShutdownService(pipeline: pipeline), ViewerSweeper(viewers: gallery.viewers)]
     if configuration.watchMemoryPressure {
         services.append(MemoryPressureService(monitor: MemoryPressureMonitor(pipeline: pipeline, logger: logger)))
     }

@@ -27,4 +27,34 @@ public enum DarkroomProcess {
         process.waitUntilExit()
         return Outcome(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }
+
+    /// Starts `darkroom arguments...` and leaves it running; output goes to `log`.
+    public static func start(_ arguments: [String], log: URL) throws -> Process {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        return process
+    }
+
+    /// Sends `signal` and waits (without blocking a thread) for the process
+    /// to end, up to `seconds`; kills it if it has not. Returns its status.
+    @discardableResult
+    public static func stop(_ process: Process, signal: Int32 = SIGTERM, seconds: Double = 15) async -> Int32? {
+        guard process.isRunning else { return process.terminationStatus }
+        kill(process.processIdentifier, signal)
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while process.isRunning, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        guard !process.isRunning else {
+            kill(process.processIdentifier, SIGKILL)
+            return nil
+        }
+        return process.terminationStatus
+    }
 }

@@ -26,3 +26,15 @@ struct ViewerSweeper: Service {
         }
     }
 }
+
+/// Shuts the pipeline (its HTTP client) down when the server stops. Services
+/// stop in reverse order, after the HTTP server has let in-flight requests
+/// finish.
+struct PipelineShutdownService: Service {
+    let pipeline: ImagePipeline
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await pipeline.shutdown()
+    }
+}
