@@ -58,3 +58,17 @@ public enum DarkroomProcess {
         return process.terminationStatus
     }
 }
+
+/// Runs a command-line tool (pdfinfo, pdfimages...) and returns its output.
+public func runTool(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}

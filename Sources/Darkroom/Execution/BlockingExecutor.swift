@@ -19,6 +19,13 @@ public struct BlockingExecutor: Sendable {
         self.pool = pool
     }
 
+    /// Stops the pool's threads once their work is done. Only for executors
+    /// made with ``init(threads:)``.
+    public func shutdown() async {
+        guard pool !== NIOThreadPool.singleton else { return }
+        try? await pool.shutdownGracefully()
+    }
+
     /// An executor on NIO's shared pool (one thread per core).
     public static let shared = BlockingExecutor(pool: .singleton)
 

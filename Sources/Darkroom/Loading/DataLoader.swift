@@ -59,6 +59,13 @@ public final class DataLoader: DataLoading {
         if ownsClient { try await client.shutdown() }
     }
 
+    deinit {
+        // Released without shutdown(): shut the client down in the background
+        // (it keeps itself alive until done) rather than leak it, or trap, as
+        // AsyncHTTPClient does in debug builds. Already shut down: a no-op.
+        if ownsClient { client.shutdown { _ in } }
+    }
+
     public func load(_ request: DataRequest, progress: @escaping @Sendable (Int, Int?) -> Void) async throws(DarkroomError) -> DataResponse {
         try checkScheme(request.url)
         try configuration.policy?.checkSource(request.url)

@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct BookCommandTests {
+    @Test func exitCodes() async throws {
+        let folder = try Fixtures.temporaryFolder("darkroom-book-cli")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let photos = Corpus.photos.prefix(3).map(\.path)
+        let ok = try await DarkroomProcess.run(["book"] + photos + ["-o", folder.appendingPathComponent("a.pdf").path, "--filter", "sepia"])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        #expect(ok.stdout.contains("3 pages"))
+        let skipped = try await DarkroomProcess.run(["book"] + photos + [Fixtures.url("truncated.jpg").path, "-o", folder.appendingPathComponent("b.pdf").path, "--skip-failed"])
+        #expect(skipped.status == 1)
+        #expect(skipped.stderr.contains("skipped truncated"))
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("b.pdf").path))
+        let usage = try await DarkroomProcess.run(["book"] + photos + ["-o", folder.appendingPathComponent("c.pdf").path, "--page", "A5"])
+        #expect(usage.status == 2)
+    }
+
+    @Test func interruptingLeavesNoFile() async throws {
+        let folder = try Fixtures.temporaryFolder("darkroom-book-int")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let inputs = Array(repeating: Corpus.photos.map(\.path), count: 8).flatMap { $0 }
+        let book = try DarkroomProcess.start(["book"] + inputs + ["-o", folder.appendingPathComponent("big.pdf").path, "--dpi", "300", "--workers", "1"],
+                                             log: folder.appendingPathComponent("log.txt"))
+        try await Task.sleep(for: .milliseconds(1500))
+        let status = await DarkroomProcess.stop(book, signal: SIGINT, seconds: 30)
+        #expect(status == 1, "Ctrl-C cancels")
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0 != "log.txt" }
+        #expect(left.isEmpty, "no partial file: \(left)")
+        #expect(try String(contentsOf: folder.appendingPathComponent("log.txt"), encoding: .utf8).contains("cancelled"))
+    }
+}
