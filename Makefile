@@ -39,6 +39,7 @@ bench:
 	$(SWIFT) build -c release --product darkroom-bench
 	python3 bench/thumbnails.py --memory
 	python3 bench/fetch.py
+	python3 bench/book.py
 	.build/release/darkroom-bench queue
 	DARKROOM_CORPUS=$${DARKROOM_CORPUS:-../shared/corpus} .build/release/darkroom-bench hit-latency
 

@@ -38,10 +38,13 @@ public final class WorkItem<Value: Sendable>: Sendable {
     private let cancelled = Atomic<Bool>(false)
     /// Only blocking work has one: async work is cancelled through its task.
     let killSwitch: KillSwitch?
-    private let work: Work
+    /// The work; dropped once run, with whatever it captured.
+    private let work: Mutex<Work?>
     private let mutable: Mutex<Mutable>
-    /// The item's entry in its queue's schedule; set once, at enqueue.
-    nonisolated(unsafe) var entry: QueueEntry?
+    /// The item's entry in its queue's schedule; set once, at enqueue. Weak:
+    /// the entry keeps the item alive while it waits, not the other way
+    /// round, or neither would ever be freed.
+    nonisolated(unsafe) weak var entry: QueueEntry?
     // Strong: an item holds its queue only until it ends.
     private let queue: WorkQueue
 
@@ -58,7 +61,7 @@ public final class WorkItem<Value: Sendable>: Sendable {
     init(id: UInt64, priority: WorkPriority, queue: WorkQueue, work: Work) {
         self.id = id
         self.queue = queue
-        self.work = work
+        self.work = Mutex(work)
         if case .blocking = work { killSwitch = KillSwitch() } else { killSwitch = nil }
         self.mutable = Mutex(Mutable(priority: priority))
     }
@@ -146,6 +149,7 @@ public final class WorkItem<Value: Sendable>: Sendable {
             return
         }
         let result: Result<Value, DarkroomError>
+        guard let work = work.withLock({ w in defer { w = nil }; return w }) else { return }
         switch work {
         case .blocking(let body):
             do {
@@ -185,6 +189,7 @@ public final class WorkItem<Value: Sendable>: Sendable {
             m.state = state
             m.result = result
             m.runner = nil
+            work.withLock { $0 = nil }
             defer { m.waiters = []; m.observers = [] }
             return (m.waiters, m.observers, wasRunning)
         }

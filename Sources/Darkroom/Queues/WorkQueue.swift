@@ -31,8 +31,9 @@ public final class WorkQueue: Sendable {
         var runners = 0
         var suspended = false
         var counts = WorkQueueCounts()
-        /// Items waiting on dependencies, not yet schedulable.
+        /// Items waiting on dependencies, not yet schedulable, kept alive here.
         var blocked = 0
+        var blockedEntries: [UInt64: QueueEntry] = [:]
     }
 
     private struct Gauges: Sendable {
@@ -109,14 +110,16 @@ public final class WorkQueue: Sendable {
     private func enqueue<Value>(_ work: WorkItem<Value>.Work, priority: WorkPriority, dependencies: [any WorkDependency]) -> WorkItem<Value> {
         let (item, toStart, counts) = state.withLock { s in
             let item = WorkItem(id: s.nextID, priority: priority, queue: self, work: work)
-            item.entry = QueueEntry(item)
+            let entry = QueueEntry(item)
+            item.entry = entry
             s.nextID += 1
             s.counts.waiting += 1
             guard dependencies.isEmpty else {
                 s.blocked += 1
+                s.blockedEntries[item.id] = entry
                 return (item, 0, s.counts)
             }
-            s.schedule.insert(item.entry!, priority: priority, now: .now)
+            s.schedule.insert(entry, priority: priority, now: .now)
             return (item, Self.runnersToStart(&s, limit: maxConcurrent), s.counts)
         }
         startRunners(toStart)
@@ -134,7 +137,10 @@ public final class WorkQueue: Sendable {
             dependency.onEnd { [self] ended in
                 if ended != .finished {
                     guard !settled.exchange(true, ordering: .acquiringAndReleasing) else { return }
-                    state.withLock { $0.blocked -= 1 }
+                    state.withLock { s in
+                        s.blocked -= 1
+                        s.blockedEntries[item.id] = nil
+                    }
                     let reason = ended == .cancelled ? "was cancelled" : "failed"
                     item.fail(DarkroomError(.dependencyFailed, "a dependency \(reason), so this work did not run"))
                     return
@@ -143,8 +149,8 @@ public final class WorkQueue: Sendable {
                       !settled.exchange(true, ordering: .acquiringAndReleasing) else { return }
                 let scheduled = state.withLock { s in
                     s.blocked -= 1
-                    guard item.state == .waiting else { return false }
-                    s.schedule.insert(item.entry!, priority: item.priority, now: .now)
+                    guard let entry = s.blockedEntries.removeValue(forKey: item.id), item.state == .waiting else { return false }
+                    s.schedule.insert(entry, priority: item.priority, now: .now)
                     return true
                 }
                 if scheduled { pump() }
