@@ -57,9 +57,12 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         throw ServerSetupError(error.description)
     }
     let gallery = Gallery(list: list, pipeline: pipeline)
-    let router = buildRouter(configuration, pipeline: pipeline, gallery: gallery, logger: logger)
+    let books = BookJobs(folder: (pipeline.diskCache?.configuration.folder ?? FileManager.default.temporaryDirectory)
+                            .appendingPathComponent("books-\(configuration.port)"),
+                         lifetime: configuration.bookLifetime)
+    let router = buildRouter(configuration, pipeline: pipeline, gallery: gallery, books: books, logger: logger)
 
-    var services: [any Service] = [PipelineShutdownService(pipeline: pipeline), ViewerSweeper(viewers: gallery.viewers)]
+    var services: [any Service] = [PipelineShutdownService(pipeline: pipeline), ViewerSweeper(viewers: gallery.viewers, books: books)]
     if configuration.watchMemoryPressure {
         services.append(MemoryPressureService(monitor: MemoryPressureMonitor(pipeline: pipeline, logger: logger)))
     }
@@ -77,7 +80,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
 
 /// The routes and middleware, for ``buildApplication(_:logger:)`` and for
 /// router-level tests.
-func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, gallery: Gallery, logger: Logger) -> Router<ServerContext> {
+func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, gallery: Gallery, books: BookJobs, logger: Logger) -> Router<ServerContext> {
     let router = Router(context: ServerContext.self)
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: LogRequestsMiddleware(.info))
@@ -85,6 +88,7 @@ func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, 
     router.add(middleware: FileMiddleware(Gallery.samplesFolder, urlBasePath: "/samples", logger: logger))
     ImageRoutes(pipeline: pipeline, configuration: configuration).add(to: router)
     GalleryRoutes(gallery: gallery).add(to: router)
+    BookRoutes(gallery: gallery, books: books).add(to: router)
     OperationsRoutes(processor: ImageProcessor()).add(to: router)
     return router
 }

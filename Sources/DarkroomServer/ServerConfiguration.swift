@@ -35,6 +35,8 @@ public struct ServerConfiguration: Sendable {
     public var downloadConcurrency = 6
     /// How long in-flight requests may take to finish after SIGINT or SIGTERM.
     public var shutdownTimeout: Duration = .seconds(10)
+    /// How long a finished photobook stays downloadable.
+    public var bookLifetime: Duration = .seconds(3600)
     /// Watch cgroup memory pressure and shed cache and waiting work under it.
     public var watchMemoryPressure = true
 

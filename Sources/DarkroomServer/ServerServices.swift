@@ -13,15 +13,18 @@ struct MemoryPressureService: Service {
     }
 }
 
-/// Closes gallery viewers whose page went away without saying so.
+/// Closes gallery viewers whose page went away without saying so, and
+/// removes photobooks that finished long enough ago.
 struct ViewerSweeper: Service {
     let viewers: ViewerRegistry
+    let books: BookJobs
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(30))
+                try? await Task.sleep(for: min(.seconds(30), books.lifetime))
                 await viewers.closeIdle(after: .seconds(120))
+                books.sweep()
             }
         }
     }

@@ -76,8 +76,10 @@ import TestSupport
         }
 
         // Rows 12 to 16 download slowly; scroll to them, let their work
-        // start, then scroll past them to the end.
-        for row in 10..<18 { origin.set(.drip(chunk: 1024, every: .milliseconds(100)), for: "/rows/row-\(row).jpg") }
+        // start, then scroll past them to the end. (Only these five: with the
+        // prefetched rows 11 and 17 slow too, seven slow downloads would fill
+        // the download queue's six slots and one visible row would wait.)
+        for row in 12..<17 { origin.set(.drip(chunk: 1024, every: .milliseconds(100)), for: "/rows/row-\(row).jpg") }
         try await browser.run("window.scrollTo(0, document.querySelector('.row[data-row=\"13\"]').offsetTop - 40)")
         let started = try await until(30) { origin.requests("/rows/row-14.jpg") == 1 }
         let requested = (8..<20).map { "\($0):\(origin.requests("/rows/row-\($0).jpg"))" }.joined(separator: " ")
@@ -91,6 +93,18 @@ import TestSupport
         let row14 = try await states(browser)["14"]
         #expect(row14 != "filtered")
         try await browser.screenshot(to: Corpus.packageRoot.appendingPathComponent(".build/test-artifacts/gallery-scrolled.png"))
+
+        // The photobook button: select rows, make the book, get the link.
+        try await browser.run("""
+            for (const n of [27, 28, 29]) document.querySelector(`.row[data-row="${n}"] .pick-box`).click();
+            document.getElementById('make-book').click();
+            """)
+        #expect(try await until(60) { (try await browser.run("return !document.getElementById('book-link').hidden") as? Bool) == true },
+                "the download link appears")
+        let href = try await browser.run("return document.getElementById('book-link').getAttribute('href')") as? String
+        let pdf = try await server.get(try #require(href))
+        #expect(pdf.status == .ok && pdf.header("Content-Type") == "application/pdf")
+        try await browser.screenshot(to: Corpus.packageRoot.appendingPathComponent(".build/test-artifacts/gallery-photobook.png"))
 
         await browser.quit()
         await server.stop()

@@ -27,10 +27,12 @@ function makeRow(row) {
   item.dataset.row = row.id;
   item.innerHTML = `
     <div class="thumb"><img alt="" src="/gallery/placeholder.svg"><div class="spinner"></div></div>
-    <div class="text"><h2></h2><p class="detail"></p><p class="state"></p></div>`;
+    <div class="text"><h2></h2><p class="detail"></p><p class="state"></p>
+      <label class="pick"><input type="checkbox" class="pick-box"> In the photobook</label></div>`;
   item.querySelector("h2").textContent = row.name;
   item.querySelector(".detail").textContent = row.detail || "";
   item.querySelector("img").alt = row.name;
+  item.querySelector(".pick-box").addEventListener("change", updateSelection);
   state.states[row.id] = "new";
   if (row.failed) applyRow({ row: row.id, state: "failed", reason: row.failed });
   return item;
@@ -116,6 +118,61 @@ function showStatus(s) {
     `Cancelled: ${s.downloadsCancelled + s.filtrationsCancelled} · ` +
     `Cache hits: ${s.memoryHits + s.diskHits}`;
 }
+
+// The photobook: the selected rows, bound into a PDF by the server.
+function selectedRows() {
+  return [...document.querySelectorAll(".row")]
+    .filter((item) => item.querySelector(".pick-box").checked)
+    .map((item) => Number(item.dataset.row));
+}
+
+function updateSelection() {
+  const count = selectedRows().length;
+  document.getElementById("make-book").disabled = count === 0 || state.book !== null;
+  document.getElementById("book-selection").textContent =
+    count === 0 ? "Select photos for a photobook" : `${count} photo${count === 1 ? "" : "s"} selected`;
+}
+
+async function makeBook() {
+  const rows = selectedRows();
+  if (rows.length === 0) return;
+  const link = document.getElementById("book-link");
+  const progress = document.getElementById("book-progress");
+  const cancel = document.getElementById("cancel-book");
+  const label = document.getElementById("book-state");
+  link.hidden = true;
+  const answer = await fetch("/api/books", {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ rows }),
+  });
+  if (!answer.ok) { label.textContent = await answer.text(); return; }
+  const { id } = await answer.json();
+  state.book = id;
+  updateSelection();
+  progress.hidden = false; progress.max = rows.length; progress.value = 0;
+  cancel.hidden = false;
+  label.textContent = "Preparing pages…";
+  const events = new EventSource(`/api/books/${id}/events`);
+  events.addEventListener("book", (e) => {
+    const s = JSON.parse(e.data);
+    progress.max = s.total;
+    progress.value = s.state === "writing" ? s.written : s.prepared;
+    label.textContent = { preparing: "Preparing pages…", writing: "Binding…", done: "Done", cancelled: "Cancelled", failed: s.error || "Failed" }[s.state];
+    if (["done", "cancelled", "failed"].includes(s.state)) {
+      events.close();
+      state.book = null;
+      cancel.hidden = true;
+      progress.hidden = s.state !== "done";
+      if (s.state === "done") { link.href = `/api/books/${id}/pdf`; link.hidden = false; }
+      updateSelection();
+    }
+  });
+}
+
+document.getElementById("make-book").addEventListener("click", makeBook);
+document.getElementById("cancel-book").addEventListener("click", () => {
+  if (state.book) fetch(`/api/books/${state.book}`, { method: "DELETE" });
+});
+state.book = null;
 
 // For tests and the curious: what the page knows.
 window.darkroom = { state };

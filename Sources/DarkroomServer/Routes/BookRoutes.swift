@@ -1,0 +1,113 @@
+import Darkroom
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
+
+/// Photobook jobs: `POST /api/books`, `GET /api/books/{id}`, its events, its
+/// PDF, and `DELETE` to cancel.
+struct BookRoutes: Sendable {
+    let gallery: Gallery
+    let books: BookJobs
+
+    /// What a client asks for: rows of the gallery's list, or source URLs.
+    struct BookOrder: Decodable {
+        var rows: [Int]?
+        var sources: [String]?
+        var page: String?
+        var fit: String?
+        var filter: String?
+        var captions: Bool?
+        var margin: Double?
+    }
+
+    func add(to router: Router<ServerContext>) {
+        router.post("/api/books") { request, context in
+            let order = try await request.decode(as: BookOrder.self, context: context)
+            switch self.photobookRequest(order) {
+            case .failure(let message):
+                return errorResponse(.badRequest, message)
+            case .success(let bookRequest):
+                let job = books.start(bookRequest, pipeline: gallery.pipeline)
+                var response = try GalleryRoutes.json(["id": job.id], status: .accepted)
+                response.headers[.location] = "/api/books/\(job.id)"
+                return response
+            }
+        }
+        router.get("/api/books/{id}") { _, context in
+            guard let job = books.job(try context.parameters.require("id")) else { return errorResponse(.notFound, "no such photobook") }
+            return try GalleryRoutes.json(job.current)
+        }
+        router.get("/api/books/{id}/events") { _, context in
+            guard let job = books.job(try context.parameters.require("id")) else { return errorResponse(.notFound, "no such photobook") }
+            let updates = job.updates()
+            let body = ResponseBody { writer in
+                do {
+                    try await withGracefulShutdownHandler {
+                        for await status in updates {
+                            try await writer.write(ByteBuffer(string: Viewer.message("book", status)))
+                        }
+                    } onGracefulShutdown: {
+                        job.cancel()
+                    }
+                    try await writer.finish(nil)
+                } catch {}
+            }
+            return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
+        }
+        router.delete("/api/books/{id}") { _, context in
+            guard let job = books.job(try context.parameters.require("id")) else { return errorResponse(.notFound, "no such photobook") }
+            job.cancel()
+            return Response(status: .noContent)
+        }
+        router.get("/api/books/{id}/pdf") { _, context in
+            guard let job = books.job(try context.parameters.require("id")) else { return errorResponse(.notFound, "no such photobook") }
+            guard let path = job.pdfPath, let data = try? Data(contentsOf: URL(fileURLWithPath: path)) else {
+                return errorResponse(.conflict, "the photobook is \(job.current.state), not done")
+            }
+            return Response(status: .ok, headers: [.contentType: "application/pdf", .contentDisposition: "attachment; filename=\"photobook.pdf\"",
+                                                   .cacheControl: "no-store"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        }
+    }
+
+    enum Check { case success(PhotobookRequest), failure(String) }
+
+    func photobookRequest(_ order: BookOrder) -> Check {
+        var photos: [PhotobookRequest.Photo] = []
+        for row in order.rows ?? [] {
+            guard gallery.list.entries.indices.contains(row), let url = gallery.list.entries[row].url else {
+                return .failure("row \(row) is not a photo of the gallery's list")
+            }
+            photos.append(.init(name: gallery.list.entries[row].name, source: .url(url)))
+        }
+        for text in order.sources ?? [] {
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+                return .failure("source '\(text)' is not an http or https URL")
+            }
+            photos.append(.init(name: url.deletingPathExtension().lastPathComponent, source: .url(url)))
+        }
+        guard !photos.isEmpty else { return .failure("a photobook needs rows or sources") }
+        guard photos.count <= 500 else { return .failure("a photobook takes at most 500 photos") }
+        var request = PhotobookRequest(photos: photos)
+        if let page = order.page {
+            guard let size = PhotobookRequest.PageSize(page) else { return .failure("page '\(page)': expected A4, Letter or WxH") }
+            request.page = size
+        }
+        if let fit = order.fit {
+            guard fit == "fill" || fit == "fit" else { return .failure("fit '\(fit)': expected fill or fit") }
+            request.fit = fit == "fit" ? .fit : .fill
+        }
+        do {
+            request.filter = try ImageOperation(filter: order.filter ?? "sepia")
+        } catch {
+            return .failure("filter '\(order.filter ?? "")': \(error.reason)")
+        }
+        request.captions = order.captions ?? true
+        request.margin = order.margin ?? 10
+        request.skipFailed = true
+        request.priority = .low
+        return .success(request)
+    }
+}

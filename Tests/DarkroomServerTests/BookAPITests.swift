@@ -1,0 +1,71 @@
+import Darkroom
+@testable import DarkroomServer
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct BookAPITests {
+    func waitForState(_ server: TestServer, _ id: String, _ states: Set<String>, seconds: Double = 60) async throws -> [String: Any] {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            let status = try JSONSerialization.jsonObject(with: try await server.get("/api/books/\(id)").body) as? [String: Any] ?? [:]
+            if let state = status["state"] as? String, states.contains(state) { return status }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return [:]
+    }
+
+    func order(_ server: TestServer, _ body: String) async throws -> TestServer.Answer {
+        try await server.send("/api/books", method: .POST, headers: [("Content-Type", "application/json")], body: Data(body.utf8))
+    }
+
+    @Test func aBookOfGalleryRowsEndToEnd() async throws {
+        let server = try await TestServer.start()
+        let answer = try await order(server, #"{"rows": [0, 1, 2], "page": "A4", "captions": true}"#)
+        #expect(answer.status == .accepted)
+        let id = try #require((try JSONSerialization.jsonObject(with: answer.body) as? [String: String])?["id"])
+        #expect(answer.header("Location") == "/api/books/\(id)")
+
+        let done = try await waitForState(server, id, ["done", "failed", "cancelled"])
+        #expect(done["state"] as? String == "done", "\(done)")
+        #expect(done["total"] as? Int == 3 && done["written"] as? Int == 3)
+
+        let pdf = try await server.get("/api/books/\(id)/pdf")
+        #expect(pdf.status == .ok)
+        #expect(pdf.header("Content-Type") == "application/pdf")
+        let file = server.cacheFolder.appendingPathComponent("downloaded.pdf")
+        try pdf.body.write(to: file)
+        #expect(try runTool("/usr/bin/pdfinfo", [file.path]).output.contains("Pages:           3"))
+
+        // The event stream of a finished book gives its final state, then ends.
+        let events = String(decoding: try await server.get("/api/books/\(id)/events").body, as: UTF8.self)
+        #expect(events.contains("event: book") && events.contains("\"state\":\"done\""))
+        await server.stop()
+    }
+
+    @Test func cancellingABook() async throws {
+        let server = try await TestServer.start()
+        // Forty distinct sources (a query string each), so there is work to cancel.
+        let sources = (0..<40).map { "\"\(server.base)/samples/photos/Dune.jpg?copy=\($0)\"" }.joined(separator: ",")
+        let answer = try await order(server, #"{"sources": [\#(sources)], "page": "2400x3400"}"#)
+        let id = try #require((try JSONSerialization.jsonObject(with: answer.body) as? [String: String])?["id"])
+        _ = try await waitForState(server, id, ["preparing", "writing"])
+        #expect(try await server.send("/api/books/\(id)", method: .DELETE).status == .noContent)
+        let ended = try await waitForState(server, id, ["done", "failed", "cancelled"])
+        #expect(ended["state"] as? String == "cancelled", "\(ended)")
+        #expect(try await server.get("/api/books/\(id)/pdf").status == .conflict)
+        await server.stop()
+    }
+
+    @Test(arguments: [
+        #"{"rows": []}"#, #"{"rows": [99]}"#, #"{"sources": ["ftp://x.org/a.jpg"]}"#,
+        #"{"rows": [0], "page": "A9"}"#, #"{"rows": [0], "filter": "vintage"}"#,
+    ])
+    func badOrdersAre400(body: String) async throws {
+        let server = try await TestServer.start()
+        let answer = try await order(server, body)
+        #expect(answer.status == .badRequest, "\(body)")
+        #expect(try await server.get("/api/books/nope").status == .notFound)
+        await server.stop()
+    }
+}
