@@ -7,18 +7,6 @@ import TestSupport
 /// nginx with proxy_cache in front of two `darkroom serve` processes, as
 /// docs/deploy.md sets it up for production.
 @Suite(.serialized) struct CacheInFrontTests {
-    func freePort() throws -> Int {
-        let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(s) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(s, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     func get(_ client: HTTPClient, _ url: String) async throws -> (status: Int, headers: [String: String], body: Data) {
         let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(60))
         let body = try await response.body.collect(upTo: 50 << 20)
@@ -44,16 +32,16 @@ import TestSupport
         let origin = try await OriginServer.start(serving: Corpus.root)
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
 
-        let ports = [try freePort(), try freePort()]
+        let ports = [try LoopbackPort.free(), try LoopbackPort.free()]
         let servers = try ports.enumerated().map { i, port in
             try DarkroomProcess.start(["serve", "--port", "\(port)", "--cache-dir", folder.appendingPathComponent("cache\(i)").path,
                                        "--allow-private-networks"], log: folder.appendingPathComponent("server\(i).log"))
         }
         for port in ports {
-            #expect(await eventually(60) { Self.answers(port) }, "darkroom serve listens on \(port)")
+            #expect(await eventually(60) { LoopbackPort.isListening(port) }, "darkroom serve listens on \(port)")
         }
 
-        let front = try freePort()
+        let front = try LoopbackPort.free()
         let configuration = try String(contentsOf: Corpus.packageRoot.appendingPathComponent("docs/nginx.conf"), encoding: .utf8)
             .replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(front);")
             .replacingOccurrences(of: "server 127.0.0.1:8081;", with: "server 127.0.0.1:\(ports[0]);")
@@ -83,7 +71,7 @@ import TestSupport
         proxy.standardOutput = FileHandle.nullDevice
         proxy.standardError = FileHandle.nullDevice
         try proxy.run()
-        #expect(await eventually(30) { Self.answers(front) }, "nginx listens")
+        #expect(await eventually(30) { LoopbackPort.isListening(front) }, "nginx listens")
 
         let url = "http://127.0.0.1:\(front)/img/_/rs:fill:200:150/sepia:0.8/plain/\(origin.url("/photos/LadyBird.jpg").absoluteString)@jpg"
         let first = try await get(client, url)
@@ -103,18 +91,5 @@ import TestSupport
         }
         try await client.shutdown()
         await origin.stop()
-    }
-
-    /// Whether something accepts connections on a loopback port.
-    static func answers(_ port: Int) -> Bool {
-        let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(s) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(s, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
     }
 }

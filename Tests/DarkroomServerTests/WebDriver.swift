@@ -13,7 +13,7 @@ final class WebDriver: @unchecked Sendable {
     private var session = ""
 
     init(width: Int = 1000, height: Int = 760) async throws {
-        let port = try freeTestPort()
+        let port = try LoopbackPort.free()
         driver = Process()
         driver.executableURL = URL(fileURLWithPath: "/usr/bin/chromedriver")
         driver.arguments = ["--port=\(port)"]
@@ -87,18 +87,4 @@ final class WebDriver: @unchecked Sendable {
         if response.status.code >= 400 { throw WebDriverError("\(method) \(path): \(json)") }
         return json
     }
-}
-
-/// A free loopback port.
-func freeTestPort() throws -> Int {
-    let socket = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(socket) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
-    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
-    return Int(UInt16(bigEndian: address.sin_port))
 }
