@@ -73,9 +73,12 @@ public final class ImagePipeline: Sendable {
         failures = FailureMemory(duration: configuration.failureMemory)
     }
 
-    /// Shuts down the loader the pipeline made.
+    /// Shuts down the loader the pipeline made, and the pipeline's threads.
+    /// The pipeline cannot be used afterwards.
     public func shutdown() async {
         try? await ownedLoader?.shutdown()
+        await filtrationQueue.executor.shutdown()
+        await io.shutdown()
     }
 
     func makeWaiterID() -> UInt64 { nextWaiter.add(1, ordering: .relaxed).oldValue }
