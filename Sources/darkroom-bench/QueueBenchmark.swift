@@ -45,7 +45,3 @@ enum QueueBenchmark {
         return Double(items) / (ContinuousClock.now - start).seconds
     }
 }
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}

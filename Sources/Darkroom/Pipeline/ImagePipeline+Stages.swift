@@ -160,12 +160,6 @@ extension ImagePipeline {
     }
 }
 
-extension Duration {
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-}
-
 extension WorkItem {
     /// The value; cancelling the calling task cancels the item.
     func valueCancellingWithTask() async throws(DarkroomError) -> Value {
