@@ -4,13 +4,7 @@ extension ImagePipeline {
     /// The process job: disk (processed key), then the data job, then the
     /// filtration queue; stores the result on disk and in memory.
     func process(_ request: ImageRequest, key: String, context: JobContext<ImageResponse>) async throws(DarkroomError) -> ImageResponse {
-        if let stored = await readDisk(key), let response = ImageResponse(diskEntry: stored) {
-            metrics.cache(.disk, hit: true)
-            memoryCache.store(response, for: key, cost: response.image.data.count)
-            var answer = response
-            answer.cacheType = .disk
-            return answer
-        }
+        if let hit = await diskHit(key) { return hit }
         if diskCache != nil { metrics.cache(.disk, hit: false) }
 
         let source = try await sourceData(for: request.source, priority: context.priority, onEvent: { context.publish($0) },

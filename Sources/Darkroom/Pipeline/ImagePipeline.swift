@@ -97,12 +97,21 @@ public final class ImagePipeline: Sendable {
     /// The result for `request` if a cache has it (memory, then disk), without
     /// starting any work: an overloaded server still answers these.
     public func cachedImage(for request: ImageRequest) async -> ImageResponse? {
-        let key = request.processedKey
-        if var hit = memoryCache.value(for: key) {
-            metrics.cache(.memory, hit: true)
-            hit.cacheType = .memory
-            return hit
-        }
+        if let hit = memoryHit(request.processedKey) { return hit }
+        return await diskHit(request.processedKey)
+    }
+
+    /// The memory cache's answer for a processed key, counted.
+    func memoryHit(_ key: String) -> ImageResponse? {
+        guard var hit = memoryCache.value(for: key) else { return nil }
+        metrics.cache(.memory, hit: true)
+        hit.cacheType = .memory
+        return hit
+    }
+
+    /// The disk cache's answer for a processed key, counted, and kept in
+    /// memory for next time.
+    func diskHit(_ key: String) async -> ImageResponse? {
         guard let stored = await readDisk(key), var response = ImageResponse(diskEntry: stored) else { return nil }
         metrics.cache(.disk, hit: true)
         memoryCache.store(response, for: key, cost: response.image.data.count)
@@ -136,11 +145,7 @@ public final class ImagePipeline: Sendable {
         attached: (@Sendable (SharedJob<ImageResponse>) -> Void)?
     ) async throws(DarkroomError) -> ImageResponse {
         let key = request.processedKey
-        if var hit = memoryCache.value(for: key) {
-            metrics.cache(.memory, hit: true)
-            hit.cacheType = .memory
-            return hit
-        }
+        if let hit = memoryHit(key) { return hit }
         metrics.cache(.memory, hit: false)
         let (job, coalesced) = processJobs.join(key, waiter: id, priority: request.priority, onEvent: onEvent) { context throws(DarkroomError) in
             try await self.process(request, key: key, context: context)
