@@ -3,10 +3,23 @@ import Metrics
 /// The pipeline's counters and timers, through swift-metrics: whatever
 /// backend the application bootstraps (Prometheus in the server) sees them.
 struct PipelineMetrics: Sendable {
-    enum Cache: String { case memory, disk, sourceDisk = "source_disk" }
+    enum Cache: String, CaseIterable { case memory, disk, sourceDisk = "source_disk" }
+
+    /// Made once: a cache hit is the hot path, and making a counter asks the
+    /// metrics backend to look it up under its lock.
+    private let hits: [Cache: Counter]
+    private let misses: [Cache: Counter]
+
+    init() {
+        func counters(_ label: String) -> [Cache: Counter] {
+            Dictionary(uniqueKeysWithValues: Cache.allCases.map { ($0, Counter(label: label, dimensions: [("cache", $0.rawValue)])) })
+        }
+        hits = counters("darkroom_cache_hits_total")
+        misses = counters("darkroom_cache_misses_total")
+    }
 
     func cache(_ cache: Cache, hit: Bool) {
-        Counter(label: hit ? "darkroom_cache_hits_total" : "darkroom_cache_misses_total", dimensions: [("cache", cache.rawValue)]).increment()
+        (hit ? hits : misses)[cache]?.increment()
     }
 
     func coalesced(stage: String) {
