@@ -12,6 +12,12 @@ extension VImage {
     /// Encodes the image. This is where libvips decodes and computes the
     /// pixels of the whole chain, so it is the long call.
     package func encoded(_ encoder: Encoder) throws(VipsError) -> [UInt8] {
+        try encoded(encoder) { [UInt8]($0) }
+    }
+
+    /// Encodes the image and hands the encoder's own buffer to `body`, which
+    /// copies what it keeps: the only copy of the output bytes.
+    package func encoded<R>(_ encoder: Encoder, _ body: (UnsafeRawBufferPointer) -> R) throws(VipsError) -> R {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         let status: Int32
@@ -34,6 +40,6 @@ extension VImage {
             throw VipsError.fromBuffer(operation: name)
         }
         defer { g_free(buffer) }
-        return [UInt8](UnsafeRawBufferPointer(start: buffer, count: length))
+        return body(UnsafeRawBufferPointer(start: buffer, count: length))
     }
 }

@@ -73,7 +73,7 @@ public final class DiskCache: Sendable {
 
     /// The file name for a key: its SHA-256, in hex, under a two-letter folder.
     func fileURL(for key: String) -> URL {
-        let name = DiskCacheFormat.checksum(Data(key.utf8))
+        let name = DiskCacheFormat.fileName(for: key)
         return entriesFolder.appendingPathComponent(String(name.prefix(2))).appendingPathComponent(name)
     }
 

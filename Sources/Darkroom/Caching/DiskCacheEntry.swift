@@ -30,11 +30,12 @@ public struct DiskCacheEntry: Sendable, Hashable {
 ///     "DRKC" | version (1 byte) | header length (4 bytes, big-endian) | header (JSON) | data
 ///
 /// The header holds the full key, the metadata, the data's length and its
-/// SHA-256. A file whose magic, version, key, length or checksum does not
-/// match is never served.
+/// 64-bit checksum (``Checksum``). A file whose magic, version, key, length
+/// or checksum does not match is never served; files of version 1 (with a
+/// SHA-256 of the data) read as misses and are replaced.
 enum DiskCacheFormat {
     static let magic = Data("DRKC".utf8)
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
 
     struct Header: Codable {
         var key: String
@@ -44,14 +45,14 @@ enum DiskCacheFormat {
         var storedAt: Double
         var metadata: [String: String]?
         var length: Int
-        var sha256: String
+        var checksum: UInt64
     }
 
     static func encode(_ entry: DiskCacheEntry, key: String) throws -> Data {
         let header = Header(key: key, contentType: entry.contentType, etag: entry.etag, lastModified: entry.lastModified,
                             storedAt: entry.storedAt.timeIntervalSince1970,
                             metadata: entry.metadata.isEmpty ? nil : entry.metadata, length: entry.data.count,
-                            sha256: checksum(entry.data))
+                            checksum: Checksum.of(entry.data))
         let json = try JSONEncoder().encode(header)
         var out = Data(capacity: 9 + json.count + entry.data.count)
         out.append(magic)
@@ -78,13 +79,15 @@ enum DiskCacheFormat {
         guard header.key == key else { return .failure(.otherKey) }
         let data = file[bodyStart...]
         guard data.count == header.length else { return .failure(.wrongLength) }
-        guard checksum(data) == header.sha256 else { return .failure(.wrongChecksum) }
+        guard Checksum.of(data) == header.checksum else { return .failure(.wrongChecksum) }
         return .success(DiskCacheEntry(data: Data(data), contentType: header.contentType, etag: header.etag,
                                        lastModified: header.lastModified, storedAt: Date(timeIntervalSince1970: header.storedAt),
                                        metadata: header.metadata ?? [:]))
     }
 
-    static func checksum<D: DataProtocol>(_ data: D) -> String {
-        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    /// The file name for a key: its SHA-256 in hex, so no key can name a
+    /// path outside the folder.
+    static func fileName(for key: String) -> String {
+        Hex.string(SHA256.hash(data: Data(key.utf8)))
     }
 }

@@ -163,7 +163,9 @@ public final class DataLoader: DataLoading {
             if let expected, expected > maxBytes {
                 throw DarkroomError(.tooManyBytes, "\(url) is \(expected) bytes, over the limit of \(maxBytes) bytes")
             }
+            // One buffer of the announced size: no regrowing copies.
             var body = ByteBuffer()
+            if let expected { body.reserveCapacity(expected) }
             for try await chunk in response.body {
                 guard body.readableBytes + chunk.readableBytes <= maxBytes else {
                     throw DarkroomError(.tooManyBytes, "\(url) sent more than the limit of \(maxBytes) bytes")
@@ -175,7 +177,7 @@ public final class DataLoader: DataLoading {
             if let expected, body.readableBytes < expected {
                 throw DarkroomError(.networkFailure, "\(url) ended after \(body.readableBytes) of \(expected) bytes")
             }
-            let data = Data(buffer: body)
+            let data = body.readData(length: body.readableBytes, byteTransferStrategy: .noCopy) ?? Data()
             guard expectImage else {
                 // A document: the format is checked by whoever parses it.
                 return (.fetched(SourceData(data: data, format: .jpeg, contentType: response.headers.first(name: "Content-Type"))), nil)

@@ -8,7 +8,13 @@ extension ImagePipeline {
         public var filtrationConcurrency = ProcessInfo.processInfo.activeProcessorCount
         /// How long waiting work waits before it rises one priority level.
         public var agingInterval: Duration? = .seconds(10)
-        public var memoryCache = MemoryCache<String, ImageResponse>.Configuration()
+        /// The memory cache of processed images. Its default size is a share
+        /// of the machine: an eighth of the cgroup's memory limit where there
+        /// is one, at most 256 MiB and at least 16 MiB; 256 MiB otherwise.
+        public var memoryCache = MemoryCache<String, ImageResponse>.Configuration(costLimit: Configuration.defaultMemoryCacheBytes)
+        /// The most source bytes held downloaded but not yet processed; new
+        /// downloads wait while this many are held.
+        public var maxSourceBytesInFlight = 256 << 20
         /// The disk cache's folder and limit; nil: no disk cache.
         public var diskCache: DiskCache.Configuration? = DiskCache.Configuration()
         public var loader = DataLoader.Configuration()
@@ -20,5 +26,12 @@ extension ImagePipeline {
         public var sourceFreshness: Duration = .seconds(24 * 3600)
 
         public init() {}
+
+        /// The default size of the memory cache on this machine.
+        public static var defaultMemoryCacheBytes: Int {
+            let ceiling = 256 << 20
+            guard let limit = LinuxMemoryPressureSource().read().limit, limit > 0 else { return ceiling }
+            return min(ceiling, max(16 << 20, limit / 8))
+        }
     }
 }

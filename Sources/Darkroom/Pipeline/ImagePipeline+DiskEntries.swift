@@ -14,7 +14,7 @@ extension SourceData {
 }
 
 extension ImageResponse {
-    init?(diskEntry entry: DiskCacheEntry) {
+    init?(diskEntry entry: DiskCacheEntry, key: String) {
         let m = entry.metadata
         guard let format = m["format"].flatMap(ImageFormat.init(rawValue:)),
               let width = m["width"].flatMap(Int.init), let height = m["height"].flatMap(Int.init),
@@ -23,7 +23,7 @@ extension ImageResponse {
         else { return nil }
         let image = ProcessedImage(data: entry.data, format: format, width: width, height: height,
                                    source: .init(format: sourceFormat, width: sourceWidth, height: sourceHeight))
-        self.init(image: image, cacheType: .disk, sourceETag: entry.etag, sourceLastModified: entry.lastModified)
+        self.init(image: image, cacheType: .disk, sourceETag: entry.etag, sourceLastModified: entry.lastModified, key: key)
     }
 
     var diskEntry: DiskCacheEntry {

@@ -10,6 +10,11 @@ extension ImagePipeline {
         let source = try await sourceData(for: request.source, priority: context.priority, onEvent: { context.publish($0) },
                                           followPriority: { listener in context.followPriority(listener) })
         if Task.isCancelled { throw .cancelled }
+        // Held until this run ends, so downloads wait while too many bytes
+        // are waiting for a processing thread.
+        let held = source.data.count
+        sourceBytes.hold(held)
+        defer { sourceBytes.release(held) }
 
         let started = ContinuousClock.now
         let options = request.options
@@ -21,9 +26,9 @@ extension ImagePipeline {
         let image = try await item.valueCancellingWithTask()
         metrics.stage("process", since: started)
 
-        let response = ImageResponse(image: image, cacheType: nil, sourceETag: source.etag, sourceLastModified: source.lastModified)
-        memoryCache.store(response, for: key, cost: image.data.count)
-        await writeDisk(response.diskEntry, key: key)
+        let response = ImageResponse(image: image, cacheType: nil, sourceETag: source.etag, sourceLastModified: source.lastModified, key: key)
+        memoryCache.store(response, for: key, cost: image.byteCount)
+        writeDiskInBackground(response.diskEntry, key: key)
         return response
     }
 
@@ -80,7 +85,10 @@ extension ImagePipeline {
         let loader = self.loader
         let metrics = self.metrics
         let started = ContinuousClock.now
+        let gate = sourceBytes
         let item = downloadQueue.add(priority: context.priority) { work in
+            try work.checkCancellation()
+            await gate.waitForRoom()
             try work.checkCancellation()
             return try await loader.load(request) { received, expected in
                 context.publish(.progress(received: received, expected: expected))
@@ -116,7 +124,7 @@ extension ImagePipeline {
             metrics.downloaded(bytes: fetched.data.count)
             source = fetched
         }
-        await writeDisk(source.diskEntry, key: key)
+        writeDiskInBackground(source.diskEntry, key: key)
         context.publish(.original(source))
         return source
     }
@@ -146,6 +154,13 @@ extension ImagePipeline {
     func readDisk(_ key: String) async -> DiskCacheEntry? {
         guard let diskCache else { return nil }
         return try? await io.run { diskCache.entry(for: key) }
+    }
+
+    /// Writes after the answer: the entry is on disk once
+    /// ``waitForDiskWrites()`` returns, and at the latest at shutdown.
+    func writeDiskInBackground(_ entry: DiskCacheEntry, key: String) {
+        guard diskCache != nil else { return }
+        diskWrites.start { [self] in await writeDisk(entry, key: key) }
     }
 
     func writeDisk(_ entry: DiskCacheEntry, key: String) async {

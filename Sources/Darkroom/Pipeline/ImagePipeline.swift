@@ -34,6 +34,9 @@ public final class ImagePipeline: Sendable {
     let dataJobs = JobRegistry<String, SourceData>()
     let processJobs = JobRegistry<String, ImageResponse>()
     let failures: FailureMemory
+    /// Disk writes that follow an answer instead of delaying it.
+    let diskWrites = PendingWork()
+    let sourceBytes: SourceBytesGate
     let metrics = PipelineMetrics()
     let logger: Logger
     private let nextWaiter = Atomic<UInt64>(1)
@@ -71,15 +74,26 @@ public final class ImagePipeline: Sendable {
         }
         io = BlockingExecutor(threads: 2)
         failures = FailureMemory(duration: configuration.failureMemory)
+        sourceBytes = SourceBytesGate(limit: max(1, configuration.maxSourceBytesInFlight))
     }
 
     /// Shuts down the loader the pipeline made, and the pipeline's threads.
     /// The pipeline cannot be used afterwards.
     public func shutdown() async {
+        await diskWrites.wait()
         try? await ownedLoader?.shutdown()
         await filtrationQueue.executor.shutdown()
         await io.shutdown()
     }
+
+    /// Returns when every disk write started so far has ended: results are
+    /// written to the disk cache after they are answered, not before.
+    public func waitForDiskWrites() async {
+        await diskWrites.wait()
+    }
+
+    /// Source bytes downloaded and not yet processed, now.
+    public var sourceBytesInFlight: Int { sourceBytes.held }
 
     func makeWaiterID() -> UInt64 { nextWaiter.add(1, ordering: .relaxed).oldValue }
 
@@ -97,8 +111,14 @@ public final class ImagePipeline: Sendable {
     /// The result for `request` if a cache has it (memory, then disk), without
     /// starting any work: an overloaded server still answers these.
     public func cachedImage(for request: ImageRequest) async -> ImageResponse? {
-        if let hit = memoryHit(request.processedKey) { return hit }
-        return await diskHit(request.processedKey)
+        await cachedImage(processedKey: request.processedKey)
+    }
+
+    /// The same, by a request's ``ImageRequest/processedKey``, for callers
+    /// that made the key once and keep it (a server's parsed URLs).
+    public func cachedImage(processedKey key: String) async -> ImageResponse? {
+        if let hit = memoryHit(key) { return hit }
+        return await diskHit(key)
     }
 
     /// The memory cache's answer for a processed key, counted.
@@ -112,9 +132,9 @@ public final class ImagePipeline: Sendable {
     /// The disk cache's answer for a processed key, counted, and kept in
     /// memory for next time.
     func diskHit(_ key: String) async -> ImageResponse? {
-        guard let stored = await readDisk(key), var response = ImageResponse(diskEntry: stored) else { return nil }
+        guard let stored = await readDisk(key), var response = ImageResponse(diskEntry: stored, key: key) else { return nil }
         metrics.cache(.disk, hit: true)
-        memoryCache.store(response, for: key, cost: response.image.data.count)
+        memoryCache.store(response, for: key, cost: response.image.byteCount)
         response.cacheType = .disk
         return response
     }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// Where an image comes from.
@@ -58,9 +59,27 @@ public struct ImageResponse: Sendable, Hashable {
     public var image: ProcessedImage
     /// The cache that answered, or nil when the image was made for this request.
     public var cacheType: CacheType?
-    /// The source's validators, for building an ETag.
+    /// The source's validators.
     public var sourceETag: String?
     public var sourceLastModified: String?
+    /// A strong HTTP validator for these bytes, quoted: made once, when the
+    /// image is made or read from disk, from the processed key and the
+    /// source's validators, so it is the same across restarts and replicas
+    /// and changes with the options.
+    public let etag: String
+
+    init(image: ProcessedImage, cacheType: CacheType?, sourceETag: String?, sourceLastModified: String?, key: String) {
+        self.image = image
+        self.cacheType = cacheType
+        self.sourceETag = sourceETag
+        self.sourceLastModified = sourceLastModified
+        etag = Self.etag(key: key, sourceETag: sourceETag, sourceLastModified: sourceLastModified, length: image.byteCount)
+    }
+
+    static func etag(key: String, sourceETag: String?, sourceLastModified: String?, length: Int) -> String {
+        let material = "\(key)|\(sourceETag ?? "")|\(sourceLastModified ?? "")|\(length)"
+        return "\"" + Hex.string(SHA256.hash(data: Data(material.utf8)).prefix(16)) + "\""
+    }
 }
 
 /// What happens to a request as it goes, in order (S2).

@@ -1,8 +1,12 @@
 import Foundation
+import NIOCore
+import NIOFoundationCompat
 
 /// The encoded result of processing, with what it is.
 public struct ProcessedImage: Sendable, Hashable {
-    public var data: Data
+    /// The encoded bytes. A server answers with this buffer as it is: it is
+    /// shared, never copied, by every answer made from it.
+    public var bytes: ByteBuffer
     public var format: ImageFormat
     public var width: Int
     public var height: Int
@@ -14,4 +18,24 @@ public struct ProcessedImage: Sendable, Hashable {
         public var width: Int
         public var height: Int
     }
+
+    public init(bytes: ByteBuffer, format: ImageFormat, width: Int, height: Int, source: SourceInfo) {
+        self.bytes = bytes
+        self.format = format
+        self.width = width
+        self.height = height
+        self.source = source
+    }
+
+    public init(data: Data, format: ImageFormat, width: Int, height: Int, source: SourceInfo) {
+        self.init(bytes: ByteBuffer(data: data), format: format, width: width, height: height, source: source)
+    }
+
+    /// The encoded bytes as `Data`, a view of ``bytes`` (no copy).
+    public var data: Data {
+        bytes.getData(at: bytes.readerIndex, length: bytes.readableBytes, byteTransferStrategy: .noCopy) ?? Data()
+    }
+
+    /// The size of the encoded bytes.
+    public var byteCount: Int { bytes.readableBytes }
 }

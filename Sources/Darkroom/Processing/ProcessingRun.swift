@@ -1,5 +1,6 @@
 import DarkroomImaging
 import Foundation
+import NIOCore
 
 /// One run of the processor over one input: header, limits, shrink-on-load,
 /// steps, encode. Every libvips image lives and dies inside ``run()``.
@@ -74,7 +75,7 @@ struct ProcessingRun {
         let outputFormat = try outputFormat(source: format, hasAlpha: image.hasAlpha)
         let bytes = try encode(image, as: outputFormat, sourceFormat: format)
         try killSwitch.check()
-        return ProcessedImage(data: Data(bytes), format: outputFormat, width: image.width, height: image.height, source: source)
+        return ProcessedImage(bytes: bytes, format: outputFormat, width: image.width, height: image.height, source: source)
     }
 
     private func load(_ raw: UnsafeRawBufferPointer, format: ImageFormat, shrink: Int) throws(DarkroomError) -> VImage {
@@ -96,7 +97,7 @@ struct ProcessingRun {
         return hasAlpha ? .png : .jpeg
     }
 
-    private func encode(_ image: VImage, as format: ImageFormat, sourceFormat: ImageFormat) throws(DarkroomError) -> [UInt8] {
+    private func encode(_ image: VImage, as format: ImageFormat, sourceFormat: ImageFormat) throws(DarkroomError) -> ByteBuffer {
         let quality = options.output.quality
         guard (1...100).contains(quality) else {
             throw .invalidOption("quality \(quality) is outside 1...100")
@@ -110,7 +111,9 @@ struct ProcessingRun {
         default: throw DarkroomError(.cannotEncode, "Darkroom cannot write \(format.rawValue.uppercased())")
         }
         do {
-            return try killSwitch.vips.armed(image) { () throws(VipsError) in try image.encoded(encoder) }
+            return try killSwitch.vips.armed(image) { () throws(VipsError) in
+                try image.encoded(encoder) { ByteBuffer(bytes: $0) }
+            }
         } catch {
             if killSwitch.isPulled { throw .cancelled }
             // The header was read and every step was built without error, so
