@@ -19,6 +19,8 @@ public struct ImageURLOptions: Sendable, Hashable {
     public var sharpen: Double?
     public var autoRotate = true
     public var cachebuster: String?
+    /// When the URL stops being valid (`exp`), if it says.
+    public var expires: Date?
     public var sepia: Double?
     public var grayscale = false
 
@@ -121,6 +123,7 @@ public struct ImageURLOptions: Sendable, Hashable {
             try need(1...1)
             guard let stamp = Double(args[0]) else { throw .init("option '\(name)': '\(args[0])' is not a Unix timestamp") }
             if now.timeIntervalSince1970 > stamp { throw .init("the URL expired at \(Date(timeIntervalSince1970: stamp))") }
+            expires = Date(timeIntervalSince1970: stamp)
         case "pr", "preset":
             try need(1...16)
             guard depth < 4 else { throw .init("presets refer to each other too deeply") }

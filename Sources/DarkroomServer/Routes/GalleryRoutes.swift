@@ -88,7 +88,7 @@ struct GalleryRoutes: Sendable {
             do throws(DarkroomError) {
                 let response = try await gallery.pipeline.image(for: request)
                 return Response(status: .ok, headers: [.contentType: response.image.format.mimeType, .cacheControl: "no-cache"],
-                                body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.image.data)))
+                                body: ResponseBody(byteBuffer: response.image.bytes))
             } catch {
                 return errorResponse(error.httpStatus, error.description)
             }

@@ -1,4 +1,3 @@
-import Crypto
 import Darkroom
 import Foundation
 import HTTPTypes
@@ -9,6 +8,18 @@ import NIOCore
 struct ImageRoutes: Sendable {
     let pipeline: ImagePipeline
     let configuration: ServerConfiguration
+    let parsedURLs: ParsedURLCache
+    let connections: ConnectionWatch
+    /// `public, max-age=N`, made once.
+    let cacheControl: String
+
+    init(pipeline: ImagePipeline, configuration: ServerConfiguration, connections: ConnectionWatch) {
+        self.pipeline = pipeline
+        self.configuration = configuration
+        self.connections = connections
+        parsedURLs = ParsedURLCache()
+        cacheControl = "public, max-age=\(configuration.cacheMaxAge)"
+    }
 
     func add(to router: Router<ServerContext>) {
         router.get("/img/**") { request, context in
@@ -18,82 +29,95 @@ struct ImageRoutes: Sendable {
 
     func respond(to request: Request, context: ServerContext) async -> Response {
         // The path as sent, percent-encoding and all: the signature covers it.
-        let path = String(request.uri.path.dropFirst("/img".count))
-        let url: ImageURL
-        do {
-            url = try ImageURL(path: path, presets: configuration.presets)
-        } catch {
-            return errorResponse(.badRequest, "bad image URL: \(error.message)")
+        let path = request.uri.path.dropFirst("/img".count)
+        let accept = request.headers[.accept]
+        let cacheKey = ParsedURLCache.key(path: path, format: Self.bestAccepted(accept))
+        let parsed: ParsedURLCache.Entry
+        if let known = parsedURLs.entry(for: cacheKey) {
+            parsed = known
+        } else {
+            switch parse(String(path), accept: accept) {
+            case .success(let entry):
+                parsed = entry
+                parsedURLs.store(entry, for: cacheKey)
+            case .failure(let refusal):
+                return refusal.response
+            }
         }
-        if let signature = configuration.signature, !signature.verify(url.signature, path: url.signedPath) {
-            return errorResponse(.forbidden, "the URL's signature is missing or wrong")
-        }
-
-        let (format, negotiated): (ImageFormat?, Bool)
-        switch Self.format(asked: url.options.format ?? url.requestedExtension, accept: request.headers[.accept]) {
-        case .success(let answer): (format, negotiated) = answer
-        case .failure(let error): return errorResponse(.badRequest, error.message)
-        }
-        var options = url.options.processing(format: format)
-        options.limits = configuration.limits
-        let imageRequest = ImageRequest(source: .url(url.source), options: options, priority: .normal)
+        let imageRequest = parsed.request
         var extra = HTTPFields()
-        if negotiated { extra[.vary] = "Accept" }
+        if parsed.negotiated { extra[.vary] = "Accept" }
 
         let response: ImageResponse
-        if let hit = await pipeline.cachedImage(for: imageRequest) {
+        if let hit = await pipeline.cachedImage(processedKey: parsed.processedKey) {
             response = hit
         } else {
             if pipeline.filtrationQueue.counts.waiting >= configuration.maxWaitingFiltrations {
                 extra[.retryAfter] = "2"
                 return errorResponse(.tooManyRequests, "the server is busy: too much image work is waiting; try again shortly", headers: extra)
             }
-            do throws(DarkroomError) {
-                response = try await Self.untilDisconnect(context.channel) { () async throws(DarkroomError) in
+            do {
+                response = try await connections.run(on: context.channel) { () async throws(DarkroomError) in
                     try await pipeline.image(for: imageRequest)
                 }
             } catch {
+                let error = error as? DarkroomError ?? .cancelled
                 return errorResponse(error.httpStatus, error.description, headers: extra)
             }
         }
         // A cachebuster changes the URL (so CDNs miss), not the image.
-        return Self.answer(response, key: imageRequest.processedKey, request: request, maxAge: configuration.cacheMaxAge, headers: extra)
+        return Self.answer(response, request: request, cacheControl: cacheControl, headers: extra)
     }
 
-    /// Runs `work`; when the client's connection closes first, cancels it
-    /// (the pipeline goes on for any other waiter).
-    static func untilDisconnect<T: Sendable>(_ channel: any Channel, _ work: @escaping @Sendable () async throws(DarkroomError) -> T) async throws(DarkroomError) -> T {
-        let task = Task { () async throws -> T in try await work() }
-        channel.closeFuture.whenComplete { _ in task.cancel() }
+    /// A refused URL, as the answer to send.
+    struct Refusal: Error {
+        let response: Response
+    }
+
+    /// Parses, verifies and negotiates a URL not seen before.
+    private func parse(_ path: String, accept: String?) -> Result<ParsedURLCache.Entry, Refusal> {
+        let url: ImageURL
         do {
-            return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+            url = try ImageURL(path: path, presets: configuration.presets)
         } catch {
-            throw error as? DarkroomError ?? .cancelled
+            return .failure(Refusal(response: errorResponse(.badRequest, "bad image URL: \(error.message)")))
         }
+        if let signature = configuration.signature, !signature.verify(url.signature, path: url.signedPath) {
+            return .failure(Refusal(response: errorResponse(.forbidden, "the URL's signature is missing or wrong")))
+        }
+        let (format, negotiated): (ImageFormat?, Bool)
+        switch Self.format(asked: url.options.format ?? url.requestedExtension, accept: accept) {
+        case .success(let answer): (format, negotiated) = answer
+        case .failure(let error): return .failure(Refusal(response: errorResponse(.badRequest, error.message)))
+        }
+        var options = url.options.processing(format: format)
+        options.limits = configuration.limits
+        let request = ImageRequest(source: .url(url.source), options: options, priority: .normal)
+        return .success(.init(request: request, processedKey: request.processedKey, negotiated: negotiated, expires: url.options.expires))
     }
 
     /// The answer: the image with caching headers, or 304 when the client's
-    /// copy is current.
-    static func answer(_ response: ImageResponse, key: String, request: Request, maxAge: Int, headers extra: HTTPFields) -> Response {
-        let etag = Self.etag(key: key, response: response)
+    /// copy is current. The body is the cached buffer itself, not a copy.
+    static func answer(_ response: ImageResponse, request: Request, cacheControl: String, headers extra: HTTPFields) -> Response {
+        let etag = response.etag
         var headers = extra
+        headers.reserveCapacity(extra.count + 4)
         headers[.eTag] = etag
-        headers[.cacheControl] = "public, max-age=\(maxAge)"
-        if let ifNoneMatch = request.headers[.ifNoneMatch],
-           ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag || $0.trimmingCharacters(in: .whitespaces) == "*" }) {
+        headers[.cacheControl] = cacheControl
+        if let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, etag: etag) {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = response.image.format.mimeType
-        headers[.contentLength] = "\(response.image.data.count)"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.image.data)))
+        headers[.contentLength] = String(response.image.byteCount)
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: response.image.bytes))
     }
 
-    /// A strong ETag from what makes the bytes: the request's key and the
-    /// source's own validators.
-    static func etag(key: String, response: ImageResponse) -> String {
-        let material = "\(key)|\(response.sourceETag ?? "")|\(response.sourceLastModified ?? "")|\(response.image.data.count)"
-        let digest = SHA256.hash(data: Data(material.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
-        return "\"\(digest)\""
+    /// Whether an If-None-Match list names `etag` (or is `*`).
+    static func matches(_ ifNoneMatch: String, etag: String) -> Bool {
+        ifNoneMatch.split(separator: ",").contains { candidate in
+            let tag = candidate.trimmingCharacters(in: .whitespaces)
+            return tag == etag || tag == "*" || tag == "W/" + etag
+        }
     }
 
     /// The output format: the one asked for; or, for none or `auto`, the
@@ -105,9 +129,28 @@ struct ImageRoutes: Sendable {
             }
             return .success((format, false))
         }
-        let accept = accept?.lowercased() ?? ""
-        if accept.contains("image/avif") { return .success((.avif, true)) }
-        if accept.contains("image/webp") { return .success((.webp, true)) }
-        return .success((nil, true))
+        return .success((bestAccepted(accept), true))
+    }
+
+    /// AVIF or WebP when the Accept header names it with a q-value above 0
+    /// (`image/avif;q=0` refuses it); nil otherwise.
+    static func bestAccepted(_ accept: String?) -> ImageFormat? {
+        guard let accept, accept.contains("image/") else { return nil }
+        var webp = false
+        for range in accept.split(separator: ",") {
+            let parts = range.split(separator: ";")
+            let type = parts[0].trimmingCharacters(in: .whitespaces).lowercased()
+            guard type == "image/avif" || type == "image/webp" else { continue }
+            let refused = parts.dropFirst().contains { parameter in
+                let pair = parameter.split(separator: "=", maxSplits: 1)
+                guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "q" else { return false }
+                guard let q = Double(pair[1].trimmingCharacters(in: .whitespaces)), q.isFinite else { return true }
+                return q <= 0
+            }
+            if refused { continue }
+            if type == "image/avif" { return .avif }
+            webp = true
+        }
+        return webp ? .webp : nil
     }
 }

@@ -7,6 +7,8 @@ import NIOCore
 /// `GET /health` and `GET /metrics`.
 struct OperationsRoutes: Sendable {
     let processor: ImageProcessor
+    let pipeline: ImagePipeline
+    let connections: ConnectionWatch
 
     /// A 2 x 2 PNG, made once: what the health check asks libvips to process.
     private static let probe: Data = {
@@ -24,7 +26,9 @@ struct OperationsRoutes: Sendable {
             }
         }
         router.get("/metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+            ServerMetrics.recordMemory(of: pipeline)
+            ServerMetrics.recordConnections(connections)
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                      body: ResponseBody(byteBuffer: ByteBuffer(string: ServerMetrics.text())))
         }
     }

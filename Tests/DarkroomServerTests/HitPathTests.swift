@@ -1,0 +1,124 @@
+import AsyncHTTPClient
+import Darkroom
+@testable import DarkroomServer
+import Foundation
+import NIOCore
+import Testing
+import TestSupport
+
+/// What a cache hit answers, what a request leaves behind, and the memory
+/// cache's bound: behaviour, not speed (the speed is in bench/servers.py).
+@Suite struct HitPathTests {
+    func withServer(_ configure: @escaping (inout ServerConfiguration) -> Void = { _ in },
+                    _ body: (TestServer, OriginServer) async throws -> Void) async throws {
+        let origin = try await OriginServer.start(serving: Fixtures.folder)
+        let server = try await TestServer.start { c in
+            c.trustedOrigins = [origin.url("/").absoluteString]
+            configure(&c)
+        }
+        do { try await body(server, origin) } catch { await server.stop(); await origin.stop(); throw error }
+        await server.stop()
+        await origin.stop()
+    }
+
+    /// A gauge's value from the server's /metrics text.
+    func gauge(_ name: String, on server: TestServer) async throws -> Double? {
+        let text = String(decoding: try await server.get("/metrics").body, as: UTF8.self)
+        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") || line.hasPrefix(name + "{") {
+            return line.split(separator: " ").last.flatMap { Double($0) }
+        }
+        return nil
+    }
+
+    @Test func theETagIsStableAcrossRestartsAndChangesWithTheOptions() async throws {
+        let origin = try await OriginServer.start(serving: Fixtures.folder)
+        defer { Task { await origin.stop() } }
+        let source = origin.url("/landscape.jpg").absoluteString
+        var etags: [String] = []
+        for _ in 0..<2 {
+            // Each server has a cache folder of its own: the second one makes
+            // the image again, and must name it the same.
+            let server = try await TestServer.start { $0.trustedOrigins = [origin.url("/").absoluteString] }
+            let answer = try await server.get("/img/_/rs:fit:120:120/plain/\(source)@jpg")
+            #expect(answer.status == .ok)
+            etags.append(answer.header("ETag") ?? "none")
+            let other = try await server.get("/img/_/rs:fit:121:121/plain/\(source)@jpg")
+            #expect(other.header("ETag") != answer.header("ETag"), "other options, other bytes, other ETag")
+            let sepia = try await server.get("/img/_/rs:fit:120:120/sepia:0.5/plain/\(source)@jpg")
+            #expect(sepia.header("ETag") != answer.header("ETag"))
+            await server.stop()
+        }
+        #expect(etags[0] == etags[1])
+        #expect(etags[0].hasPrefix("\"") && etags[0].count == 34)
+    }
+
+    @Test func aHitAnswersTheSameBytesAndHeadersAsTheMissThatStoredIt() async throws {
+        try await withServer { server, origin in
+            let source = origin.url("/landscape.jpg").absoluteString
+            for (path, accept) in [("/img/_/rs:fill:100:80/plain/\(source)@png", "*/*"),
+                                   ("/img/_/w:90/plain/\(source)", "image/webp,*/*")] {
+                let miss = try await server.get(path, headers: [("Accept", accept)])
+                let hit = try await server.get(path, headers: [("Accept", accept)])
+                #expect(miss.status == .ok && hit.status == .ok)
+                #expect(miss.body == hit.body)
+                #expect(!hit.body.isEmpty)
+                for name in ["ETag", "Cache-Control", "Content-Type", "Content-Length", "Vary"] {
+                    #expect(miss.header(name) == hit.header(name), "\(name) of \(path)")
+                }
+                #expect(hit.header("Content-Length") == "\(hit.body.count)")
+            }
+            // The origin was asked once for all of it.
+            #expect(origin.requests("/landscape.jpg") == 1)
+        }
+    }
+
+    @Test func aThousandRequestsOnOneConnectionLeaveNoWorkBehind() async throws {
+        try await withServer { server, origin in
+            let source = origin.url("/landscape.jpg").absoluteString
+            // One connection, kept alive for every request.
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(
+                connectionPool: .init(idleTimeout: .seconds(120), concurrentHTTP1ConnectionsPerHostSoftLimit: 1)))
+            defer { _ = client.shutdown() }
+            var statuses: [Int: Int] = [:]
+            for i in 0..<1000 {
+                // 40 different images (misses, processed), the rest hits.
+                let request = HTTPClientRequest(url: "\(server.base)/img/_/w:\(40 + i % 40)/plain/\(source)@jpg")
+                let response = try await client.execute(request, timeout: .seconds(60))
+                _ = try await response.body.collect(upTo: 1 << 20)
+                statuses[Int(response.status.code), default: 0] += 1
+            }
+            #expect(statuses == [200: 1000])
+            // Every request's work is gone, while its connection stays open.
+            #expect(try await gauge("darkroom_image_requests_in_progress", on: server) == 0)
+            let open = try #require(try await gauge("darkroom_connections_watched", on: server))
+            #expect(open >= 1 && open <= 2, "one client connection (and the test server's own /metrics client)")
+            try await client.shutdown()
+            // Closing the connection forgets it.
+            var gone = false
+            for _ in 0..<200 where !gone {
+                gone = try await gauge("darkroom_connections_watched", on: server) == 0
+                if !gone { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(gone)
+        }
+    }
+
+    @Test func theMemoryCacheObeysItsLimit() async throws {
+        try await withServer({ $0.memoryCacheBytes = 64 << 10 }) { server, origin in
+            let source = origin.url("/landscape.jpg").absoluteString
+            for width in stride(from: 100, to: 240, by: 4) {
+                let answer = try await server.get("/img/_/w:\(width)/plain/\(source)@png")
+                #expect(answer.status == .ok)
+            }
+            let limit = try #require(try await gauge("darkroom_memory_cache_limit_bytes", on: server))
+            let bytes = try #require(try await gauge("darkroom_memory_cache_bytes", on: server))
+            let entries = try #require(try await gauge("darkroom_memory_cache_entries", on: server))
+            #expect(limit == Double(64 << 10))
+            #expect(bytes <= limit)
+            #expect(bytes > 0 && entries >= 1)
+            #expect(entries < 35, "35 PNGs of 10 KB and more cannot all fit in 64 KiB")
+            let resident = try #require(try await gauge("darkroom_process_resident_memory_bytes", on: server))
+            #expect(resident > Double(1 << 20))
+        }
+    }
+}
