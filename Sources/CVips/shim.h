@@ -5,6 +5,7 @@
 #define DARKROOM_CVIPS_SHIM_H
 
 #include <vips/vips.h>
+#include <malloc.h>
 
 // MARK: - Runtime
 
@@ -269,6 +270,22 @@ static inline int darkroom_vips_probe_load(const void *data, size_t size, const 
     }
     g_object_unref(image);
     return 0;
+}
+
+// MARK: - The C allocator (glibc)
+
+/// At most `arenas` malloc arenas (glibc's default is eight per core).
+static inline void darkroom_malloc_limit_arenas(int arenas) {
+#ifdef M_ARENA_MAX
+    mallopt(M_ARENA_MAX, arenas);
+#endif
+}
+
+/// Returns free memory to the system.
+static inline void darkroom_malloc_trim(void) {
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
 }
 
 #endif

@@ -1,3 +1,4 @@
+import Darkroom
 import ArgumentParser
 import Foundation
 
@@ -6,6 +7,12 @@ import Foundation
 /// error (argument-parser's own code for that is 64; Darkroom's tools use 2,
 /// as most command-line tools do).
 public enum CommandLineRunner {
+    /// Process-wide settings, before any thread starts: fewer malloc arenas,
+    /// so a long-running server's memory comes back after bursts.
+    public static func prepareProcess() {
+        Allocator.limitArenas(to: 2)
+    }
+
     public static func run(_ arguments: [String]) async -> Int32 {
         do {
             var command = try DarkroomCommand.parseAsRoot(arguments)

@@ -34,6 +34,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Refuse new work (429) while more processing runs than this wait. [DARKROOM_MAX_WAITING]") var maxWaiting: Int?
     @Option(help: "Seconds in-flight requests get to finish on SIGINT/SIGTERM. [DARKROOM_SHUTDOWN_TIMEOUT]") var shutdownTimeout: Int?
     @Option(help: "Seconds a finished photobook stays downloadable. [DARKROOM_BOOK_LIFETIME]") var bookLifetime: Int?
+    @Option(help: "Memory cache of processed images, in MiB (default: an eighth of the cgroup's memory limit, at most 256). [DARKROOM_MEMORY_CACHE_MB]") var memoryCacheMb: Int?
+    @Option(help: "Processing threads (default: one per core). [DARKROOM_WORKERS]") var workers: Int?
+    @Flag(help: "Log every request at info level. [DARKROOM_ACCESS_LOG]") var accessLog = false
     @Option(help: ArgumentHelp("A named preset for pr:, as NAME=OPTIONS (rs:fill:300:300/sepia:0.8); repeatable. [DARKROOM_PRESET]", valueName: "NAME=OPTIONS")) var preset: [String] = []
 
     func validate() throws {
@@ -78,6 +81,15 @@ struct ServeCommand: AsyncParsableCommand {
         if let waiting = try number(maxWaiting, "MAX_WAITING", "max-waiting") { c.maxWaitingFiltrations = waiting }
         if let seconds = try number(shutdownTimeout, "SHUTDOWN_TIMEOUT", "shutdown-timeout") { c.shutdownTimeout = .seconds(seconds) }
         if let seconds = try number(bookLifetime, "BOOK_LIFETIME", "book-lifetime", minimum: 1) { c.bookLifetime = .seconds(seconds) }
+        if let megabytes = try number(memoryCacheMb, "MEMORY_CACHE_MB", "memory-cache-mb") {
+            guard megabytes <= 1 << 20 else { throw ValidationError("--memory-cache-mb \(megabytes) is over 1048576 (1 TiB)") }
+            c.memoryCacheBytes = megabytes << 20
+        }
+        if let threads = try number(workers, "WORKERS", "workers", minimum: 1) {
+            guard threads <= 256 else { throw ValidationError("--workers \(threads) is over 256") }
+            c.filtrationConcurrency = threads
+        }
+        c.accessLog = accessLog || ["1", "true", "yes"].contains(env("ACCESS_LOG")?.lowercased() ?? "")
         let presets = preset.isEmpty ? (env("PRESET")?.split(separator: ",").map(String.init) ?? []) : preset
         for entry in presets {
             let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)

@@ -32,6 +32,9 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     pipelineConfiguration.downloadConcurrency = configuration.downloadConcurrency
     pipelineConfiguration.loader.totalTimeout = configuration.downloadTimeout
     pipelineConfiguration.loader.maxBodyBytes = configuration.limits.maxSourceBytes
+    if let bytes = configuration.memoryCacheBytes {
+        pipelineConfiguration.memoryCache.costLimit = bytes
+    }
     pipelineConfiguration.loader.policy = SourcePolicy(
         allowedPrefixes: configuration.allowedSources,
         allowPrivateNetworks: configuration.allowPrivateNetworks,
@@ -60,9 +63,10 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let books = BookJobs(folder: (pipeline.diskCache?.configuration.folder ?? FileManager.default.temporaryDirectory)
                             .appendingPathComponent("books-\(configuration.port)"),
                          lifetime: configuration.bookLifetime)
-    let router = buildRouter(configuration, pipeline: pipeline, gallery: gallery, books: books, logger: logger)
+    let router = buildRouter(configuration, pipeline: pipeline, gallery: gallery, books: books, logger: logger, connections: ConnectionWatch())
 
-    var services: [any Service] = [PipelineShutdownService(pipeline: pipeline), ViewerSweeper(viewers: gallery.viewers, books: books)]
+    var services: [any Service] = [PipelineShutdownService(pipeline: pipeline), ViewerSweeper(viewers: gallery.viewers, books: books),
+                                   MemoryReturnService(pipeline: pipeline)]
     if configuration.watchMemoryPressure {
         services.append(MemoryPressureService(monitor: MemoryPressureMonitor(pipeline: pipeline, logger: logger)))
     }
@@ -80,16 +84,19 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
 
 /// The routes and middleware, for ``buildApplication(_:logger:)`` and for
 /// router-level tests.
-func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, gallery: Gallery, books: BookJobs, logger: Logger) -> Router<ServerContext> {
+func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, gallery: Gallery, books: BookJobs, logger: Logger,
+                 connections: ConnectionWatch = ConnectionWatch()) -> Router<ServerContext> {
     let router = Router(context: ServerContext.self)
     router.add(middleware: MetricsMiddleware())
-    router.add(middleware: LogRequestsMiddleware(.info))
+    if configuration.accessLog {
+        router.add(middleware: LogRequestsMiddleware(.info))
+    }
     router.add(middleware: FileMiddleware(Gallery.staticFolder, urlBasePath: "/gallery", cacheControl: .init([(MediaType(type: .any), [.noCache])]), logger: logger))
     router.add(middleware: FileMiddleware(Gallery.samplesFolder, urlBasePath: "/samples", logger: logger))
-    ImageRoutes(pipeline: pipeline, configuration: configuration).add(to: router)
+    ImageRoutes(pipeline: pipeline, configuration: configuration, connections: connections).add(to: router)
     GalleryRoutes(gallery: gallery).add(to: router)
     BookRoutes(gallery: gallery, books: books).add(to: router)
-    OperationsRoutes(processor: ImageProcessor()).add(to: router)
+    OperationsRoutes(processor: ImageProcessor(), pipeline: pipeline, connections: connections).add(to: router)
     return router
 }
 

@@ -31,7 +31,14 @@ public struct ServerConfiguration: Sendable {
     public var maxWaitingFiltrations = 64
     /// Named option strings for `pr:`, such as `thumb` -> `rs:fill:300:300/sepia:0.8`.
     public var presets: [String: String] = [:]
+    /// Processing threads (`--workers`); one per core by default.
     public var filtrationConcurrency = ProcessInfo.processInfo.activeProcessorCount
+    /// The memory cache's size in bytes; nil: a share of the machine
+    /// (``ImagePipeline/Configuration/defaultMemoryCacheBytes``).
+    public var memoryCacheBytes: Int?
+    /// Log every request at info level (off: a busy server's log stays
+    /// readable, and the hit path stays cheap).
+    public var accessLog = false
     public var downloadConcurrency = 6
     /// How long in-flight requests may take to finish after SIGINT or SIGTERM.
     public var shutdownTimeout: Duration = .seconds(10)

@@ -1,3 +1,4 @@
+import Darkroom
 import Metrics
 import Prometheus
 
@@ -12,6 +13,25 @@ enum ServerMetrics {
         MetricsSystem.bootstrap(factory)
         return registry
     }()
+
+    /// Memory figures, read when /metrics is asked: the process's resident
+    /// size, the memory cache's bytes and entries, and the source bytes
+    /// waiting for processing.
+    static func recordMemory(of pipeline: ImagePipeline) {
+        let cache = pipeline.memoryCache.statistics
+        Gauge(label: "darkroom_process_resident_memory_bytes").record(Allocator.residentBytes())
+        Gauge(label: "darkroom_memory_cache_bytes").record(cache.totalCost)
+        Gauge(label: "darkroom_memory_cache_entries").record(cache.count)
+        Gauge(label: "darkroom_memory_cache_limit_bytes").record(pipeline.memoryCache.configuration.costLimit)
+        Gauge(label: "darkroom_source_bytes_in_flight").record(pipeline.sourceBytesInFlight)
+    }
+
+    /// Open connections that have asked for image work, and image requests
+    /// whose work is under way: both return to zero when clients leave.
+    static func recordConnections(_ watch: ConnectionWatch) {
+        Gauge(label: "darkroom_connections_watched").record(watch.connectionCount)
+        Gauge(label: "darkroom_image_requests_in_progress").record(watch.requestCount)
+    }
 
     /// Makes sure the registry is bootstrapped before any metric is made.
     static func start() { _ = registry }

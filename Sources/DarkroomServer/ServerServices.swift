@@ -41,3 +41,28 @@ struct PipelineShutdownService: Service {
         await pipeline.shutdown()
     }
 }
+
+/// Gives memory back to the system after a burst of image work.
+///
+/// glibc's malloc keeps freed memory in its arenas for reuse; after a burst,
+/// the resident size would stay at its peak. Every few seconds, once the
+/// processing queue has gone idle after work, `malloc_trim` returns what is
+/// free.
+struct MemoryReturnService: Service {
+    let pipeline: ImagePipeline
+    var interval: Duration = .seconds(5)
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            var lastCompleted = -1
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                let counts = pipeline.filtrationQueue.counts
+                let completed = counts.finished + counts.failed + counts.cancelled
+                guard counts.running == 0, counts.waiting == 0, completed != lastCompleted else { continue }
+                lastCompleted = completed
+                Allocator.returnFreeMemory()
+            }
+        }
+    }
+}

@@ -1,4 +1,5 @@
 import DarkroomCLI
 import Foundation
 
+CommandLineRunner.prepareProcess()
 exit(await CommandLineRunner.run(Array(CommandLine.arguments.dropFirst())))

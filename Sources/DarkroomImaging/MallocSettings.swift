@@ -1,0 +1,13 @@
+internal import CVips
+
+/// glibc's malloc settings, reached through the C shim (Swift's Glibc
+/// module does not bring `malloc.h`).
+package enum MallocSettings {
+    package static func limitArenas(to arenas: Int) {
+        darkroom_malloc_limit_arenas(Int32(clamping: arenas))
+    }
+
+    package static func trim() {
+        darkroom_malloc_trim()
+    }
+}
