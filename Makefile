@@ -5,7 +5,7 @@ SWIFT ?= swift
 export PATH := $(PATH):/opt/swift/usr/bin
 OUT ?= darkroom-out
 
-.PHONY: run thumbnails test build release bootstrap bench clean
+.PHONY: run thumbnails test build release bootstrap bench bench-servers soak clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -37,11 +37,27 @@ bench:
 	@scripts/bootstrap --bench
 	$(SWIFT) build -c release --product darkroom
 	$(SWIFT) build -c release --product darkroom-bench
-	python3 bench/thumbnails.py --memory
+	.venv/bin/python bench/thumbnails.py --memory
 	python3 bench/fetch.py
 	python3 bench/book.py
 	.build/release/darkroom-bench queue
-	DARKROOM_CORPUS=$${DARKROOM_CORPUS:-../shared/corpus} .build/release/darkroom-bench hit-latency
+
+# Darkroom against thumbor, nginx's image_filter, nginx serving files, and
+# Pillow and pyvips in process, on loopback; writes docs/benchmarks.md.
+# BENCH_SECONDS per run (15); BEFORE=path/to/darkroom measures another build
+# in the same run.
+bench-servers:
+	@scripts/bootstrap --bench
+	$(SWIFT) build -c release --product darkroom
+	.venv/bin/python bench/servers.py $(if $(BEFORE),--before $(BEFORE))
+
+# Cold load for SOAK_SECONDS (600): RSS after the first minute, at the end,
+# and after the load stops.
+SOAK_SECONDS ?= 600
+soak:
+	@scripts/bootstrap --bench
+	$(SWIFT) build -c release --product darkroom
+	.venv/bin/python bench/servers.py --soak $(SOAK_SECONDS)
 
 clean:
 	rm -rf .build $(OUT)

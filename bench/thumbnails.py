@@ -76,10 +76,11 @@ def pillow(inputs, workers, out):
             # The target size comes from the original's dimensions, as Darkroom's does.
             w0, h0 = im.size
             scale = min(SIZE / w0, SIZE / h0, 1)
-            im.draft("RGB", (SIZE, SIZE))          # libjpeg's DCT scaling: shrink-on-load
+            size = (max(1, round(w0 * scale)), max(1, round(h0 * scale)))
+            im.draft("RGB", size)                  # libjpeg's DCT scaling to the fitted size
             im = im.convert("RGB")
-            if scale < 1:
-                im = im.resize((round(w0 * scale), round(h0 * scale)), Image.LANCZOS)
+            if im.size != size:
+                im = im.resize(size, Image.LANCZOS)
             im = im.convert("RGB", matrix)
             im.save(os.path.join(out, f"{n}.jpg"), quality=QUALITY)
 

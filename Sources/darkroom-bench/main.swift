@@ -1,7 +1,9 @@
 // darkroom-bench: library-level benchmarks that print their figures.
 //
 //   darkroom-bench queue [--items N] [--concurrency N]
-//   darkroom-bench hit-latency [--hits N]
+//
+// What a user sees of cache hits under load is measured over HTTP, by the
+// probe in bench/servers.py.
 //
 // Build in release mode: swift build -c release --product darkroom-bench
 import Darkroom
@@ -16,9 +18,7 @@ func option(_ name: String, default value: Int) -> Int {
 switch arguments.first {
 case "queue":
     await QueueBenchmark.run(items: option("--items", default: 100_000), concurrency: option("--concurrency", default: 2))
-case "hit-latency":
-    try await HitLatencyBenchmark.run(hits: option("--hits", default: 10_000))
 default:
-    print("usage: darkroom-bench queue [--items N] [--concurrency N] | hit-latency [--hits N]")
+    print("usage: darkroom-bench queue [--items N] [--concurrency N]")
     exit(2)
 }
