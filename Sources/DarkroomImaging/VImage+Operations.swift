@@ -42,6 +42,17 @@ extension VImage {
         }
     }
 
+    /// The same matrix, computed at once into memory in fixed point: for
+    /// 8-bit images small enough to hold (a few megapixels). The pixels of
+    /// the whole chain up to here are computed in this call, so arm a kill
+    /// switch around it.
+    package func recombinedInMemory(_ matrix: [Double]) throws(VipsError) -> VImage {
+        precondition(matrix.count == 9, "a 3x3 matrix has nine entries")
+        return try matrix.withUnsafeBufferPointer { m throws(VipsError) in
+            try VImage.make("recomb") { darkroom_vips_recomb3_u8(pointer, $0, m.baseAddress) }
+        }
+    }
+
     package func grayscale() throws(VipsError) -> VImage {
         try VImage.make("colourspace") { darkroom_vips_grayscale(pointer, $0) }
     }

@@ -95,3 +95,20 @@ import TestSupport
         #expect(clock.now - start < .seconds(30))
     }
 }
+
+@Suite struct ColourStepsOnBadInputTests {
+    /// Sepia on a small image computes the pixels in memory, before the
+    /// encode: a cut-short source must still say so, on both paths.
+    @Test(arguments: [100, 4000])
+    func aTruncatedJPEGWithSepiaSaysItIsTruncated(width: Int) throws {
+        let options = ProcessingOptions(operations: [.resize(Resize(width: width, height: width, enlarge: width > 1000)), .sepia(intensity: 0.8)])
+        let data = try Fixtures.data("truncated.jpg")
+        do throws(DarkroomError) {
+            _ = try process(data, options)
+            Issue.record("a truncated JPEG was processed")
+        } catch {
+            #expect(error.kind == .corruptImage, "\(error)")
+            #expect(error.description.contains("truncated"), "\(error)")
+        }
+    }
+}
