@@ -300,7 +300,18 @@ def percentile(values, p):
 def in_process(kind, origin, names, seconds):
     """Images per second that Pillow or pyvips make with 2 threads, from bytes in memory."""
     blobs = [open(os.path.join(origin, n), "rb").read() for n in names]
-    if kind == "pillow":
+    if kind == "decode":
+        from PIL import Image
+
+        def one(data):
+            # libjpeg's decode at the DCT scale every server uses, and nothing
+            # else: the ceiling for JPEG sources.
+            with Image.open(io.BytesIO(data)) as im:
+                w0, h0 = im.size
+                scale = min(SIZE / w0, SIZE / h0, 1)
+                im.draft("RGB", (max(1, round(w0 * scale)), max(1, round(h0 * scale))))
+                im.load()
+    elif kind == "pillow":
         from PIL import Image
 
         def one(data):
@@ -549,8 +560,10 @@ def main():
         servers.remove(static)
 
         # In-process limits.
-        for kind in ("pillow", "pyvips"):
+        for kind in ("pillow", "pyvips", "decode"):
             for workload, photo_set in (("jpeg", "jpeg"), ("large", "large"), ("png", "png"), ("webp", "webp")):
+                if kind == "decode" and workload in ("png", "webp"):
+                    continue
                 rate = in_process_subprocess(kind, origin_dir, sets[photo_set], args.seconds)
                 results[(kind, f"{workload} in-process")] = {"rate": rate}
                 print(f"  {kind:20s} {workload + ' in-process':18s} {rate:8.1f} img/s", flush=True)
@@ -595,6 +608,11 @@ def report(results, fair, darkrooms):
         p, v = rate("pillow", f"{workload} in-process"), rate("pyvips", f"{workload} in-process")
         d = rate("darkroom", f"{workload} c=16")
         out.append(f"| {workload} | {p:.1f} | {v:.1f} | {ratio(d, p)} | {ratio(d, v)} |")
+    out += ["", "The JPEG ceiling: libjpeg decoding at the same DCT scale and nothing else (Pillow, 2 threads), and how close each server comes:", "",
+            "| sources | decode only, img/s | darkroom / ceiling | thumbor / ceiling |", "|---|---|---|---|"]
+    for workload in ("jpeg", "large"):
+        c = rate("decode", f"{workload} in-process")
+        out.append(f"| {workload} | {c:.1f} | {ratio(rate('darkroom', f'{workload} c=16'), c)} | {ratio(rate('thumbor', f'{workload} c=16'), c)} |")
     out += ["", "Warm (one URL again and again), requests/s and p99:", "",
             "| clients | " + " | ".join(darkrooms) + " | nginx static | darkroom / nginx |", "|---|" + "---|" * (len(darkrooms) + 2)]
     for c in (2, 16):
@@ -614,9 +632,9 @@ def report(results, fair, darkrooms):
             "| server | jpeg c=16 | large c=16 | after the runs | 5 s later |", "|---|---|---|---|---|"]
     for who in darkrooms + ["thumbor"]:
         j, l = results.get((who, "jpeg c=16"), {}), results.get((who, "large c=16"), {})
-        after = results.get((who, "rss after"), {})
-        out.append(f"| {who} | {j.get('peak_rss', 0):.0f} MiB | {l.get('peak_rss', 0):.0f} MiB | "
-                   f"{after.get('loaded', 0):.0f} MiB | {after.get('rested', 0):.0f} MiB |")
+        after = results.get((who, "rss after"))
+        rest = f"{after['loaded']:.0f} MiB | {after['rested']:.0f} MiB" if after else "- | -"
+        out.append(f"| {who} | {j.get('peak_rss', 0):.0f} MiB | {l.get('peak_rss', 0):.0f} MiB | {rest} |")
     sepia = rate("darkroom", "jpeg+sepia c=16")
     plain = rate("darkroom", "jpeg c=16")
     if sepia and plain:

@@ -33,55 +33,74 @@ static inline int darkroom_vips_start(const char *argv0) {
     return 0;
 }
 
+/// Where libvips' (and libjpeg's, libpng's...) warnings go: a function of
+/// the caller's, never the terminal.
+typedef void (*darkroom_vips_log_function)(const char *domain, int level, const char *message);
+
+static void darkroom_vips_log_trampoline(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer sink) {
+    ((darkroom_vips_log_function)sink)(domain, (int)level, message);
+}
+
+static inline void darkroom_vips_route_log(darkroom_vips_log_function sink) {
+    GLogLevelFlags levels = (GLogLevelFlags)(G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO | G_LOG_LEVEL_DEBUG);
+    g_log_set_handler("VIPS", levels, darkroom_vips_log_trampoline, (gpointer)sink);
+    g_log_set_handler("GLib-GObject", levels, darkroom_vips_log_trampoline, (gpointer)sink);
+}
+
 static inline void darkroom_vips_unref(VipsImage *image) {
     g_object_unref(image);
 }
 
 // MARK: - Loading
 
+// Loaders take the access mode: sequential (streaming, the default) or
+// random, for images that are rotated by their EXIF orientation: rotating
+// reads the decoded lines out of order, which a sequential JPEG source
+// cannot do at large sizes.
+
 /// JPEG with shrink-on-load: libjpeg decodes at 1/shrink of the size
 /// (1, 2, 4 or 8), which is where most of a thumbnail's time is saved.
-static inline int darkroom_vips_jpegload(const void *buf, size_t len, VipsImage **out, int shrink) {
+static inline int darkroom_vips_jpegload(const void *buf, size_t len, VipsImage **out, int shrink, int access) {
     return vips_jpegload_buffer((void *)buf, len, out,
                                 "shrink", shrink,
-                                "access", VIPS_ACCESS_SEQUENTIAL,
+                                "access", (VipsAccess)access,
                                 "fail_on", VIPS_FAIL_ON_TRUNCATED,
                                 NULL);
 }
 
-static inline int darkroom_vips_webpload(const void *buf, size_t len, VipsImage **out, double scale) {
+static inline int darkroom_vips_webpload(const void *buf, size_t len, VipsImage **out, double scale, int access) {
     return vips_webpload_buffer((void *)buf, len, out,
                                 "scale", scale,
-                                "access", VIPS_ACCESS_SEQUENTIAL,
+                                "access", (VipsAccess)access,
                                 "fail_on", VIPS_FAIL_ON_TRUNCATED,
                                 NULL);
 }
 
-static inline int darkroom_vips_pngload(const void *buf, size_t len, VipsImage **out) {
+static inline int darkroom_vips_pngload(const void *buf, size_t len, VipsImage **out, int access) {
     return vips_pngload_buffer((void *)buf, len, out,
-                               "access", VIPS_ACCESS_SEQUENTIAL,
+                               "access", (VipsAccess)access,
                                "fail_on", VIPS_FAIL_ON_TRUNCATED,
                                NULL);
 }
 
-static inline int darkroom_vips_heifload(const void *buf, size_t len, VipsImage **out) {
+static inline int darkroom_vips_heifload(const void *buf, size_t len, VipsImage **out, int access) {
     return vips_heifload_buffer((void *)buf, len, out,
-                                "access", VIPS_ACCESS_SEQUENTIAL,
+                                "access", (VipsAccess)access,
                                 "fail_on", VIPS_FAIL_ON_TRUNCATED,
                                 NULL);
 }
 
-static inline int darkroom_vips_tiffload(const void *buf, size_t len, VipsImage **out) {
+static inline int darkroom_vips_tiffload(const void *buf, size_t len, VipsImage **out, int access) {
     return vips_tiffload_buffer((void *)buf, len, out,
-                                "access", VIPS_ACCESS_SEQUENTIAL,
+                                "access", (VipsAccess)access,
                                 "fail_on", VIPS_FAIL_ON_TRUNCATED,
                                 NULL);
 }
 
 /// GIF: the first frame only.
-static inline int darkroom_vips_gifload(const void *buf, size_t len, VipsImage **out) {
+static inline int darkroom_vips_gifload(const void *buf, size_t len, VipsImage **out, int access) {
     return vips_gifload_buffer((void *)buf, len, out,
-                               "access", VIPS_ACCESS_SEQUENTIAL,
+                               "access", (VipsAccess)access,
                                "fail_on", VIPS_FAIL_ON_TRUNCATED,
                                "n", 1,
                                NULL);

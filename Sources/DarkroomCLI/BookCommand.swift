@@ -60,7 +60,7 @@ struct BookCommand: AsyncParsableCommand {
         guard PhotobookRequest.PageSize(page) != nil else { throw ValidationError("--page \(page): expected A4, Letter or WxH in pixels") }
         guard (10...1200).contains(dpi) else { throw ValidationError("--dpi must be from 10 to 1200") }
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be from 1 to 100") }
-        guard margin >= 0 else { throw ValidationError("--margin must be 0 or more") }
+        guard margin.isFinite, (0...1000).contains(margin) else { throw ValidationError("--margin must be from 0 to 1000 (millimetres)") }
         guard workers >= 1 else { throw ValidationError("--workers must be at least 1") }
         guard fit == .fill || fit == .fit else { throw ValidationError("--fit must be fill or fit") }
         if let filter {

@@ -11,28 +11,33 @@ extension VImage {
     ///
     /// - Parameter shrink: the shrink-on-load factor. JPEG takes 1, 2, 4 or 8;
     ///   WebP takes any; the other loaders ignore it.
+    /// - Parameter randomAccess: decode to memory on first use instead of
+    ///   streaming, for images whose lines are read out of order (EXIF
+    ///   rotation).
     /// - Important: `bytes` must stay valid until the image and every image
     ///   made from it are released.
     package static func load(
         _ bytes: UnsafeRawBufferPointer,
         loader: Loader,
-        shrink: Int = 1
+        shrink: Int = 1,
+        randomAccess: Bool = false
     ) throws(VipsError) -> VImage {
         let base = bytes.baseAddress
         let count = bytes.count
+        let access = Int32(randomAccess ? VIPS_ACCESS_RANDOM.rawValue : VIPS_ACCESS_SEQUENTIAL.rawValue)
         switch loader {
         case .jpeg:
-            return try make("jpegload_buffer") { darkroom_vips_jpegload(base, count, $0, Int32(shrink)) }
+            return try make("jpegload_buffer") { darkroom_vips_jpegload(base, count, $0, Int32(shrink), access) }
         case .webp:
-            return try make("webpload_buffer") { darkroom_vips_webpload(base, count, $0, 1.0 / Double(max(shrink, 1))) }
+            return try make("webpload_buffer") { darkroom_vips_webpload(base, count, $0, 1.0 / Double(max(shrink, 1)), access) }
         case .png:
-            return try make("pngload_buffer") { darkroom_vips_pngload(base, count, $0) }
+            return try make("pngload_buffer") { darkroom_vips_pngload(base, count, $0, access) }
         case .heif:
-            return try make("heifload_buffer") { darkroom_vips_heifload(base, count, $0) }
+            return try make("heifload_buffer") { darkroom_vips_heifload(base, count, $0, access) }
         case .tiff:
-            return try make("tiffload_buffer") { darkroom_vips_tiffload(base, count, $0) }
+            return try make("tiffload_buffer") { darkroom_vips_tiffload(base, count, $0, access) }
         case .gif:
-            return try make("gifload_buffer") { darkroom_vips_gifload(base, count, $0) }
+            return try make("gifload_buffer") { darkroom_vips_gifload(base, count, $0, access) }
         }
     }
 }

@@ -1,4 +1,5 @@
 internal import CVips
+import Synchronization
 
 /// Starts libvips once per process.
 ///
@@ -11,8 +12,18 @@ package enum VipsRuntime {
         if darkroom_vips_start("darkroom") != 0 {
             return .failure(VipsError.fromBuffer(operation: "vips_init"))
         }
+        darkroom_vips_route_log { domain, _, message in
+            let text = message.map { String(cString: $0) } ?? ""
+            let sink = VipsRuntime.warningSink.withLock { $0 }
+            sink?(domain.map { String(cString: $0) } ?? "VIPS", text)
+        }
         return .success(())
     }()
+
+    /// Receives libvips' warnings (a damaged file's "premature end of
+    /// JPEG file", and the like) as (domain, message): they never go to the
+    /// terminal. Darkroom passes them to its logger.
+    package static let warningSink = Mutex<(@Sendable (String, String) -> Void)?>(nil)
 
     /// Starts libvips, or returns the error the first start gave.
     package static func start() throws(VipsError) {

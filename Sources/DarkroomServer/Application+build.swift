@@ -1,5 +1,8 @@
 import Darkroom
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Hummingbird
 import Logging
 import NIOCore
@@ -91,20 +94,40 @@ func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, 
     if configuration.accessLog {
         router.add(middleware: LogRequestsMiddleware(.info))
     }
+    ImageRoutes(pipeline: pipeline, configuration: configuration, connections: connections).add(to: router)
     router.add(middleware: FileMiddleware(Gallery.staticFolder, urlBasePath: "/gallery", cacheControl: .init([(MediaType(type: .any), [.noCache])]), logger: logger))
     router.add(middleware: FileMiddleware(Gallery.samplesFolder, urlBasePath: "/samples", logger: logger))
-    ImageRoutes(pipeline: pipeline, configuration: configuration, connections: connections).add(to: router)
     GalleryRoutes(gallery: gallery).add(to: router)
     BookRoutes(gallery: gallery, books: books).add(to: router)
     OperationsRoutes(processor: ImageProcessor(), pipeline: pipeline, connections: connections).add(to: router)
     return router
 }
 
-/// A port nobody listens on now.
+/// A port nobody listens on now: a socket bound to port 0 and closed at
+/// once (plain system calls, no event loop to wait on).
 func freePort(host: String) throws -> Int {
     let bind = host.isEmpty ? "127.0.0.1" : host
-    let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: bind, port: 0).wait()
-    defer { try? channel.close().wait() }
-    guard let port = channel.localAddress?.port else { throw ServerSetupError("no free port on \(bind)") }
-    return port
+    let address: SocketAddress
+    do {
+        address = try SocketAddress(ipAddress: bind, port: 0)
+    } catch {
+        address = try SocketAddress.makeAddressResolvingHost(bind, port: 0)
+    }
+    let fd = socket(address.protocol.rawValue, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw ServerSetupError("no socket for \(bind)") }
+    defer { close(fd) }
+    let bound = address.withSockAddr { pointer, size in Glibc.bind(fd, pointer, socklen_t(size)) }
+    var storage = sockaddr_storage()
+    var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+    let named = withUnsafeMutablePointer(to: &storage) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    guard bound == 0, named == 0 else { throw ServerSetupError("no free port on \(bind)") }
+    let isIPv6 = storage.ss_family == sa_family_t(AF_INET6)
+    let port = withUnsafeBytes(of: &storage) { raw -> UInt16 in
+        isIPv6
+            ? raw.load(fromByteOffset: MemoryLayout<sockaddr_in6>.offset(of: \.sin6_port)!, as: UInt16.self)
+            : raw.load(fromByteOffset: MemoryLayout<sockaddr_in>.offset(of: \.sin_port)!, as: UInt16.self)
+    }
+    return Int(UInt16(bigEndian: port))
 }

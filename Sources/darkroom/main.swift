@@ -1,5 +1,6 @@
 import DarkroomCLI
 import Foundation
 
+let arguments = Array(CommandLine.arguments.dropFirst())
 CommandLineRunner.prepareProcess()
-exit(await CommandLineRunner.run(Array(CommandLine.arguments.dropFirst())))
+exit(await CommandLineRunner.run(arguments))

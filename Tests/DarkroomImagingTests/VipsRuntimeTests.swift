@@ -1,4 +1,5 @@
 import DarkroomImaging
+import Synchronization
 import Foundation
 import Testing
 import TestSupport
@@ -55,5 +56,26 @@ import TestSupport
             guard let error = error as? VipsError else { return false }
             return error.operation == "jpegload_buffer" && !error.message.isEmpty && error.message != "unknown libvips error"
         }
+    }
+}
+
+@Suite struct VipsWarningTests {
+    /// A cut-short JPEG makes libjpeg warn; the warning reaches the sink
+    /// (and so the logger), not the terminal.
+    @Test func warningsGoToTheSink() throws {
+        try VipsRuntime.start()
+        let collected = Mutex<[String]>([])
+        let previous = VipsRuntime.warningSink.withLock { sink in
+            let old = sink
+            sink = { _, message in collected.withLock { $0.append(message) } }
+            return old
+        }
+        defer { VipsRuntime.warningSink.withLock { $0 = previous } }
+        let data = try Fixtures.data("truncated.jpg")
+        _ = try? data.withUnsafeBytes { raw in
+            let image = try VImage.load(raw, loader: .jpeg, shrink: 8)
+            return try image.encoded(.png)
+        }
+        #expect(!collected.withLock { $0 }.isEmpty)
     }
 }

@@ -169,8 +169,12 @@ import TestSupport
         try await withServer { server, origin in
             origin.set(.drip(chunk: 2048, every: .milliseconds(100)), for: "/photos/Storm.jpg")
             let path = "/img/_/w:64/plain/\(origin.url("/photos/Storm.jpg").absoluteString)"
-            // The client gives up after a second, closing its connection.
-            _ = try? await server.get(path, timeout: .seconds(1))
+            // The client gives up once the download is under way (the origin
+            // has the request), closing its connection.
+            let client = Task { _ = try? await server.get(path, timeout: .seconds(60)) }
+            #expect(await eventually(20) { origin.requests("/photos/Storm.jpg") == 1 }, "the download started")
+            client.cancel()
+            await client.value
             #expect(await eventually(20) { origin.aborted("/photos/Storm.jpg") == 1 }, "the download was aborted")
             let status = try await server.status()
             #expect(status.downloadsCancelled == 1)

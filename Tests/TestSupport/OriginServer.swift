@@ -58,7 +58,7 @@ public final class OriginServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.pipeline.configureHTTPServerPipeline().flatMap {
-                    channel.pipeline.addHandler(OriginHandler(server: { box.withLock { $0! } }))
+                    channel.pipeline.addHandler(OriginHandler(server: { box.withLock { $0 } }))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -124,11 +124,13 @@ final class OriginHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private let server: @Sendable () -> OriginServer
+    /// nil for a connection that arrives before the server is set up (a
+    /// client of another test that reached a reused port): it is closed.
+    private let server: @Sendable () -> OriginServer?
     private var head: HTTPRequestHead?
     private var answering: String?
 
-    init(server: @escaping @Sendable () -> OriginServer) {
+    init(server: @escaping @Sendable () -> OriginServer?) {
         self.server = server
     }
 
@@ -143,14 +145,17 @@ final class OriginHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if let answering { server().recordAbort(answering) }
+        if let answering { server()?.recordAbort(answering) }
         answering = nil
         context.fireChannelInactive()
     }
 
     private func answer(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         let path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "")
-        let origin = server()
+        guard let origin = server() else {
+            context.close(promise: nil)
+            return
+        }
         let (behaviour, defaultDelay, count) = origin.received(path)
         answering = path
         let loop = context.eventLoop

@@ -114,6 +114,8 @@ public final class DataLoader: DataLoading {
         }
         var hop = request
         for _ in 0...configuration.maxRedirects {
+            // Every hop: scheme (no http+unix, file...), allow-list, then addresses.
+            try policy.checkSource(hop.url)
             let address = try await policy.checkedAddress(for: hop.url)
             let result = try await fetchHop(hop, connectTo: address, maxBytes: maxBytes, expectImage: expectImage, progress: progress)
             if let response = result.response { return response }

@@ -29,9 +29,28 @@ public struct SourcePolicy: Sendable, Hashable {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else {
             throw DarkroomError(.invalidURL, "\(url.absoluteString) is not an http or https URL")
         }
-        if !allowedPrefixes.isEmpty, !allowedPrefixes.contains(where: { url.absoluteString.hasPrefix($0) }) {
+        if !allowedPrefixes.isEmpty, !allowedPrefixes.contains(where: { Self.url(url, isUnder: $0) }) {
             throw DarkroomError(.forbiddenSource, "\(url.absoluteString) is not under an allowed source prefix")
         }
+    }
+
+    /// Whether `url` lies under `prefix`, compared as parsed URLs: the same
+    /// scheme, host and port (`http://host` does not admit
+    /// `http://host@other/`), no user name or password, and a path that is
+    /// the prefix's path or continues it after a `/` (`/photos` admits
+    /// `/photos/a.jpg`, not `/photos-private/a.jpg`).
+    static func url(_ url: URL, isUnder prefix: String) -> Bool {
+        guard let allowed = URLComponents(string: prefix), let asked = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              let scheme = asked.scheme?.lowercased(), scheme == allowed.scheme?.lowercased(),
+              let host = asked.host?.lowercased(), !host.isEmpty, host == allowed.host?.lowercased(),
+              asked.user == nil, asked.password == nil
+        else { return false }
+        let defaultPort = scheme == "https" ? 443 : 80
+        guard (asked.port ?? defaultPort) == (allowed.port ?? defaultPort) else { return false }
+        let base = allowed.percentEncodedPath
+        if base.isEmpty || base == "/" { return true }
+        let path = asked.percentEncodedPath
+        return path == base || path.hasPrefix(base.hasSuffix("/") ? base : base + "/")
     }
 
     /// Where to connect for `url`: the host resolved and every address
@@ -41,7 +60,7 @@ public struct SourcePolicy: Sendable, Hashable {
         guard let host = url.host, !host.isEmpty else {
             throw DarkroomError(.invalidURL, "\(url.absoluteString) has no host")
         }
-        if allowPrivateNetworks || trustedOrigins.contains(where: { url.absoluteString.hasPrefix($0) }) {
+        if allowPrivateNetworks || trustedOrigins.contains(where: { Self.url(url, isUnder: $0) }) {
             return nil
         }
         let addresses = try await Self.resolve(host)

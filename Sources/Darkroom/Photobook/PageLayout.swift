@@ -11,6 +11,14 @@ struct PageLayout: Sendable {
     var pageHeightPoints: Double { Double(page.height) * pointsPerPixel }
 
     init(_ request: PhotobookRequest) throws(DarkroomError) {
+        // Checked before any arithmetic: a margin of 1e300 or an infinite dpi
+        // would trap when turned into pixels.
+        guard request.dpi.isFinite, (10...1200).contains(request.dpi) else {
+            throw .invalidOption("dpi \(request.dpi) is outside 10...1200")
+        }
+        guard request.margin.isFinite, (0...1000).contains(request.margin) else {
+            throw .invalidOption("margin \(request.margin) mm is outside 0...1000")
+        }
         page = request.page.pixels(dpi: request.dpi)
         pointsPerPixel = 72 / request.dpi
         marginPixels = Int((request.margin / 25.4 * request.dpi).rounded())

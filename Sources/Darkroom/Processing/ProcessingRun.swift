@@ -10,6 +10,7 @@ struct ProcessingRun {
     let killSwitch: KillSwitch
 
     func run() throws(DarkroomError) -> ProcessedImage {
+        LibvipsLog.installed
         do {
             try VipsRuntime.start()
         } catch {
@@ -51,9 +52,12 @@ struct ProcessingRun {
         let swaps = options.autoRotate && header.orientationSwapsAxes
         let oriented = swaps ? (width: header.height, height: header.width) : (width: header.width, height: header.height)
 
-        // 2. Shrink on load when the first step is a downscale.
+        // 2. Shrink on load when the first step is a downscale. An image to
+        //    be rotated is decoded whole (random access): rotation reads its
+        //    lines out of order.
         let plan = ShrinkOnLoad.plan(operations: options.operations, format: format, width: oriented.width, height: oriented.height)
-        var image = plan.factor > 1 ? try load(raw, format: format, shrink: plan.factor) : header
+        let rotates = options.autoRotate && header.orientation != 1
+        var image = plan.factor > 1 || rotates ? try load(raw, format: format, shrink: plan.factor, randomAccess: rotates) : header
         try killSwitch.check()
 
         // 3. Pixels to 8-bit sRGB, upright.
@@ -78,9 +82,9 @@ struct ProcessingRun {
         return ProcessedImage(bytes: bytes, format: outputFormat, width: image.width, height: image.height, source: source)
     }
 
-    private func load(_ raw: UnsafeRawBufferPointer, format: ImageFormat, shrink: Int) throws(DarkroomError) -> VImage {
+    private func load(_ raw: UnsafeRawBufferPointer, format: ImageFormat, shrink: Int, randomAccess: Bool = false) throws(DarkroomError) -> VImage {
         do {
-            return try VImage.load(raw, loader: format.loader, shrink: shrink)
+            return try VImage.load(raw, loader: format.loader, shrink: shrink, randomAccess: randomAccess)
         } catch {
             throw DarkroomError(.corruptImage, "the \(format.rawValue.uppercased()) image could not be read", underlying: error.message)
         }

@@ -105,6 +105,9 @@ struct BookRoutes: Sendable {
             return .failure("filter '\(order.filter ?? "")': \(error.reason)")
         }
         request.captions = order.captions ?? true
+        if let margin = order.margin {
+            guard margin.isFinite, (0...1000).contains(margin) else { return .failure("margin \(margin): expected millimetres from 0 to 1000") }
+        }
         request.margin = order.margin ?? 10
         request.skipFailed = true
         request.priority = .low

@@ -118,6 +118,27 @@ import TestSupport
         }
     }
 
+    @Test func everyRedirectHopIsCheckedForSchemeAndAllowList() async throws {
+        try await withLoader({ $0.policy = SourcePolicy(allowPrivateNetworks: true) }) { loader, origin in
+            origin.set(.redirect("http+unix://%2Ftmp%2Fdarkroom.sock/a.jpg"), for: "/to-socket")
+            origin.set(.redirect("file:///etc/passwd"), for: "/to-file")
+            for path in ["/to-socket", "/to-file"] {
+                let error = await failure(loader, origin.url(path))
+                #expect(error?.kind == .invalidURL, "\(path): \(String(describing: error))")
+            }
+        }
+        try await withLoader({ c in c.policy = nil }) { _, origin in
+            // Allowed: /photos/ only. A redirect out of it is refused.
+            var configuration = DataLoader.Configuration()
+            configuration.policy = SourcePolicy(allowedPrefixes: [origin.url("/photos/").absoluteString], allowPrivateNetworks: true)
+            let guarded = DataLoader(configuration: configuration)
+            origin.set(.redirect("/README.md"), for: "/photos/moved.jpg")
+            let error = await failure(guarded, origin.url("/photos/moved.jpg"))
+            try? await guarded.shutdown()
+            #expect(error?.kind == .forbiddenSource, "\(String(describing: error))")
+        }
+    }
+
     @Test func aSlowDripTimesOut() async throws {
         try await withLoader({ $0.readTimeout = .milliseconds(200); $0.retries = 0 }) { loader, origin in
             origin.set(.drip(chunk: 1000, every: .seconds(1)), for: "/photos/Wood.jpg")

@@ -53,4 +53,32 @@ import Testing
         #expect(throws: DarkroomError.self) { try SourcePolicy().checkSource(URL(string: "ftp://x.org/a.jpg")!) }
         #expect(throws: DarkroomError.self) { try SourcePolicy().checkSource(URL(string: "file:///etc/passwd")!) }
     }
+
+    @Test func theAllowListComparesSchemeHostPortAndWholePathSegments() throws {
+        let cases: [(prefix: String, url: String, allowed: Bool)] = [
+            ("http://photos.example", "http://photos.example/a.jpg", true),
+            ("http://photos.example", "http://photos.example@evil.example/a.jpg", false),
+            ("http://photos.example", "http://photos.example.evil.example/a.jpg", false),
+            ("http://photos.example", "http://photos.example:8080/a.jpg", false),
+            ("http://photos.example", "http://photos.example:80/a.jpg", true),
+            ("http://photos.example", "https://photos.example/a.jpg", false),
+            ("http://photos.example/", "http://user:pw@photos.example/a.jpg", false),
+            ("http://photos.example/public", "http://photos.example/public/a.jpg", true),
+            ("http://photos.example/public", "http://photos.example/public", true),
+            ("http://photos.example/public", "http://photos.example/public-private/a.jpg", false),
+            ("http://photos.example/public/", "http://photos.example/public/a.jpg", true),
+            ("https://PHOTOS.example/", "https://photos.EXAMPLE/a.jpg", true),
+        ]
+        for (prefix, text, allowed) in cases {
+            let policy = SourcePolicy(allowedPrefixes: [prefix])
+            let url = try #require(URL(string: text))
+            do {
+                try policy.checkSource(url)
+                #expect(allowed, "\(text) under \(prefix) was allowed")
+            } catch {
+                #expect(!allowed, "\(text) under \(prefix) was refused: \(error)")
+                #expect(error.kind == .forbiddenSource || error.kind == .invalidURL)
+            }
+        }
+    }
 }

@@ -1,0 +1,16 @@
+import DarkroomImaging
+import Logging
+
+/// Sends libvips' warnings to swift-log, at debug level under the label
+/// `darkroom.libvips`: a damaged upload must not write to a server's
+/// terminal, and its clear error goes to the caller anyway.
+enum LibvipsLog {
+    static let installed: Void = {
+        let logger = Logger(label: "darkroom.libvips")
+        VipsRuntime.warningSink.withLock { sink in
+            sink = { domain, message in
+                logger.debug("libvips warning", metadata: ["domain": "\(domain)", "message": "\(message)"])
+            }
+        }
+    }()
+}

@@ -1,0 +1,47 @@
+@testable import Darkroom
+import DarkroomImaging
+import Foundation
+import Testing
+import TestSupport
+
+/// Every EXIF orientation, at sizes below, near and above the source's: a
+/// phone's portrait photo carries orientation 6, and sequential decoding
+/// cannot serve rotation's out-of-order reads at large sizes.
+@Suite struct LargeOrientationTests {
+    /// Wood.jpg is 2560 x 1920.
+    static let source: Data? = try? Corpus.data("Wood.jpg")
+
+    @Test(arguments: 1...8)
+    func everyOrientationAtEverySize(orientation: Int) throws {
+        let data = EXIFOrientation.jpeg(try #require(Self.source), orientation: orientation)
+        let swaps = orientation >= 5
+        let upright = swaps ? (width: 1920, height: 2560) : (width: 2560, height: 1920)
+        for (side, enlarge) in [(600, false), (1600, false), (2500, false), (2560, false), (3000, true)] {
+            let options = ProcessingOptions(operations: [.resize(Resize(width: side, height: side, enlarge: enlarge))],
+                                            output: OutputOptions(format: .jpeg, quality: 70))
+            let image = try process(data, options)
+            let scale = min(Double(side) / Double(upright.width), Double(side) / Double(upright.height))
+            let expected = enlarge || scale < 1 ? (Int((Double(upright.width) * scale).rounded()), Int((Double(upright.height) * scale).rounded()))
+                                                : (upright.width, upright.height)
+            #expect((image.width, image.height) == expected, "orientation \(orientation), fit \(side)")
+        }
+        // Fill a portrait box near full size, as `--resize 1000x1600 --fit fill` does.
+        let fill = try process(data, ProcessingOptions(operations: [.resize(Resize(width: 1000, height: 1600, mode: .fill))]))
+        #expect((fill.width, fill.height) == (1000, 1600), "orientation \(orientation), fill")
+    }
+
+    /// The pixels turn, not only the size: the top-left corner of the
+    /// upright image is where the orientation says the stored one's is.
+    @Test func theCornerMovesWhereTheOrientationSays() throws {
+        let plain = try #require(Self.source)
+        let reference = try pixels(of: try process(plain, ProcessingOptions(operations: [.resize(Resize(width: 64, height: 64, mode: .force))],
+                                                                             output: OutputOptions(format: .png), autoRotate: false)))
+        // Orientation 3 is a half turn: the upright top-left is the stored bottom-right.
+        let turned = try pixels(of: try process(EXIFOrientation.jpeg(plain, orientation: 3),
+                                                ProcessingOptions(operations: [.resize(Resize(width: 64, height: 64, mode: .force))], output: OutputOptions(format: .png))))
+        for (x, y) in [(0, 0), (10, 5), (63, 63)] {
+            let a = turned.pixel(x: x, y: y), b = reference.pixel(x: 63 - x, y: 63 - y)
+            #expect(zip(a, b).allSatisfy { abs(Int($0) - Int($1)) <= 12 }, "(\(x), \(y)): \(a) against \(b)")
+        }
+    }
+}
