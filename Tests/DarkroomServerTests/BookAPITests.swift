@@ -19,6 +19,21 @@ import TestSupport
         try await server.send("/api/books", method: .POST, headers: [("Content-Type", "application/json")], body: Data(body.utf8))
     }
 
+    /// A margin of 1e300 once stopped the whole server (an arithmetic trap
+    /// turning it into pixels): now a 400 naming the field, and the server
+    /// still answers.
+    @Test func outOfRangeMarginsAreRefusedAndTheServerLives() async throws {
+        let server = try await TestServer.start()
+        for margin in ["1e300", "-1", "1001", "-0.5"] {
+            let answer = try await order(server, #"{"rows": [0], "margin": \#(margin)}"#)
+            let text = String(decoding: answer.body, as: UTF8.self)
+            #expect(answer.status == .badRequest, "\(margin): \(answer.status)")
+            #expect(text.contains("margin"), "\(margin): \(text)")
+        }
+        #expect(try await server.get("/health").status == .ok)
+        await server.stop()
+    }
+
     @Test func aBookOfGalleryRowsEndToEnd() async throws {
         let server = try await TestServer.start()
         let answer = try await order(server, #"{"rows": [0, 1, 2], "page": "A4", "captions": true}"#)
