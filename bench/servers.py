@@ -348,11 +348,14 @@ def in_process_subprocess(kind, origin, names, seconds):
     code = (f"import sys; sys.path.insert(0, {HERE!r}); import servers; "
             f"print(servers.in_process({kind!r}, {origin!r}, {names!r}, {seconds}))")
     env = dict(os.environ, VIPS_CONCURRENCY="1")
-    out = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env)
-    if out.returncode != 0:
-        print(out.stderr, file=sys.stderr)
-        return 0.0
-    return float(out.stdout.strip().splitlines()[-1])
+    # pyvips with threads has been seen to crash in libvips' allocator now
+    # and then; a crashed run is said and run again, once.
+    for attempt in range(2):
+        out = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env)
+        if out.returncode == 0:
+            return float(out.stdout.strip().splitlines()[-1])
+        print(f"  {kind} in-process run failed (exit {out.returncode}): {out.stderr.strip()[-200:]}", file=sys.stderr)
+    return 0.0
 
 
 # MARK: - Contenders
