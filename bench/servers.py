@@ -483,84 +483,84 @@ def main():
         workloads = [("jpeg c=2", "jpeg", 2), ("jpeg c=16", "jpeg", 16), ("large c=16", "large", 16),
                      ("png c=16", "png", 16), ("webp c=16", "webp", 16)]
 
-        # Darkroom binaries, each in its own process, one after the other.
+        # Every server starts now and waits, idle, for its turn; each workload
+        # then runs on each server in turn, so that a machine that slows down
+        # or speeds up during the run affects every contender alike.
+        contenders = []        # (name, server, measures RSS)
         for name, binary in darkrooms:
             extra = ["--memory-cache-mb", "64"] if supports(binary, "--memory-cache-mb") else []
             server = start_darkroom(binary, scratch, extra)
             servers.append(server)
             print(f"{name}: {binary} {' '.join(extra)}")
+            contenders.append((name, server, True))
+        thumbor = start_thumbor(scratch)
+        servers.append(thumbor)
+        contenders.append(("thumbor", thumbor, True))
+        if os.path.exists(IMAGE_FILTER):
+            body = (f"location /if/ {{ proxy_pass http://{o}/; image_filter resize {SIZE} {SIZE}; "
+                    f"image_filter_jpeg_quality {QUALITY}; image_filter_buffer 100M; image_filter_interlace off; }}")
+            flt = nginx("image-filter", scratch, body, workers=CORES, modules=[IMAGE_FILTER])
+            servers.append(flt)
+            contenders.append(("nginx image_filter", flt, False))
+        for name, server, _ in contenders:
             fair[name] = fairness(server.port, templates[name].replace("{nonce}/{photo}", "fair/Dune.jpg"))
-            for workload, photo_set, c in workloads:
-                cold(name, server.port, workload, sets[photo_set], c, pid=server.pid)
+
+        for workload, photo_set, c in workloads:
+            for name, server, measures in contenders:
+                if name == "nginx image_filter" and photo_set in ("png", "webp"):
+                    continue    # it writes the source's format, not JPEG
+                cold(name, server.port, workload, sets[photo_set], c, pid=server.pid if measures else None)
+        for name, server, _ in contenders[:len(darkrooms)]:
             sepia = templates[name].replace(f"/q:{QUALITY}/", f"/q:{QUALITY}/sepia:0.8/")
             cold(name, server.port, "jpeg+sepia c=16", sets["jpeg"], 16, pid=server.pid, template=sepia)
-            # Warm: one URL again and again.
-            warm_path = templates[name].replace("{nonce}/{photo}", "warm/Dune.jpg")
-            fairness(server.port, warm_path)
-            for c in (2, 16):
-                figures = wrk(server.port, c, args.seconds, path=warm_path)
+        for name, server, _ in contenders[len(darkrooms):]:
+            server.stop()
+            servers.remove(server)
+
+        # Warm: one URL again and again; nginx serves the very bytes Darkroom answered.
+        warm_paths = {}
+        for name, server, _ in contenders[:len(darkrooms)]:
+            warm_paths[name] = templates[name].replace("{nonce}/{photo}", "warm/Dune.jpg")
+            c = http.client.HTTPConnection("127.0.0.1", server.port)
+            c.request("GET", warm_paths[name])
+            body = c.getresponse().read()
+            c.close()
+            if name == "darkroom":
+                static_dir = os.path.join(scratch, "static")
+                os.makedirs(static_dir)
+                with open(os.path.join(static_dir, "warm.jpg"), "wb") as f:
+                    f.write(body)
+        static = nginx("static", scratch, f"location /static/ {{ alias {scratch}/static/; }}", workers=CORES)
+        servers.append(static)
+        warm = [(name, server.port, warm_paths[name]) for name, server, _ in contenders[:len(darkrooms)]]
+        warm.append(("nginx static", static.port, "/static/warm.jpg"))
+        for c in (2, 16):
+            for name, port, path in warm:
+                figures = wrk(port, c, args.seconds, path=path)
                 results[(name, f"warm c={c}")] = figures
                 print(f"  {name:20s} {'warm c=' + str(c):18s} {figures['rate']:8.1f} req/s  p99 {figures['p99']:8.2f} ms", flush=True)
-            # A cached image every 50 ms while 16 clients keep the cores busy.
+        static.stop()
+        servers.remove(static)
+
+        # A cached image every 50 ms while 16 clients keep the cores busy.
+        for name, server, _ in contenders[:len(darkrooms)]:
             holder = {}
             loader = threading.Thread(target=lambda: holder.update(wrk(server.port, 16, args.seconds, template=templates[name],
                                                                        photos=sets["jpeg"], scratch=scratch)))
             loader.start()
             time.sleep(1)
-            latencies, skipped = probe(server.port, warm_path, args.seconds - 2)
+            latencies, skipped = probe(server.port, warm_paths[name], args.seconds - 2)
             loader.join()
             results[(name, "probe")] = {"p50": percentile(latencies, 50), "p99": percentile(latencies, 99),
                                         "max": max(latencies), "skipped": skipped, "count": len(latencies),
                                         "load_rate": holder.get("rate", 0)}
             print(f"  {name:20s} {'probe under load':18s} p50 {percentile(latencies, 50):.2f} ms  p99 {percentile(latencies, 99):.2f} ms"
                   f"  max {max(latencies):.1f} ms  skipped {skipped} of {len(latencies) + skipped}", flush=True)
-            idle_rss = rss_kib(server.pid) / 1024
-            time.sleep(5)
-            results[(name, "rss after")] = {"loaded": idle_rss, "rested": rss_kib(server.pid) / 1024}
-            # The warm limit: nginx serving the very bytes this server answered.
-            if name == "darkroom":
-                static_dir = os.path.join(scratch, "static")
-                os.makedirs(static_dir)
-                c = http.client.HTTPConnection("127.0.0.1", server.port)
-                c.request("GET", warm_path)
-                with open(os.path.join(static_dir, "warm.jpg"), "wb") as f:
-                    f.write(c.getresponse().read())
-                c.close()
+            loaded = rss_kib(server.pid) / 1024
+            time.sleep(10)
+            results[(name, "rss after")] = {"loaded": loaded, "rested": rss_kib(server.pid) / 1024}
             server.stop()
             servers.remove(server)
-
-        # thumbor
-        thumbor = start_thumbor(scratch)
-        servers.append(thumbor)
-        print("thumbor 7.8")
-        fair["thumbor"] = fairness(thumbor.port, templates["thumbor"].replace("{nonce}/{photo}", "fair/Dune.jpg"))
-        for workload, photo_set, c in workloads:
-            cold("thumbor", thumbor.port, workload, sets[photo_set], c, pid=thumbor.pid)
-        thumbor.stop()
-        servers.remove(thumbor)
-
-        # nginx image_filter (JPEG sources only: it writes the source's format).
-        if os.path.exists(IMAGE_FILTER):
-            body = (f"location /if/ {{ proxy_pass http://{o}/; image_filter resize {SIZE} {SIZE}; "
-                    f"image_filter_jpeg_quality {QUALITY}; image_filter_buffer 100M; image_filter_interlace off; }}")
-            flt = nginx("image-filter", scratch, body, workers=CORES, modules=[IMAGE_FILTER])
-            servers.append(flt)
-            print("nginx image_filter")
-            fair["nginx image_filter"] = fairness(flt.port, "/if/c/fair/Dune.jpg")
-            for workload, photo_set, c in workloads[:3]:
-                cold("nginx image_filter", flt.port, workload, sets[photo_set], c)
-            flt.stop()
-            servers.remove(flt)
-
-        # nginx static: the warm limit.
-        static = nginx("static", scratch, f"location /static/ {{ alias {scratch}/static/; }}", workers=CORES)
-        servers.append(static)
-        for c in (2, 16):
-            figures = wrk(static.port, c, args.seconds, path="/static/warm.jpg")
-            results[("nginx static", f"warm c={c}")] = figures
-            print(f"  {'nginx static':20s} {'warm c=' + str(c):18s} {figures['rate']:8.1f} req/s  p99 {figures['p99']:8.2f} ms", flush=True)
-        static.stop()
-        servers.remove(static)
 
         # In-process limits.
         for kind in ("pillow", "pyvips", "decode"):
@@ -632,7 +632,7 @@ def report(results, fair, darkrooms):
         if f:
             out.append(f"| {who} | {f['p50']:.2f} ms | {f['p99']:.2f} ms | {f['max']:.1f} ms | {f['skipped']} of {f['count'] + f['skipped']} | {f['load_rate']:.1f} |")
     out += ["", "Memory (peak RSS while serving; darkroom with --memory-cache-mb 64 where it has the flag):", "",
-            "| server | jpeg c=16 | large c=16 | after the runs | 5 s later |", "|---|---|---|---|---|"]
+            "| server | jpeg c=16 | large c=16 | after the probe's load | 10 s later |", "|---|---|---|---|---|"]
     for who in darkrooms + ["thumbor"]:
         j, l = results.get((who, "jpeg c=16"), {}), results.get((who, "large c=16"), {})
         after = results.get((who, "rss after"))
