@@ -237,6 +237,7 @@ def lua_string(text):
 
 def wrk(port, connections, seconds, path=None, template=None, photos=None, scratch=None):
     """Runs wrk; returns requests/s, p99 in ms, and the count of non-2xx answers."""
+    wait_for_quiet()
     command = ["wrk", f"-t{min(2, connections)}", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "30s"]
     if template:
         prefix, suffix = template.split("{nonce}/{photo}")
@@ -254,6 +255,25 @@ def wrk(port, connections, seconds, path=None, template=None, photos=None, scrat
     errors = re.search(r"Socket errors: (.*)", out)
     return {"rate": rate, "p99": p99, "non2xx": int(bad.group(1)) if bad else 0,
             "socket_errors": errors.group(1) if errors else ""}
+
+
+def cpu_idle_fraction(seconds=0.5):
+    def sample():
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+        return fields[3] + fields[4], sum(fields)
+    idle0, total0 = sample()
+    time.sleep(seconds)
+    idle1, total1 = sample()
+    return (idle1 - idle0) / max(1, total1 - total0)
+
+
+def wait_for_quiet(limit=60):
+    """Waits until the CPU is idle: a peer that does not stop work when its
+    client hangs up (thumbor, image_filter) must not bill the next run."""
+    deadline = time.time() + limit
+    while time.time() < deadline and cpu_idle_fraction() < 0.85:
+        pass
 
 
 def latency_ms(text):

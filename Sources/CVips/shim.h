@@ -42,7 +42,9 @@ static void darkroom_vips_log_trampoline(const gchar *domain, GLogLevelFlags lev
 }
 
 static inline void darkroom_vips_route_log(darkroom_vips_log_function sink) {
-    GLogLevelFlags levels = (GLogLevelFlags)(G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO | G_LOG_LEVEL_DEBUG);
+    // Info and debug stay with GLib's default handler, which drops them
+    // unless G_MESSAGES_DEBUG asks for them: no call into Swift for those.
+    GLogLevelFlags levels = (GLogLevelFlags)(G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE);
     g_log_set_handler("VIPS", levels, darkroom_vips_log_trampoline, (gpointer)sink);
     g_log_set_handler("GLib-GObject", levels, darkroom_vips_log_trampoline, (gpointer)sink);
 }
