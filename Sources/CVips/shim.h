@@ -21,6 +21,10 @@ static inline int darkroom_vips_start(const char *argv0) {
     vips_cache_set_max_mem(0);
     vips_cache_set_max_files(0);
     vips_concurrency_set(1);
+    // No run-time generated SIMD code (orc): under hours of load from two
+    // processing threads, liborc 0.4.33 crashed twice in its own code
+    // allocator. libvips has plain C for every operation it vectorises.
+    vips_vector_set_enabled(FALSE);
     // Block every loader, then allow only the formats we decode.
     vips_block_untrusted_set(TRUE);
     vips_operation_block_set("VipsForeignLoad", TRUE);

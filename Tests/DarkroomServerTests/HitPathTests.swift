@@ -11,14 +11,7 @@ import TestSupport
 @Suite struct HitPathTests {
     func withServer(_ configure: @escaping (inout ServerConfiguration) -> Void = { _ in },
                     _ body: (TestServer, OriginServer) async throws -> Void) async throws {
-        let origin = try await OriginServer.start(serving: Fixtures.folder)
-        let server = try await TestServer.start { c in
-            c.trustedOrigins = [origin.url("/").absoluteString]
-            configure(&c)
-        }
-        do { try await body(server, origin) } catch { await server.stop(); await origin.stop(); throw error }
-        await server.stop()
-        await origin.stop()
+        try await TestServer.withOrigin(serving: Fixtures.folder, configure, body)
     }
 
     /// A gauge's value from the server's /metrics text.

@@ -9,14 +9,7 @@ import TestSupport
     /// A server that may fetch from the loopback origin, and the origin.
     func withServer(_ configure: @escaping (inout ServerConfiguration) -> Void = { _ in },
                     _ body: (TestServer, OriginServer) async throws -> Void) async throws {
-        let origin = try await OriginServer.start(serving: Corpus.root)
-        let server = try await TestServer.start { c in
-            c.trustedOrigins = [origin.url("/").absoluteString]
-            configure(&c)
-        }
-        do { try await body(server, origin) } catch { await server.stop(); await origin.stop(); throw error }
-        await server.stop()
-        await origin.stop()
+        try await TestServer.withOrigin(serving: Corpus.root, configure, body)
     }
 
     func decode(_ answer: TestServer.Answer, _ loader: VImage.Loader) throws -> RawPixels {

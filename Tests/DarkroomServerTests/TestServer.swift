@@ -85,6 +85,22 @@ struct TestServer {
     }
 }
 
+extension TestServer {
+    /// Runs `body` with a server that may fetch from a loopback origin
+    /// serving `root`, and the origin; stops both however `body` ends.
+    static func withOrigin(serving root: URL, _ configure: @escaping (inout ServerConfiguration) -> Void = { _ in },
+                           _ body: (TestServer, OriginServer) async throws -> Void) async throws {
+        let origin = try await OriginServer.start(serving: root)
+        let server = try await TestServer.start { c in
+            c.trustedOrigins = [origin.url("/").absoluteString]
+            configure(&c)
+        }
+        do { try await body(server, origin) } catch { await server.stop(); await origin.stop(); throw error }
+        await server.stop()
+        await origin.stop()
+    }
+}
+
 extension Data {
     init(buffer: ByteBuffer) {
         self.init(buffer.readableBytesView)
