@@ -235,9 +235,10 @@ def lua_string(text):
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def wrk(port, connections, seconds, path=None, template=None, photos=None, scratch=None):
+def wrk(port, connections, seconds, path=None, template=None, photos=None, scratch=None, quiet_first=True):
     """Runs wrk; returns requests/s, p99 in ms, and the count of non-2xx answers."""
-    wait_for_quiet()
+    if quiet_first:
+        wait_for_quiet()
     command = ["wrk", f"-t{min(2, connections)}", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "30s"]
     if template:
         prefix, suffix = template.split("{nonce}/{photo}")
@@ -674,8 +675,12 @@ def soak(args, scratch, o, sets):
     template = f"/img/_/rs:fit:{SIZE}:{SIZE}/q:{QUALITY}/plain/http://{o}/c/{{nonce}}/{{photo}}@jpg"
     print(f"soak: {args.soak} s of cold load at c=16 on darkroom {' '.join(extra)}", flush=True)
     try:
+        # Quiet first, then the sampler and the load start together: the
+        # first minute must be a minute of load.
+        wait_for_quiet()
         with RSSSampler(server.pid) as sampler:
-            figures = wrk(server.port, 16, args.soak, template=template, photos=sets["jpeg"] + sets["large"], scratch=scratch)
+            figures = wrk(server.port, 16, args.soak, template=template, photos=sets["jpeg"] + sets["large"], scratch=scratch,
+                          quiet_first=False)
         start = sampler.samples[0][0]
         first_minute = [kib for t, kib in sampler.samples if t - start <= min(60, args.soak / 10 + 1)]
         at_minute = first_minute[-1] / 1024
