@@ -43,6 +43,8 @@ import tempfile
 import threading
 import time
 
+import pillow_fit
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CORPUS = os.environ.get("DARKROOM_CORPUS", os.path.join(ROOT, "..", "shared", "corpus"))
@@ -328,22 +330,14 @@ def in_process(kind, origin, names, seconds):
             # libjpeg's decode at the DCT scale every server uses, and nothing
             # else: the ceiling for JPEG sources.
             with Image.open(io.BytesIO(data)) as im:
-                w0, h0 = im.size
-                scale = min(SIZE / w0, SIZE / h0, 1)
-                im.draft("RGB", (max(1, round(w0 * scale)), max(1, round(h0 * scale))))
+                im.draft("RGB", pillow_fit.fitted_size(im.size, SIZE))
                 im.load()
     elif kind == "pillow":
         from PIL import Image
 
         def one(data):
             with Image.open(io.BytesIO(data)) as im:
-                w0, h0 = im.size
-                scale = min(SIZE / w0, SIZE / h0, 1)
-                size = (max(1, round(w0 * scale)), max(1, round(h0 * scale)))
-                im.draft("RGB", size)        # libjpeg's DCT scaling to the fitted size
-                im = im.convert("RGB")
-                if im.size != size:
-                    im = im.resize(size, Image.LANCZOS)
+                im = pillow_fit.fit(im, SIZE)
                 out = io.BytesIO()
                 im.save(out, "JPEG", quality=QUALITY, subsampling="4:2:0")
                 return out.getvalue()

@@ -18,6 +18,8 @@ import sys
 import tempfile
 import time
 
+import pillow_fit
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CORPUS = os.environ.get("DARKROOM_CORPUS", os.path.join(ROOT, "..", "shared", "corpus"))
@@ -73,15 +75,7 @@ def pillow(inputs, workers, out):
     def one(args):
         n, path = args
         with Image.open(path) as im:
-            # The target size comes from the original's dimensions, as Darkroom's does.
-            w0, h0 = im.size
-            scale = min(SIZE / w0, SIZE / h0, 1)
-            size = (max(1, round(w0 * scale)), max(1, round(h0 * scale)))
-            im.draft("RGB", size)                  # libjpeg's DCT scaling to the fitted size
-            im = im.convert("RGB")
-            if im.size != size:
-                im = im.resize(size, Image.LANCZOS)
-            im = im.convert("RGB", matrix)
+            im = pillow_fit.fit(im, SIZE).convert("RGB", matrix)
             im.save(os.path.join(out, f"{n}.jpg"), quality=QUALITY)
 
     def run():

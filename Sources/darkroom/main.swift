@@ -1,6 +1,5 @@
 import DarkroomCLI
 import Foundation
 
-let arguments = Array(CommandLine.arguments.dropFirst())
 CommandLineRunner.prepareProcess()
-exit(await CommandLineRunner.run(arguments))
+exit(await CommandLineRunner.run(Array(CommandLine.arguments.dropFirst())))

@@ -22,8 +22,6 @@ final class PendingWork: Sendable {
         }
     }
 
-    var count: Int { state.withLock { $0.tasks.count } }
-
     /// Returns when everything started so far, and anything it started, is done.
     func wait() async {
         while true {

@@ -68,7 +68,7 @@ public final class DataLoader: DataLoading {
 
     public func load(_ request: DataRequest, progress: @escaping @Sendable (Int, Int?) -> Void) async throws(DarkroomError) -> DataResponse {
         try checkScheme(request.url)
-        try configuration.policy?.checkSource(request.url)
+        // The policy's scheme and allow-list are checked in fetch, at every hop.
         return try await withRetries { () async throws(DarkroomError) in
             try await fetch(request, maxBytes: configuration.maxBodyBytes, expectImage: true, progress: progress)
         }

@@ -27,11 +27,12 @@ extension ImagePipeline {
 
         public init() {}
 
-        /// The default size of the memory cache on this machine.
-        public static var defaultMemoryCacheBytes: Int {
+        /// The default size of the memory cache on this machine, read from
+        /// the cgroup once.
+        public static let defaultMemoryCacheBytes: Int = {
             let ceiling = 256 << 20
             guard let limit = LinuxMemoryPressureSource().read().limit, limit > 0 else { return ceiling }
             return min(ceiling, max(16 << 20, limit / 8))
-        }
+        }()
     }
 }

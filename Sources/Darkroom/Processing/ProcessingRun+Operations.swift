@@ -37,19 +37,6 @@ extension ProcessingRun {
         }
     }
 
-    /// Runs a step that computes the pixels of the chain so far (into
-    /// memory), with the kill switch armed. As in the encode, a failure here
-    /// is the source failing to decode, or the switch pulled.
-    private func computingPixels(of image: VImage, _ body: () throws(VipsError) -> VImage) throws(DarkroomError) -> VImage {
-        do {
-            return try killSwitch.vips.armed(image, body)
-        } catch {
-            if killSwitch.isPulled { throw .cancelled }
-            let format = if case .image(let format) = ImageFormat.sniff(data) { format.rawValue.uppercased() } else { "source" }
-            throw DarkroomError(.corruptImage, "the \(format) image is damaged or truncated: its pixels could not be decoded", underlying: error.message)
-        }
-    }
-
     /// Colour steps on images up to this size are computed in memory.
     static let inMemoryColourPixels = 4_000_000
 

@@ -114,17 +114,27 @@ struct ProcessingRun {
         case .avif: encoder = .avif(quality: quality)
         default: throw DarkroomError(.cannotEncode, "Darkroom cannot write \(format.rawValue.uppercased())")
         }
+        return try computingPixels(of: image, sourceFormat: sourceFormat) { () throws(VipsError) in
+            try image.encoded(encoder) { ByteBuffer(bytes: $0) }
+        }
+    }
+
+    /// Runs a call that computes the pixels of the whole chain (the encode,
+    /// or a step that renders into memory), with the kill switch armed.
+    ///
+    /// The header was read and every step was built without error, so a
+    /// failure now is the source failing to decode as its pixels are
+    /// pulled: damaged or cut short; or the switch pulled. libvips' text is
+    /// kept as detail only; its error buffer is shared by every thread.
+    func computingPixels<T>(of image: VImage, sourceFormat: ImageFormat? = nil, _ body: () throws(VipsError) -> T) throws(DarkroomError) -> T {
         do {
-            return try killSwitch.vips.armed(image) { () throws(VipsError) in
-                try image.encoded(encoder) { ByteBuffer(bytes: $0) }
-            }
+            return try killSwitch.vips.armed(image, body)
         } catch {
             if killSwitch.isPulled { throw .cancelled }
-            // The header was read and every step was built without error, so
-            // a failure now is the source failing to decode as the encoder
-            // pulls its pixels: damaged or cut short. libvips' text is kept
-            // as detail only; its error buffer is shared by every thread.
-            throw DarkroomError(.corruptImage, "the \(sourceFormat.rawValue.uppercased()) image is damaged or truncated: its pixels could not be decoded", underlying: error.message)
+            var format = sourceFormat
+            if format == nil, case .image(let sniffed) = ImageFormat.sniff(data) { format = sniffed }
+            throw DarkroomError(.corruptImage, "the \(format?.rawValue.uppercased() ?? "source") image is damaged or truncated: its pixels could not be decoded",
+                                underlying: error.message)
         }
     }
 

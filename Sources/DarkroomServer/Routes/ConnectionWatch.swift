@@ -20,9 +20,9 @@ final class ConnectionWatch: Sendable {
 
     private let state = Mutex(State())
 
-    /// Connections watched now (for tests: back to zero when they close).
+    /// Connections watched now (in /metrics; back to zero when they close).
     var connectionCount: Int { state.withLock { $0.connections.count } }
-    /// Requests registered now (for tests: back to zero when they end).
+    /// Requests registered now (in /metrics; back to zero when they end).
     var requestCount: Int { state.withLock { $0.connections.values.reduce(0) { $0 + $1.tasks.count } } }
 
     /// Runs `work` in a child task; when `channel` closes first, cancels it.
