@@ -33,10 +33,16 @@ let package = Package(
             pkgConfig: "cairo",
             providers: [.apt(["libcairo2-dev"])]
         ),
+        // JPEG to small JPEG on libjpeg-turbo alone (C: libjpeg reports
+        // errors by longjmp).
+        .target(
+            name: "CJPEG",
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("m")]
+        ),
         // The only module that imports the C modules. Its API is `package`.
         .target(
             name: "DarkroomImaging",
-            dependencies: ["CVips", "CCairo"]
+            dependencies: ["CVips", "CCairo", "CJPEG"]
         ),
         // The public library.
         .target(

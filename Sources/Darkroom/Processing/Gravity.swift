@@ -4,3 +4,17 @@ public enum Gravity: String, Sendable, Hashable, Codable, CaseIterable {
     /// The most interesting region, by libvips' attention measure.
     case smart
 }
+
+extension Gravity {
+    /// Where a crop starts, given how much the image is larger than it on
+    /// each side. Smart gravity is placed by libvips; centre stands in here.
+    func placement(spareX: Int, spareY: Int) -> (left: Int, top: Int) {
+        switch self {
+        case .north: (spareX / 2, 0)
+        case .south: (spareX / 2, spareY)
+        case .east: (spareX, spareY / 2)
+        case .west: (0, spareY / 2)
+        case .centre, .smart: (spareX / 2, spareY / 2)
+        }
+    }
+}

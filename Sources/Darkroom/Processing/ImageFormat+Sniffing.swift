@@ -47,7 +47,8 @@ extension ImageFormat {
         if head.allSatisfy({ $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || (0x20..<0x7F).contains($0) }) {
             return .notAnImage("plain text")
         }
-        let hex = head.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
-        return .notAnImage("data of an unknown format (first bytes \(hex))")
+        // Not a word of the bytes themselves: an error answer must not
+        // relay what a foreign server sent.
+        return .notAnImage("data of an unknown format")
     }
 }

@@ -69,14 +69,7 @@ extension ProcessingRun {
         if gravity == .smart {
             return try vips("smart crop") { try image.smartCropped(width: width, height: height) }
         }
-        let spareX = image.width - width, spareY = image.height - height
-        let (left, top): (Int, Int) = switch gravity {
-        case .north: (spareX / 2, 0)
-        case .south: (spareX / 2, spareY)
-        case .east: (spareX, spareY / 2)
-        case .west: (0, spareY / 2)
-        case .centre, .smart: (spareX / 2, spareY / 2)
-        }
+        let (left, top) = gravity.placement(spareX: image.width - width, spareY: image.height - height)
         return try vips("crop") { try image.cropped(left: left, top: top, width: width, height: height) }
     }
 

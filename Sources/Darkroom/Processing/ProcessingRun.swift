@@ -8,6 +8,9 @@ struct ProcessingRun {
     let data: Data
     let options: ProcessingOptions
     let killSwitch: KillSwitch
+    /// Whether a JPEG made smaller may skip libvips (see
+    /// ``jpegThumbnail(_:format:)``); off to compare the two.
+    var usesJPEGThumbnail = true
 
     func run() throws(DarkroomError) -> ProcessedImage {
         LibvipsLog.installed
@@ -21,7 +24,8 @@ struct ProcessingRun {
         // The bytes stay valid, and libvips reads them in place, until the
         // last image made from them is released at the end of this closure.
         return try withUnsafeBytes(of: data) { raw throws(DarkroomError) in
-            try run(raw, format: format)
+            if usesJPEGThumbnail, let thumbnail = try jpegThumbnail(raw, format: format) { return thumbnail }
+            return try run(raw, format: format)
         }
     }
 

@@ -1,0 +1,64 @@
+import DarkroomImaging
+import NIOCore
+
+extension ProcessingRun {
+    /// The usual server request (a JPEG made smaller, perhaps toned sepia,
+    /// written as a baseline JPEG) on libjpeg-turbo alone; see
+    /// ``JPEGThumbnail``. Returns nil when the run is not of that shape, or
+    /// when libjpeg declines the source: libvips then does the whole run and
+    /// gives any error. The result has the size, quality, chroma
+    /// subsampling and decode scale that libvips would give it.
+    func jpegThumbnail(_ raw: UnsafeRawBufferPointer, format: ImageFormat) throws(DarkroomError) -> ProcessedImage? {
+        guard format == .jpeg, (options.output.format ?? .jpeg) == .jpeg, !options.output.progressive,
+              (1...100).contains(options.output.quality),
+              case .resize(let resize)? = options.operations.first, resize.gravity != .smart,
+              [resize.width, resize.height].allSatisfy({ $0.map { (1...100_000).contains($0) } ?? true }),
+              let sepia = Self.sepiaAfterResize(options.operations.dropFirst()),
+              let header = JPEGThumbnail.header(raw), header.isYCbCr,
+              header.orientation == 1 || !options.autoRotate
+        else { return nil }
+        let pixels = header.width.multipliedReportingOverflow(by: header.height)
+        guard !pixels.overflow, pixels.partialValue <= options.limits.maxSourcePixels else { return nil }
+
+        // The same arithmetic as the libvips run: scale, then any fill crop.
+        let scales = resize.scales(fromWidth: header.width, height: header.height)
+        let scaledWidth = max(1, Int((Double(header.width) * scales.horizontal).rounded()))
+        let scaledHeight = max(1, Int((Double(header.height) * scales.vertical).rounded()))
+        guard scaledWidth <= header.width, scaledHeight <= header.height else { return nil }
+        let (width, height) = resize.cropSize(scaledWidth: scaledWidth, scaledHeight: scaledHeight,
+                                              sourceWidth: header.width, sourceHeight: header.height)
+            .map { (min($0.width, scaledWidth), min($0.height, scaledHeight)) } ?? (scaledWidth, scaledHeight)
+        let (left, top) = resize.gravity.placement(spareX: scaledWidth - width, spareY: scaledHeight - height)
+        let shrink = ShrinkOnLoad.plan(operations: options.operations, format: .jpeg,
+                                       width: header.width, height: header.height).factor
+
+        try killSwitch.check()
+        let image: RGBXImage
+        do {
+            image = try JPEGThumbnail.decode(raw, shrink: shrink, width: scaledWidth, height: scaledHeight,
+                                             killSwitch: killSwitch.vips)
+        } catch .cancelled {
+            throw .cancelled
+        } catch {
+            return nil
+        }
+        if sepia > 0 {
+            image.recombine(ImageOperation.sepiaMatrix(intensity: sepia))
+        }
+        guard let bytes = image.encodedJPEG(left: left, top: top, width: width, height: height,
+                                            quality: options.output.quality, { ByteBuffer(bytes: $0) })
+        else { return nil }
+        try killSwitch.check()
+        return ProcessedImage(bytes: bytes, format: .jpeg, width: width, height: height,
+                              source: .init(format: .jpeg, width: header.width, height: header.height))
+    }
+
+    /// What may follow the resize on this path: nothing, or one sepia step.
+    /// The sepia intensity (0 for none), or nil when the steps are not of
+    /// that shape.
+    private static func sepiaAfterResize(_ rest: ArraySlice<ImageOperation>) -> Double? {
+        guard let step = rest.first else { return 0 }
+        guard rest.count == 1, case .sepia(let intensity) = step, (0...1).contains(intensity) else { return nil }
+        return intensity
+    }
+}

@@ -1,0 +1,142 @@
+@testable import Darkroom
+import DarkroomImaging
+import Foundation
+import Testing
+import TestSupport
+
+/// The libjpeg-turbo path for JPEGs made smaller gives what libvips gives:
+/// the same size, the same look, the same refusals.
+@Suite struct JPEGThumbnailTests {
+    func run(_ data: Data, _ operations: [ImageOperation], quality: Int = 80, thumbnail: Bool) throws -> ProcessedImage {
+        let options = ProcessingOptions(operations: operations, output: OutputOptions(format: .jpeg, quality: quality))
+        return try ProcessingRun(data: data, options: options, killSwitch: KillSwitch(), usesJPEGThumbnail: thumbnail).run()
+    }
+
+    /// Whether the run takes the libjpeg-turbo path.
+    func takesThePath(_ data: Data, _ operations: [ImageOperation], autoRotate: Bool = true) throws -> Bool {
+        let options = ProcessingOptions(operations: operations, output: OutputOptions(format: .jpeg), autoRotate: autoRotate)
+        let run = ProcessingRun(data: data, options: options, killSwitch: KillSwitch())
+        return try data.withUnsafeBytes { raw in try run.jpegThumbnail(raw, format: .jpeg) } != nil
+    }
+
+    /// The mean absolute difference per channel between two images of one size.
+    func meanDifference(_ a: ProcessedImage, _ b: ProcessedImage) throws -> Double {
+        let pa = try pixels(of: a), pb = try pixels(of: b)
+        #expect(pa.width == pb.width && pa.height == pb.height && pa.bands == pb.bands)
+        let total = zip(pa.bytes, pb.bytes).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+        return Double(total) / Double(pa.bytes.count)
+    }
+
+    static let shapes: [[ImageOperation]] = [
+        [.resize(Resize(width: 512, height: 512))],
+        [.resize(Resize(width: 300, height: 300, mode: .fill, gravity: .north))],
+        [.resize(Resize(width: 200, height: 400, mode: .fill, gravity: .east))],
+        [.resize(Resize(width: 640, height: 100, mode: .force))],
+        [.resize(Resize(width: 600, height: nil)), .sepia(intensity: 0.8)],
+        [.resize(Resize(width: nil, height: 1000))],
+    ]
+
+    @Test(arguments: shapes)
+    func everyCorpusPhotoLooksAsLibvipsMakesIt(operations: [ImageOperation]) throws {
+        let photos = Corpus.photos
+        try #require(!photos.isEmpty, "the corpus is missing: \(Corpus.photosFolder.path)")
+        for photo in photos {
+            let data = try Data(contentsOf: photo)
+            #expect(try takesThePath(data, operations), "\(photo.lastPathComponent)")
+            let fast = try run(data, operations, thumbnail: true)
+            let reference = try run(data, operations, thumbnail: false)
+            #expect(fast.width == reference.width && fast.height == reference.height,
+                    "\(photo.lastPathComponent): \(fast.width)x\(fast.height) against \(reference.width)x\(reference.height)")
+            #expect(fast.source == reference.source)
+            // Both are Lanczos-3 after the same DCT scale, and both lossy:
+            // they differ by JPEG noise, not by content.
+            let difference = try meanDifference(fast, reference)
+            #expect(difference < 2.5, "\(photo.lastPathComponent): mean difference \(difference)")
+        }
+    }
+
+    @Test func qualityAndChromaSubsamplingAreLibvips() throws {
+        let data = try Corpus.data("Aqua.jpg")
+        let operations: [ImageOperation] = [.resize(Resize(width: 512, height: 512))]
+        for quality in [50, 80, 90, 95] {
+            let fast = try run(data, operations, quality: quality, thumbnail: true)
+            let reference = try run(data, operations, quality: quality, thumbnail: false)
+            #expect(JPEGMarkers(fast.data).lumaSampling == JPEGMarkers(reference.data).lumaSampling, "quality \(quality)")
+            #expect(JPEGMarkers(fast.data).lumaTableSum == JPEGMarkers(reference.data).lumaTableSum, "quality \(quality)")
+            #expect(JPEGMarkers(fast.data).isBaseline)
+        }
+    }
+
+    @Test func rotatedGreyCMYKAndEnlargedImagesGoToLibvips() throws {
+        let photo = try Fixtures.data("landscape.jpg")
+        let small: [ImageOperation] = [.resize(Resize(width: 100, height: 100))]
+        #expect(try takesThePath(photo, small))
+        #expect(try !takesThePath(Fixtures.data("cmyk.jpg"), small))
+        #expect(try !takesThePath(Fixtures.data("gray.jpg"), small))
+        #expect(try !takesThePath(Fixtures.data("truncated.jpg"), small))
+        #expect(try !takesThePath(photo, [.resize(Resize(width: 10_000, height: 10_000, enlarge: true))]))
+        #expect(try !takesThePath(photo, [.resize(Resize(width: 100, height: 100, mode: .fill, gravity: .smart))]))
+        #expect(try !takesThePath(photo, small + [.grayscale]))
+        #expect(try !takesThePath(photo, [.sepia(intensity: 0.5)] + small))
+        for orientation in 2...8 {
+            let rotated = EXIFOrientation.jpeg(photo, orientation: orientation)
+            #expect(try !takesThePath(rotated, small), "orientation \(orientation)")
+            #expect(try takesThePath(rotated, small, autoRotate: false), "orientation \(orientation), not rotated")
+            #expect(try !takesThePath(Self.bigEndianEXIF(photo, orientation: orientation), small), "big-endian \(orientation)")
+        }
+        #expect(try takesThePath(EXIFOrientation.jpeg(photo, orientation: 1), small))
+    }
+
+    @Test func aPulledKillSwitchStopsTheDecode() throws {
+        let data = try Corpus.data("Aqua.jpg")
+        let killSwitch = KillSwitch()
+        killSwitch.pull()
+        let run = ProcessingRun(data: data, options: ProcessingOptions(operations: [.resize(Resize(width: 512, height: 512))],
+                                                                       output: OutputOptions(format: .jpeg)),
+                                killSwitch: killSwitch)
+        let error = #expect(throws: DarkroomError.self) {
+            try data.withUnsafeBytes { raw in try run.jpegThumbnail(raw, format: .jpeg) }
+        }
+        #expect(error?.kind == .cancelled)
+    }
+
+    /// An APP1 with a big-endian TIFF header, as some cameras write it.
+    static func bigEndianEXIF(_ jpeg: Data, orientation: Int) -> Data {
+        let tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08, 0x00, 0x01,
+                             0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01, 0x00, UInt8(orientation), 0x00, 0x00,
+                             0x00, 0x00, 0x00, 0x00]
+        let payload = Array("Exif".utf8) + [0, 0] + tiff
+        var out = Data([0xFF, 0xD8, 0xFF, 0xE1, 0x00, UInt8(payload.count + 2)])
+        out.append(contentsOf: payload)
+        out.append(jpeg.dropFirst(2))
+        return out
+    }
+}
+
+/// What a JPEG's markers say about how it was encoded.
+struct JPEGMarkers {
+    var lumaSampling: String?
+    var lumaTableSum: Int?
+    var isBaseline = false
+
+    init(_ data: Data) {
+        let bytes = [UInt8](data)
+        var i = 2
+        while i + 4 <= bytes.count, bytes[i] == 0xFF {
+            let marker = bytes[i + 1]
+            let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+            let body = Array(bytes[min(i + 4, bytes.count)..<min(i + 2 + length, bytes.count)])
+            switch marker {
+            case 0xC0, 0xC2:
+                isBaseline = marker == 0xC0
+                if body.count >= 8 { lumaSampling = "\(body[7] >> 4)x\(body[7] & 0x0F)" }
+            case 0xDB where body.first.map({ $0 & 0x0F == 0 }) == true && body.count >= 65:
+                lumaTableSum = body[1..<65].reduce(0) { $0 + Int($1) }
+            default:
+                break
+            }
+            if marker == 0xDA { break }
+            i += 2 + length
+        }
+    }
+}
