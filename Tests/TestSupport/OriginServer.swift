@@ -30,6 +30,9 @@ public final class OriginServer: Sendable {
         /// Answer with this status the first `times` requests, then normally.
         case failFirst(times: Int, status: Int)
         case body(Data, contentType: String)
+        /// The first `times` requests: promise the whole file, send `bytes`
+        /// of it, then reset the connection (a TCP RST); then normally.
+        case resetFirst(times: Int, afterBytes: Int)
     }
 
     public let port: Int
@@ -185,11 +188,11 @@ final class OriginHandler: ChannelInboundHandler, @unchecked Sendable {
         case .body(let data, let contentType):
             send(status: 200, body: data, contentType: contentType, context: context)
         default:
-            serveFile(request, path: path, behaviour: behaviour, origin: origin, context: context)
+            serveFile(request, path: path, behaviour: behaviour, count: count, origin: origin, context: context)
         }
     }
 
-    private func serveFile(_ request: HTTPRequestHead, path: String, behaviour: OriginServer.Behaviour, origin: OriginServer, context: ChannelHandlerContext) {
+    private func serveFile(_ request: HTTPRequestHead, path: String, behaviour: OriginServer.Behaviour, count: Int, origin: OriginServer, context: ChannelHandlerContext) {
         let relative = path.removingPercentEncoding ?? path
         let file = origin.root.appendingPathComponent(String(relative.drop(while: { $0 == "/" })))
         guard !relative.contains(".."), let data = try? Data(contentsOf: file) else {
@@ -208,6 +211,20 @@ final class OriginHandler: ChannelInboundHandler, @unchecked Sendable {
             ("Content-Type", type), ("Content-Length", "\(data.count)"), ("ETag", etag), ("Last-Modified", lastModified),
         ]))
         switch behaviour {
+        case .resetFirst(let times, let bytes) where count <= times:
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            let buffer = context.channel.allocator.buffer(bytes: data.prefix(bytes))
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+            answering = nil
+            // A zero linger time makes close send RST instead of FIN.
+            let channel = context.channel
+            guard let socket = channel as? any SocketOptionProvider else {
+                channel.close(promise: nil)
+                return
+            }
+            socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in
+                channel.close(promise: nil)
+            }
         case .truncate(let bytes):
             context.write(wrapOutboundOut(.head(head)), promise: nil)
             let buffer = context.channel.allocator.buffer(bytes: data.prefix(bytes))

@@ -36,11 +36,22 @@ public final class DiskCache: Sendable {
         }
     }
 
-    /// `$XDG_CACHE_HOME/darkroom`, else `~/.cache/darkroom`.
+    /// `$XDG_CACHE_HOME/darkroom`, else `$HOME/.cache/darkroom`, else the
+    /// user's home directory from the system's user database.
     public static var defaultFolder: URL {
-        let environment = ProcessInfo.processInfo.environment
+        defaultFolder(environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// The default folder for an environment: as the XDG base directory
+    /// specification says, relative paths are ignored.
+    static func defaultFolder(environment: [String: String]) -> URL {
         if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
             return URL(fileURLWithPath: xdg).appendingPathComponent("darkroom")
+        }
+        // $HOME first: it is what the user set (Foundation reads the user
+        // database for the uid, which ignores it).
+        if let home = environment["HOME"], home.hasPrefix("/") {
+            return URL(fileURLWithPath: home).appendingPathComponent(".cache/darkroom")
         }
         return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/darkroom")
     }

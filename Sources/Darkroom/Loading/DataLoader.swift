@@ -177,7 +177,7 @@ public final class DataLoader: DataLoading {
                 progress(body.readableBytes, expected)
             }
             if let expected, body.readableBytes < expected {
-                throw DarkroomError(.networkFailure, "\(url) ended after \(body.readableBytes) of \(expected) bytes")
+                throw DarkroomError(.networkFailure, "\(url) ended after \(body.readableBytes) of \(expected) bytes", transient: true)
             }
             let data = body.readData(length: body.readableBytes, byteTransferStrategy: .noCopy) ?? Data()
             guard expectImage else {
@@ -208,7 +208,10 @@ public final class DataLoader: DataLoading {
         if let error = error as? HTTPClientError {
             switch error {
             case .cancelled: return .cancelled
-            case .readTimeout, .deadlineExceeded, .connectTimeout, .getConnectionFromPoolTimeout:
+            case .readTimeout, .connectTimeout, .getConnectionFromPoolTimeout:
+                // A stalled origin may answer the next try; the bound is the retry count.
+                return DarkroomError(.timedOut, "\(url) timed out", underlying: "\(error)", transient: true)
+            case .deadlineExceeded:
                 return DarkroomError(.timedOut, "\(url) timed out", underlying: "\(error)")
             case .redirectLimitReached, .redirectCycleDetected:
                 return DarkroomError(.tooManyRedirects, "\(url) redirected too many times, or in a loop", underlying: "\(error)")
@@ -217,6 +220,9 @@ public final class DataLoader: DataLoading {
             default:
                 break
             }
+        }
+        if let error = error as? IOError, [ECONNRESET, EPIPE, ECONNABORTED].contains(error.errnoCode) {
+            return DarkroomError(.networkFailure, "\(url): the connection was reset", underlying: "\(error)", transient: true)
         }
         if error is NIOConnectionError || error is IOError {
             return DarkroomError(.networkFailure, "\(url): cannot connect", underlying: "\(error)")

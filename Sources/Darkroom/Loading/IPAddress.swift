@@ -47,7 +47,10 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
             if b[0..<15].allSatisfy({ $0 == 0 }) && b[15] == 1 { return "loopback" }
             if b[0..<10].allSatisfy({ $0 == 0 }) && b[10] == 0xFF && b[11] == 0xFF { return "an IPv4 address inside IPv6" }
             if b[0..<12].allSatisfy({ $0 == 0 }) { return "an IPv4 address inside IPv6" }
+            // 64:ff9b::/96 and 64:ff9b:1::/48 (NAT64) both start 0064:ff9b.
             if b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xFF && b[3] == 0x9B { return "an IPv4 address inside IPv6 (NAT64)" }
+            if b[0] == 0x20 && b[1] == 0x02 { return "an IPv4 address inside IPv6 (6to4, 2002::/16)" }
+            if b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x00 && b[3] == 0x00 { return "an IPv4 address inside IPv6 (Teredo, 2001::/32)" }
             if b[0] == 0xFE && (b[1] & 0xC0) == 0x80 { return "link-local" }
             if (b[0] & 0xFE) == 0xFC { return "a unique-local (private) IPv6 address" }
             if b[0] == 0xFF { return "multicast" }

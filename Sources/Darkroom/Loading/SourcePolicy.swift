@@ -69,7 +69,8 @@ public struct SourcePolicy: Sendable, Hashable {
         }
         for address in addresses {
             if let reason = address.privateReason {
-                throw DarkroomError(.forbiddenSource, "\(url.absoluteString) resolves to \(address), \(reason); private addresses are not fetched")
+                // The address itself is not said: an answer must not map the server's network.
+                throw DarkroomError(.forbiddenSource, "\(url.absoluteString) resolves to \(reason); private addresses are not fetched")
             }
         }
         return first

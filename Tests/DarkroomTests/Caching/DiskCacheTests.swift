@@ -10,6 +10,14 @@ import TestSupport
         try body(try DiskCache(configuration: .init(folder: folder, sizeLimit: sizeLimit)), folder)
     }
 
+    @Test func theDefaultFolderFollowsXDGThenHOME() {
+        #expect(DiskCache.defaultFolder(environment: ["XDG_CACHE_HOME": "/x/cache", "HOME": "/home/a"]).path == "/x/cache/darkroom")
+        #expect(DiskCache.defaultFolder(environment: ["HOME": "/home/a"]).path == "/home/a/.cache/darkroom")
+        // A relative XDG path is ignored, as the XDG specification says.
+        #expect(DiskCache.defaultFolder(environment: ["XDG_CACHE_HOME": "cache", "HOME": "/home/b"]).path == "/home/b/.cache/darkroom")
+        #expect(DiskCache.defaultFolder(environment: [:]).path.hasSuffix("/.cache/darkroom"))
+    }
+
     @Test func storesAndReadsBackWithMetadata() throws {
         try withCache { cache, _ in
             let entry = DiskCacheEntry(data: Data("hello".utf8), contentType: "image/jpeg", etag: "\"1\"", lastModified: "Tue", metadata: ["w": "3"])

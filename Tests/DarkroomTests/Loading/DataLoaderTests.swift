@@ -81,6 +81,16 @@ import TestSupport
         }
     }
 
+    @Test func aConnectionResetMidBodyIsRetried() async throws {
+        try await withLoader { loader, origin in
+            origin.set(.resetFirst(times: 1, afterBytes: 20_000), for: "/photos/Wood.jpg")
+            let response = try await loader.load(DataRequest(url: origin.url("/photos/Wood.jpg"))) { _, _ in }
+            guard case .fetched(let source) = response else { Issue.record("no body: \(response)"); return }
+            #expect(source.data == (try Corpus.data("Wood.jpg")))
+            #expect(origin.requests("/photos/Wood.jpg") == 2)
+        }
+    }
+
     @Test func aTruncatedBodyFails() async throws {
         try await withLoader { loader, origin in
             origin.set(.truncate(10_000), for: "/photos/Wood.jpg")
