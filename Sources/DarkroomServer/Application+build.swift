@@ -98,7 +98,7 @@ func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, 
     router.add(middleware: FileMiddleware(Gallery.staticFolder, urlBasePath: "/gallery", cacheControl: .init([(MediaType(type: .any), [.noCache])]), logger: logger))
     router.add(middleware: FileMiddleware(Gallery.samplesFolder, urlBasePath: "/samples", logger: logger))
     GalleryRoutes(gallery: gallery).add(to: router)
-    BookRoutes(gallery: gallery, books: books).add(to: router)
+    BookRoutes(gallery: gallery, books: books, signing: configuration.signature != nil).add(to: router)
     OperationsRoutes(processor: ImageProcessor(), pipeline: pipeline, connections: connections).add(to: router)
     return router
 }

@@ -34,6 +34,48 @@ import TestSupport
         await server.stop()
     }
 
+    /// With signing on, a list of sources would fetch and process any URL
+    /// unsigned: refused, while the gallery's own rows still work.
+    @Test func withSigningOnABookTakesGalleryRowsOnly() async throws {
+        let signer = try URLSignature(hexKey: "736563726574", hexSalt: "68656C6C6F")
+        let server = try await TestServer.start { $0.signature = signer }
+        let refused = try await order(server, #"{"sources": ["http://example.com/a.jpg"]}"#)
+        #expect(refused.status == .forbidden)
+        #expect(String(decoding: refused.body, as: UTF8.self).contains("rows of the gallery's list only"))
+        let mixed = try await order(server, #"{"rows": [0], "sources": ["http://example.com/a.jpg"]}"#)
+        #expect(mixed.status == .forbidden)
+        let rows = try await order(server, #"{"rows": [0]}"#)
+        #expect(rows.status == .accepted)
+        await server.stop()
+    }
+
+    /// Each book is hundreds of downloads and renders: a client gets two at
+    /// a time, and the third is a 429 with a reason, until one ends.
+    @Test func unfinishedBooksAreBoundedPerClient() async throws {
+        let server = try await TestServer.start()
+        let big = #"{"rows": [\#(Array(repeating: "0", count: 500).joined(separator: ","))]}"#
+        var ids: [String] = []
+        for _ in 0..<2 {
+            let answer = try await order(server, big)
+            #expect(answer.status == .accepted)
+            ids += [try #require((try JSONSerialization.jsonObject(with: answer.body) as? [String: String])?["id"])]
+        }
+        let third = try await order(server, big)
+        #expect(third.status == .tooManyRequests)
+        #expect(third.header("Retry-After") != nil)
+        #expect(String(decoding: third.body, as: UTF8.self).contains("2 photobooks"))
+        // Once one has ended (cancelled), there is room again.
+        _ = try await server.send("/api/books/\(ids[0])", method: .DELETE)
+        _ = try await waitForState(server, ids[0], ["cancelled", "failed", "done"])
+        let fourth = try await order(server, big)
+        #expect(fourth.status == .accepted)
+        for id in ids.dropFirst() { _ = try await server.send("/api/books/\(id)", method: .DELETE) }
+        if let id = (try? JSONSerialization.jsonObject(with: fourth.body) as? [String: String])?["id"] {
+            _ = try await server.send("/api/books/\(id)", method: .DELETE)
+        }
+        await server.stop()
+    }
+
     @Test func aBookOfGalleryRowsEndToEnd() async throws {
         let server = try await TestServer.start()
         let answer = try await order(server, #"{"rows": [0, 1, 2], "page": "A4", "captions": true}"#)

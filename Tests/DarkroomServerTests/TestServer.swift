@@ -15,6 +15,7 @@ struct TestServer {
     let cacheFolder: URL
     let client: HTTPClient
     private let running: Task<Void, Error>
+    private let group: ServiceGroup
 
     /// Starts a server with `configure` applied to a test configuration
     /// (a free port, a fresh cache folder, no memory-pressure watching).
@@ -33,7 +34,7 @@ struct TestServer {
         let running = Task { try await serviceGroup.run() }
         let server = TestServer(base: "http://127.0.0.1:\(configuration.port)", cacheFolder: configuration.cacheFolder!,
                                 client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow)),
-                                running: running)
+                                running: running, group: serviceGroup)
         for _ in 0..<200 {
             if (try? await server.get("/health"))?.status == .ok { return server }
             try await Task.sleep(for: .milliseconds(50))
@@ -79,7 +80,9 @@ struct TestServer {
 
     func stop() async {
         try? await client.shutdown()
-        running.cancel()
+        // Gracefully, as a real server stops: cancelling the group's task
+        // tore connections down mid-write, which NIO traps on.
+        await group.triggerGracefulShutdown()
         _ = try? await running.value
         try? FileManager.default.removeItem(at: cacheFolder)
     }

@@ -7,20 +7,51 @@ import Synchronization
 final class BookJobs: Sendable {
     let folder: URL
     let lifetime: Duration
+    /// Books not yet ended, in all and from one client address: each is
+    /// hundreds of downloads and page renders.
+    let maxUnfinished: Int
+    let maxUnfinishedPerClient: Int
     private let jobs = Mutex<[String: BookJob]>([:])
 
-    init(folder: URL, lifetime: Duration) {
+    init(folder: URL, lifetime: Duration, maxUnfinished: Int = 8, maxUnfinishedPerClient: Int = 2) {
         self.folder = folder
         self.lifetime = lifetime
+        self.maxUnfinished = maxUnfinished
+        self.maxUnfinishedPerClient = maxUnfinishedPerClient
         try? FileManager.default.removeItem(at: folder)
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
 
-    func start(_ request: PhotobookRequest, pipeline: ImagePipeline) -> BookJob {
+    enum Refusal: Error, Equatable {
+        case tooManyInAll(Int)
+        case tooManyFromClient(Int)
+
+        var message: String {
+            switch self {
+            case .tooManyInAll(let limit): "\(limit) photobooks are being made; try again when one has ended"
+            case .tooManyFromClient(let limit): "you have \(limit) photobooks being made; try again when one has ended"
+            }
+        }
+    }
+
+    /// Starts a book for `client` (its address), unless the bounds on
+    /// unfinished books are reached.
+    func start(_ request: PhotobookRequest, client: String, pipeline: ImagePipeline) throws(Refusal) -> BookJob {
         let id = UUID().uuidString.lowercased()
-        let job = BookJob(id: id, total: request.photos.count,
-                          job: Photobook(pipeline: pipeline).start(request, to: folder.appendingPathComponent("\(id).pdf").path))
-        jobs.withLock { $0[id] = job }
+        // The count and the insertion under one lock, so that a burst of
+        // requests cannot all pass the check.
+        let job: BookJob = try jobs.withLock { jobs throws(Refusal) in
+            let unfinished = jobs.values.filter { $0.endedAt == nil }
+            guard unfinished.count < maxUnfinished else { throw .tooManyInAll(maxUnfinished) }
+            guard unfinished.count(where: { $0.client == client }) < maxUnfinishedPerClient else {
+                throw .tooManyFromClient(maxUnfinishedPerClient)
+            }
+            let job = BookJob(id: id, client: client, total: request.photos.count,
+                              job: Photobook(pipeline: pipeline).start(request, to: folder.appendingPathComponent("\(id).pdf").path))
+            jobs[id] = job
+            return job
+        }
+        job.follow()
         return job
     }
 
@@ -40,16 +71,23 @@ final class BookJobs: Sendable {
 /// One photobook job: its progress as the API reports it.
 final class BookJob: Sendable {
     let id: String
+    /// The address of the client that asked for it.
+    let client: String
     let job: PhotobookJob
     private let status: Mutex<BookStatus>
     private let subscribers = Mutex<[UUID: AsyncStream<BookStatus>.Continuation]>([:])
     private let ended = Mutex<ContinuousClock.Instant?>(nil)
 
-    init(id: String, total: Int, job: PhotobookJob) {
+    init(id: String, client: String, total: Int, job: PhotobookJob) {
         self.id = id
+        self.client = client
         self.job = job
         status = Mutex(BookStatus(id: id, state: "preparing", prepared: 0, written: 0, total: total))
-        Task { await self.follow() }
+    }
+
+    /// Starts following the job's progress.
+    func follow() {
+        Task { await self.followProgress() }
     }
 
     var current: BookStatus { status.withLock { $0 } }
@@ -76,7 +114,7 @@ final class BookJob: Sendable {
         return stream
     }
 
-    private func follow() async {
+    private func followProgress() async {
         for await step in job.progress {
             update { s in
                 switch step {

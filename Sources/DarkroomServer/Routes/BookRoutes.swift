@@ -10,6 +10,9 @@ import ServiceLifecycle
 struct BookRoutes: Sendable {
     let gallery: Gallery
     let books: BookJobs
+    /// With URL signing on, a book takes rows of the gallery's list only:
+    /// a list of source URLs would fetch and process anything, unsigned.
+    let signing: Bool
 
     /// What a client asks for: rows of the gallery's list, or source URLs.
     struct BookOrder: Decodable {
@@ -25,11 +28,20 @@ struct BookRoutes: Sendable {
     func add(to router: Router<ServerContext>) {
         router.post("/api/books") { request, context in
             let order = try await request.decode(as: BookOrder.self, context: context)
+            if signing, !(order.sources ?? []).isEmpty {
+                return errorResponse(.forbidden, "with URL signing on, a photobook takes rows of the gallery's list only, not sources")
+            }
             switch self.photobookRequest(order) {
             case .failure(let message):
                 return errorResponse(.badRequest, message)
             case .success(let bookRequest):
-                let job = books.start(bookRequest, pipeline: gallery.pipeline)
+                let client = context.channel.remoteAddress?.ipAddress ?? "unknown"
+                let job: BookJob
+                do throws(BookJobs.Refusal) {
+                    job = try books.start(bookRequest, client: client, pipeline: gallery.pipeline)
+                } catch {
+                    return errorResponse(.tooManyRequests, error.message, headers: [.retryAfter: "10"])
+                }
                 var response = try GalleryRoutes.json(["id": job.id], status: .accepted)
                 response.headers[.location] = "/api/books/\(job.id)"
                 return response
