@@ -29,7 +29,7 @@ import TestSupport
         let request = f.request("/photos/LadyBird.jpg")
         let before = try await f.pipeline.image(for: request)
 
-        let again = try f.restarted()
+        let again = try await f.restarted()
         let after = try await again.image(for: request)
         // Other processing of the same source: the original comes from disk too.
         let other = try await again.image(for: f.request("/photos/LadyBird.jpg", [.grayscale]))
@@ -46,6 +46,8 @@ import TestSupport
         defer { Task { await f.close() } }
         let request = f.request("/photos/Wood.jpg")
         let good = try await f.pipeline.image(for: request)
+        // Disk writes follow the answer: wait for them before touching the files.
+        await f.pipeline.waitForDiskWrites()
         let disk = try #require(f.pipeline.diskCache)
         // Flip bytes in the middle of both stored entries.
         for key in [request.source.cacheKey, request.processedKey] {
@@ -54,7 +56,7 @@ import TestSupport
             for i in stride(from: bytes.count / 2, to: bytes.count / 2 + 64, by: 1) { bytes[i] ^= 0xFF }
             try bytes.write(to: url)
         }
-        let again = try f.restarted()
+        let again = try await f.restarted()
         let response = try await again.image(for: request)
         await again.shutdown()
         #expect(response.cacheType == nil)

@@ -20,7 +20,10 @@ struct PipelineFixture {
     }
 
     /// Another pipeline on the same cache folder, as after a restart.
-    func restarted(_ configure: (inout ImagePipeline.Configuration) -> Void = { _ in }) throws -> ImagePipeline {
+    /// A new pipeline on the same disk cache, as after a restart: the first
+    /// one's disk writes, which follow its answers, have landed.
+    func restarted(_ configure: (inout ImagePipeline.Configuration) -> Void = { _ in }) async throws -> ImagePipeline {
+        await pipeline.waitForDiskWrites()
         var configuration = pipeline.configuration
         configure(&configuration)
         return try ImagePipeline(configuration: configuration)
