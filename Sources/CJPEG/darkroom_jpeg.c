@@ -106,14 +106,17 @@ int dr_jpeg_read_header(const uint8_t *data, size_t length, dr_jpeg_header *head
     return errors.base.num_warnings ? DR_JPEG_DECLINED : DR_JPEG_OK;
 }
 
-// MARK: - Lanczos-3 coefficients, in fixed point (as Pillow computes them)
+// MARK: - Lanczos-3 coefficients, in fixed point
 
-enum { PRECISION = 22 };
+// Weights are 16-bit with 14 fractional bits, so that two taps multiply and
+// add in one SSE2 instruction (pmaddwd), as Pillow-SIMD does. Each output
+// pixel's weights sum to exactly 1 << PRECISION.
+enum { PRECISION = 14 };
 
 typedef struct {
-    int *start;      // first input index for each output index
-    int *count;      // taps for each output index
-    int32_t *weights; // `taps` weights for each output index
+    int *start;       // first input index for each output index
+    int *count;       // taps for each output index, rounded up to even
+    int16_t *weights; // `taps` weights for each output index, zero-padded
     int taps;
 } coefficients;
 
@@ -128,11 +131,11 @@ static int make_coefficients(coefficients *c, int in_size, int out_size) {
     double scale = (double)in_size / out_size;
     double filter_scale = scale < 1.0 ? 1.0 : scale;
     double support = 3.0 * filter_scale;
-    int taps = (int)ceil(support) * 2 + 1;
+    int taps = ((int)ceil(support) * 2 + 2) & ~1;
     c->taps = taps;
     c->start = malloc(sizeof(int) * (size_t)out_size);
     c->count = malloc(sizeof(int) * (size_t)out_size);
-    c->weights = calloc((size_t)out_size * (size_t)taps, sizeof(int32_t));
+    c->weights = calloc((size_t)out_size * (size_t)taps, sizeof(int16_t));
     double *row = malloc(sizeof(double) * (size_t)taps);
     if (!c->start || !c->count || !c->weights || !row) {
         free(row);
@@ -151,13 +154,21 @@ static int make_coefficients(coefficients *c, int in_size, int out_size) {
             row[i] = lanczos3((first + i - centre + 0.5) / filter_scale);
             total += row[i];
         }
-        int32_t *weights = c->weights + (size_t)out * (size_t)taps;
+        int16_t *weights = c->weights + (size_t)out * (size_t)taps;
+        int sum = 0, largest = 0;
         for (int i = 0; i < count; i++) {
             double w = total != 0 ? row[i] / total : 0;
-            weights[i] = (int32_t)lround(w * (1 << PRECISION));
+            weights[i] = (int16_t)lround(w * (1 << PRECISION));
+            sum += weights[i];
+            if (weights[i] > weights[largest]) largest = i;
         }
+        // Rounding must not brighten or darken: the remainder goes to the
+        // largest weight.
+        weights[largest] = (int16_t)(weights[largest] + (1 << PRECISION) - sum);
         c->start[out] = first;
-        c->count[out] = count;
+        // Taps go in pairs; a padding tap has weight 0 (its pixel is read,
+        // never used: the buffers have room past their ends).
+        c->count[out] = (count + 1) & ~1;
     }
     free(row);
     return 0;
@@ -174,24 +185,87 @@ static inline uint8_t clip8(int32_t value) {
     return value < 0 ? 0 : value > 255 ? 255 : (uint8_t)value;
 }
 
-typedef int32_t int32x4 __attribute__((vector_size(16)));
+enum { HALF = 1 << (PRECISION - 1) };
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/// Two 16-bit weights, repeated in every 32-bit lane, for pmaddwd.
+static inline __m128i weight_pair(const int16_t *w) {
+    return _mm_set1_epi32((int32_t)((uint32_t)(uint16_t)w[0] | (uint32_t)(uint16_t)w[1] << 16));
+}
 
 /// One RGBX row to `out_width` RGBX pixels.
 static void resample_row(const uint8_t *in, uint8_t *out, int out_width, const coefficients *c) {
+    const __m128i zero = _mm_setzero_si128();
     for (int x = 0; x < out_width; x++) {
         const uint8_t *p = in + (size_t)c->start[x] * 4;
-        const int32_t *w = c->weights + (size_t)x * (size_t)c->taps;
-        int32x4 sum = {1 << (PRECISION - 1), 1 << (PRECISION - 1), 1 << (PRECISION - 1), 0};
-        for (int i = 0; i < c->count[x]; i++, p += 4) {
-            int32x4 pixel = {p[0], p[1], p[2], 0};
-            sum += pixel * w[i];
+        const int16_t *w = c->weights + (size_t)x * (size_t)c->taps;
+        __m128i sum = _mm_set1_epi32(HALF);
+        for (int i = 0; i < c->count[x]; i += 2, p += 8) {
+            // R0 G0 B0 X0 R1 G1 B1 X1 -> R0 R1 G0 G1 B0 B1 X0 X1, as 16 bits.
+            __m128i two = _mm_loadl_epi64((const __m128i *)p);
+            __m128i paired = _mm_unpacklo_epi8(_mm_unpacklo_epi8(two, _mm_srli_si128(two, 4)), zero);
+            sum = _mm_add_epi32(sum, _mm_madd_epi16(paired, weight_pair(w + i)));
         }
-        out[x * 4 + 0] = clip8(sum[0]);
-        out[x * 4 + 1] = clip8(sum[1]);
-        out[x * 4 + 2] = clip8(sum[2]);
+        sum = _mm_srai_epi32(sum, PRECISION);
+        __m128i bytes = _mm_packus_epi16(_mm_packs_epi32(sum, zero), zero);
+        uint32_t pixel = (uint32_t)_mm_cvtsi128_si32(bytes) | 0xFF000000u;
+        memcpy(out + (size_t)x * 4, &pixel, 4);
+    }
+}
+
+/// One output row from `count` input rows `stride` bytes apart, weighted.
+static void resample_column(const uint8_t *in, size_t stride, const int16_t *w, int count, uint8_t *out, size_t length) {
+    const __m128i zero = _mm_setzero_si128();
+    for (size_t x = 0; x < length; x += 8) {
+        __m128i low = _mm_set1_epi32(HALF), high = low;
+        const uint8_t *p = in + x;
+        for (int i = 0; i < count; i += 2, p += 2 * stride) {
+            __m128i a = _mm_loadl_epi64((const __m128i *)p);
+            __m128i b = _mm_loadl_epi64((const __m128i *)(p + stride));
+            __m128i ab = _mm_unpacklo_epi8(a, b);
+            __m128i weights = weight_pair(w + i);
+            low = _mm_add_epi32(low, _mm_madd_epi16(_mm_unpacklo_epi8(ab, zero), weights));
+            high = _mm_add_epi32(high, _mm_madd_epi16(_mm_unpackhi_epi8(ab, zero), weights));
+        }
+        low = _mm_srai_epi32(low, PRECISION);
+        high = _mm_srai_epi32(high, PRECISION);
+        __m128i bytes = _mm_packus_epi16(_mm_packs_epi32(low, high), zero);
+        if (x + 8 <= length) {
+            _mm_storel_epi64((__m128i *)(out + x), bytes);
+        } else {
+            uint32_t last = (uint32_t)_mm_cvtsi128_si32(bytes);
+            memcpy(out + x, &last, length - x);
+        }
+    }
+}
+#else
+static void resample_row(const uint8_t *in, uint8_t *out, int out_width, const coefficients *c) {
+    for (int x = 0; x < out_width; x++) {
+        const uint8_t *p = in + (size_t)c->start[x] * 4;
+        const int16_t *w = c->weights + (size_t)x * (size_t)c->taps;
+        int32_t r = HALF, g = HALF, b = HALF;
+        for (int i = 0; i < c->count[x]; i++, p += 4) {
+            r += p[0] * w[i];
+            g += p[1] * w[i];
+            b += p[2] * w[i];
+        }
+        out[x * 4 + 0] = clip8(r);
+        out[x * 4 + 1] = clip8(g);
+        out[x * 4 + 2] = clip8(b);
         out[x * 4 + 3] = 255;
     }
 }
+
+static void resample_column(const uint8_t *in, size_t stride, const int16_t *w, int count, uint8_t *out, size_t length) {
+    for (size_t x = 0; x < length; x++) {
+        int32_t sum = HALF;
+        for (int i = 0; i < count; i++) sum += in[x + (size_t)i * stride] * w[i];
+        out[x] = clip8(sum);
+    }
+}
+#endif
 
 // MARK: - Decode and resample
 
@@ -201,7 +275,6 @@ typedef struct {
     uint8_t *lines;        // a batch of decoded rows
     uint8_t *horizontal;   // every row, resampled across
     uint8_t *result;
-    int32_t *sums;
     coefficients across, down;
 } decode_state;
 
@@ -210,7 +283,6 @@ static void release(decode_state *s) {
     free(s->lines);
     free(s->horizontal);
     free(s->result);
-    free(s->sums);
     free_coefficients(&s->across);
     free_coefficients(&s->down);
 }
@@ -245,12 +317,13 @@ int dr_jpeg_decode_resampled(const uint8_t *data, size_t length, int scale_denom
     int status = DR_JPEG_DECLINED;
     if (out_width < 1 || out_height < 1 || out_width > in_width || out_height > in_height) goto done;
 
+    // Room past the ends: a padding tap reads one pixel, or one row, more.
     size_t in_row = (size_t)in_width * 4, out_row = (size_t)out_width * 4;
-    s->lines = malloc(in_row * BATCH);
-    s->horizontal = malloc(out_row * (size_t)in_height);
+    s->lines = malloc(in_row * BATCH + 16);
+    s->horizontal = malloc(out_row * ((size_t)in_height + 1) + 16);
     s->result = malloc(out_row * (size_t)out_height);
-    s->sums = malloc(sizeof(int32_t) * out_row);
-    if (!s->lines || !s->horizontal || !s->result || !s->sums) goto done;
+    if (!s->lines || !s->horizontal || !s->result) goto done;
+    memset(s->horizontal + out_row * (size_t)in_height, 0, out_row + 16);
     if (make_coefficients(&s->across, in_width, out_width) != 0) goto done;
     if (make_coefficients(&s->down, in_height, out_height) != 0) goto done;
 
@@ -272,18 +345,11 @@ int dr_jpeg_decode_resampled(const uint8_t *data, size_t length, int scale_denom
     jpeg_finish_decompress(&s->cinfo);
     if (s->errors.base.num_warnings) goto done;
 
-    // Down: each output row is a weighted sum of whole rows, which the
-    // compiler vectorises.
+    // Down: each output row is a weighted sum of whole rows.
     for (int y = 0; y < out_height; y++) {
-        const int32_t *w = s->down.weights + (size_t)y * (size_t)s->down.taps;
-        const uint8_t *source = s->horizontal + out_row * (size_t)s->down.start[y];
-        for (size_t x = 0; x < out_row; x++) s->sums[x] = 1 << (PRECISION - 1);
-        for (int i = 0; i < s->down.count[y]; i++, source += out_row) {
-            int32_t weight = w[i];
-            for (size_t x = 0; x < out_row; x++) s->sums[x] += source[x] * weight;
-        }
-        uint8_t *target = s->result + out_row * (size_t)y;
-        for (size_t x = 0; x < out_row; x++) target[x] = clip8(s->sums[x]);
+        resample_column(s->horizontal + out_row * (size_t)s->down.start[y], out_row,
+                        s->down.weights + (size_t)y * (size_t)s->down.taps, s->down.count[y],
+                        s->result + out_row * (size_t)y, out_row);
     }
     *pixels = s->result;
     s->result = NULL;
