@@ -29,6 +29,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Also fetch from loopback and private addresses. [DARKROOM_ALLOW_PRIVATE_NETWORKS]") var allowPrivateNetworks = false
     @Option(help: "Largest source, in bytes. [DARKROOM_MAX_SOURCE_BYTES]") var maxSourceBytes: Int?
     @Option(help: "Largest source, in pixels. [DARKROOM_MAX_SOURCE_PIXELS]") var maxSourcePixels: Int?
+    @Option(help: "Largest width or height of a result, in pixels (default 8192). [DARKROOM_MAX_RESULT_DIMENSION]") var maxResultDimension: Int?
+    @Option(help: "Seconds one image's processing may take before it is stopped (default 20). [DARKROOM_MAX_PROCESSING_SECONDS]") var maxProcessingSeconds: Int?
     @Option(help: "Seconds a download may take. [DARKROOM_DOWNLOAD_TIMEOUT]") var downloadTimeout: Int?
     @Option(help: "max-age of images' Cache-Control, in seconds. [DARKROOM_CACHE_MAX_AGE]") var cacheMaxAge: Int?
     @Option(help: "Refuse new work (429) while more processing runs than this wait. [DARKROOM_MAX_WAITING]") var maxWaiting: Int?
@@ -76,6 +78,14 @@ struct ServeCommand: AsyncParsableCommand {
         c.allowPrivateNetworks = allowPrivateNetworks || ["1", "true", "yes"].contains(env("ALLOW_PRIVATE_NETWORKS")?.lowercased() ?? "")
         if let bytes = try number(maxSourceBytes, "MAX_SOURCE_BYTES", "max-source-bytes", minimum: 1) { c.limits.maxSourceBytes = bytes }
         if let pixels = try number(maxSourcePixels, "MAX_SOURCE_PIXELS", "max-source-pixels", minimum: 1) { c.limits.maxSourcePixels = pixels }
+        if let side = try number(maxResultDimension, "MAX_RESULT_DIMENSION", "max-result-dimension", minimum: 1) {
+            guard side <= 100_000 else { throw ValidationError("--max-result-dimension \(side) is over 100000") }
+            c.limits.maxResultDimension = side
+        }
+        if let seconds = try number(maxProcessingSeconds, "MAX_PROCESSING_SECONDS", "max-processing-seconds", minimum: 1) {
+            guard seconds <= 3600 else { throw ValidationError("--max-processing-seconds \(seconds) is over 3600") }
+            c.limits.maxProcessingTime = .seconds(seconds)
+        }
         if let seconds = try number(downloadTimeout, "DOWNLOAD_TIMEOUT", "download-timeout", minimum: 1) { c.downloadTimeout = .seconds(seconds) }
         if let age = try number(cacheMaxAge, "CACHE_MAX_AGE", "cache-max-age") { c.cacheMaxAge = age }
         if let waiting = try number(maxWaiting, "MAX_WAITING", "max-waiting") { c.maxWaitingFiltrations = waiting }

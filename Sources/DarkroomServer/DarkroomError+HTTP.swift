@@ -12,7 +12,7 @@ extension DarkroomError {
         case .httpStatus, .networkFailure, .tooManyRedirects: .badGateway
         case .timedOut: .gatewayTimeout
         case .notAnImage, .corruptImage, .emptyInput, .tooManyBytes, .tooManyPixels: .unprocessableContent
-        case .cancelled: .serviceUnavailable
+        case .cancelled, .processingTimedOut: .serviceUnavailable
         default: .internalServerError
         }
     }

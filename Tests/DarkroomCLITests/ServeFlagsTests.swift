@@ -34,6 +34,10 @@ import Testing
             (["--workers", "100000"], [:], "workers"),
             ([], ["DARKROOM_WORKERS": "NaN"], "DARKROOM_WORKERS"),
             ([], ["DARKROOM_MEMORY_CACHE_MB": "1e300"], "DARKROOM_MEMORY_CACHE_MB"),
+            (["--max-result-dimension", "0"], [:], "max-result-dimension"),
+            (["--max-result-dimension", "1000000"], [:], "max-result-dimension"),
+            (["--max-processing-seconds", "0"], [:], "max-processing-seconds"),
+            ([], ["DARKROOM_MAX_PROCESSING_SECONDS": "NaN"], "DARKROOM_MAX_PROCESSING_SECONDS"),
         ] as [([String], [String: String], String)] {
             do {
                 _ = try configuration(arguments, environment: environment)
@@ -42,6 +46,17 @@ import Testing
                 #expect("\(error)".contains(word), "\(error)")
             }
         }
+    }
+
+    @Test func resultSizeAndProcessingTimeLimits() throws {
+        let defaults = try configuration([])
+        #expect(defaults.limits.maxResultDimension == 8192)
+        #expect(defaults.limits.maxProcessingTime == .seconds(20))
+        let c = try configuration(["--max-result-dimension", "4000", "--max-processing-seconds", "5"])
+        #expect(c.limits.maxResultDimension == 4000)
+        #expect(c.limits.maxProcessingTime == .seconds(5))
+        let e = try configuration([], environment: ["DARKROOM_MAX_RESULT_DIMENSION": "2000", "DARKROOM_MAX_PROCESSING_SECONDS": "9"])
+        #expect(e.limits.maxResultDimension == 2000 && e.limits.maxProcessingTime == .seconds(9))
     }
 
     @Test func theDefaultMemoryCacheFitsTheMachine() {

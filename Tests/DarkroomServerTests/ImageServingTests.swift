@@ -144,9 +144,9 @@ import TestSupport
         try await withServer({ $0.filtrationConcurrency = 1; $0.maxWaitingFiltrations = 2 }) { server, origin in
             let cached = "/img/_/w:64/plain/\(origin.url("/photos/Aqua.jpg").absoluteString)@jpg"
             #expect(try await server.get(cached).status == .ok)
-            // Heavy work for one filtration slot: blurs of full-size photos.
+            // Heavy work for one filtration slot: photos enlarged to 8000 px PNGs.
             let heavy = (1...6).map { n in
-                Task { try? await server.get("/img/_/bl:\(30 + n)/plain/\(origin.url("/photos/RainDrops.jpg").absoluteString)@png") }
+                Task { try? await server.get("/img/_/w:\(7990 + n)/el:1/plain/\(origin.url("/photos/RainDrops.jpg").absoluteString)@png") }
             }
             #expect(await server.statusBecomes { $0.filtrationsWaiting >= 2 })
             let refused = try await server.get("/img/_/w:65/plain/\(origin.url("/photos/Dune.jpg").absoluteString)@jpg")

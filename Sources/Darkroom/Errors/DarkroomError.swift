@@ -24,7 +24,7 @@ public struct DarkroomError: Error, Sendable, Hashable, CustomStringConvertible 
         static let all: [Kind] = [
             .emptyInput, .notAnImage, .tooManyBytes, .tooManyPixels, .corruptImage, .invalidOption, .cannotEncode,
             .processingFailed, .cancelled, .dependencyFailed, .workFailed, .invalidURL, .httpStatus,
-            .networkFailure, .timedOut, .tooManyRedirects, .invalidList, .forbiddenSource,
+            .networkFailure, .timedOut, .tooManyRedirects, .invalidList, .forbiddenSource, .processingTimedOut,
         ]
 
         /// The input had no bytes.
@@ -61,6 +61,8 @@ public struct DarkroomError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let invalidList = Kind("invalidList")
         /// The source is not allowed: outside the allow-list, or on a private address.
         public static let forbiddenSource = Kind("forbiddenSource")
+        /// Processing took longer than ``ImageLimits/maxProcessingTime`` and was stopped.
+        public static let processingTimedOut = Kind("processingTimedOut")
     }
 
     public let kind: Kind

@@ -1,13 +1,24 @@
 import DarkroomImaging
+import Synchronization
 
 /// Stops one processing run from another thread: checked between steps, and
 /// pulled into libvips while it computes pixels.
 package final class KillSwitch: Sendable {
     let vips = VipsKillSwitch()
+    private let expired = Atomic<Bool>(false)
 
     package init() {}
 
     package func pull() { vips.pull() }
+
+    /// Pulls the switch because the run's time is up, so that the run can
+    /// tell a deadline from a caller that went away.
+    func expire() {
+        expired.store(true, ordering: .releasing)
+        vips.pull()
+    }
+
+    var hasExpired: Bool { expired.load(ordering: .acquiring) }
 
     package var isPulled: Bool { vips.isPulled }
 

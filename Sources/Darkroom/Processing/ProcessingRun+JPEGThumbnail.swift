@@ -28,6 +28,7 @@ extension ProcessingRun {
         let (width, height) = resize.cropSize(scaledWidth: scaledWidth, scaledHeight: scaledHeight,
                                               sourceWidth: header.width, sourceHeight: header.height)
             .map { (min($0.width, scaledWidth), min($0.height, scaledHeight)) } ?? (scaledWidth, scaledHeight)
+        try checkResultSize(width: scaledWidth, height: scaledHeight)
         let (left, top) = resize.gravity.placement(spareX: scaledWidth - width, spareY: scaledHeight - height)
         let shrink = ShrinkOnLoad.plan(operations: options.operations, format: .jpeg,
                                        width: header.width, height: header.height).factor

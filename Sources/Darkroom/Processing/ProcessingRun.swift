@@ -12,7 +12,21 @@ struct ProcessingRun {
     /// ``jpegThumbnail(_:format:)``); off to compare the two.
     var usesJPEGThumbnail = true
 
+    /// Runs, with the kill switch pulled when ``ImageLimits/maxProcessingTime``
+    /// is up: libvips stops at its next tile, the JPEG path at its next rows.
     func run() throws(DarkroomError) -> ProcessedImage {
+        let limit = options.limits.maxProcessingTime
+        let timer = DispatchWorkItem { [killSwitch] in killSwitch.expire() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + max(0, limit.seconds), execute: timer)
+        defer { timer.cancel() }
+        do {
+            return try runUntimed()
+        } catch where error.kind == .cancelled && killSwitch.hasExpired {
+            throw DarkroomError(.processingTimedOut, "processing took longer than the limit of \(limit.seconds.formatted()) s and was stopped")
+        }
+    }
+
+    private func runUntimed() throws(DarkroomError) -> ProcessedImage {
         LibvipsLog.installed
         do {
             try VipsRuntime.start()
@@ -76,6 +90,7 @@ struct ProcessingRun {
             try killSwitch.check()
             let reference = index == 0 && plan.factor > 1 ? oriented : (width: image.width, height: image.height)
             image = try apply(operation, to: image, referenceSize: reference)
+            try checkResultSize(width: image.width, height: image.height)
         }
         try killSwitch.check()
 
@@ -84,6 +99,16 @@ struct ProcessingRun {
         let bytes = try encode(image, as: outputFormat, sourceFormat: format)
         try killSwitch.check()
         return ProcessedImage(bytes: bytes, format: outputFormat, width: image.width, height: image.height, source: source)
+    }
+
+    /// Refuses a step's image, and so the result, over
+    /// ``ImageLimits/maxResultDimension`` on either side, before any of its
+    /// pixels is computed.
+    func checkResultSize(width: Int, height: Int) throws(DarkroomError) {
+        let limit = options.limits.maxResultDimension
+        if width > limit || height > limit {
+            throw DarkroomError(.tooManyPixels, "the result would be \(width) x \(height) pixels, over the limit of \(limit) on each side")
+        }
     }
 
     private func load(_ raw: UnsafeRawBufferPointer, format: ImageFormat, shrink: Int, randomAccess: Bool = false) throws(DarkroomError) -> VImage {
