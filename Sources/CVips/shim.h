@@ -342,6 +342,16 @@ static inline void darkroom_malloc_limit_arenas(int arenas) {
 #endif
 }
 
+/// Blocks of at least `bytes` come from mmap and go back to the system when
+/// freed. Setting it also stops glibc from raising the threshold after each
+/// large free (up to 32 MiB), which left every source-sized buffer on the
+/// heap, resident with its untouched tail.
+static inline void darkroom_malloc_map_large(size_t bytes) {
+#ifdef M_MMAP_THRESHOLD
+    mallopt(M_MMAP_THRESHOLD, (int)bytes);
+#endif
+}
+
 /// Returns free memory to the system.
 static inline void darkroom_malloc_trim(void) {
 #ifdef __GLIBC__

@@ -7,6 +7,10 @@ package enum MallocSettings {
         darkroom_malloc_limit_arenas(Int32(clamping: arenas))
     }
 
+    package static func mapLargeBlocks(over bytes: Int) {
+        darkroom_malloc_map_large(max(0, min(bytes, Int(Int32.max))))
+    }
+
     package static func trim() {
         darkroom_malloc_trim()
     }

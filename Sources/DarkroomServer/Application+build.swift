@@ -38,6 +38,11 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     if let bytes = configuration.memoryCacheBytes {
         pipelineConfiguration.memoryCache.costLimit = bytes
     }
+    // Sources downloaded and waiting for a processing thread are bounded by
+    // the memory the operator gave to images: processing, not the loopback
+    // or the network, is what requests wait for, so a smaller window costs
+    // no throughput.
+    pipelineConfiguration.maxSourceBytesInFlight = max(16 << 20, pipelineConfiguration.memoryCache.costLimit)
     pipelineConfiguration.loader.policy = SourcePolicy(
         allowedPrefixes: configuration.allowedSources,
         allowPrivateNetworks: configuration.allowPrivateNetworks,

@@ -121,14 +121,15 @@ public final class DiskCache: Sendable {
     public func store(_ entry: DiskCacheEntry, for key: String) throws {
         loadIndexIfNeeded()
         let url = fileURL(for: key)
-        let bytes = try DiskCacheFormat.encode(entry, key: key)
+        let parts = try DiskCacheFormat.encode(entry, key: key)
+        let size = parts.reduce(0) { $0 + $1.count }
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let temporary = temporaryFolder.appendingPathComponent("\(url.lastPathComponent).\(UInt64.random(in: 0...UInt64.max)).tmp")
-        try AtomicFile.write(bytes, to: url.path, through: temporary, durable: configuration.durableWrites)
+        try AtomicFile.write(parts, to: url.path, through: temporary, durable: configuration.durableWrites)
         index.withLock { i in
             if let old = i.files[url.lastPathComponent] { i.totalSize -= old.size }
-            i.files[url.lastPathComponent] = (bytes.count, Date())
-            i.totalSize += bytes.count
+            i.files[url.lastPathComponent] = (size, Date())
+            i.totalSize += size
         }
         evictIfNeeded(limit: configuration.sizeLimit)
     }

@@ -48,19 +48,21 @@ enum DiskCacheFormat {
         var checksum: UInt64
     }
 
-    static func encode(_ entry: DiskCacheEntry, key: String) throws -> Data {
+    /// The file's parts: the header, then the entry's bytes as they are
+    /// (written one after the other, so a source of megabytes is not copied
+    /// into one buffer first).
+    static func encode(_ entry: DiskCacheEntry, key: String) throws -> [Data] {
         let header = Header(key: key, contentType: entry.contentType, etag: entry.etag, lastModified: entry.lastModified,
                             storedAt: entry.storedAt.timeIntervalSince1970,
                             metadata: entry.metadata.isEmpty ? nil : entry.metadata, length: entry.data.count,
                             checksum: Checksum.of(entry.data))
         let json = try JSONEncoder().encode(header)
-        var out = Data(capacity: 9 + json.count + entry.data.count)
-        out.append(magic)
-        out.append(version)
-        withUnsafeBytes(of: UInt32(json.count).bigEndian) { out.append(contentsOf: $0) }
-        out.append(json)
-        out.append(entry.data)
-        return out
+        var head = Data(capacity: 9 + json.count)
+        head.append(magic)
+        head.append(version)
+        withUnsafeBytes(of: UInt32(json.count).bigEndian) { head.append(contentsOf: $0) }
+        head.append(json)
+        return [head, entry.data]
     }
 
     enum Problem: Error, Equatable {

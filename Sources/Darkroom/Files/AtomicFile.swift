@@ -16,6 +16,11 @@ public enum AtomicFile {
     /// Writes through a temporary file of the caller's choosing, which must be
     /// on the same file system as `path` for the rename to be atomic.
     static func write(_ data: Data, to path: String, through temporary: URL, durable: Bool) throws {
+        try write([data], to: path, through: temporary, durable: durable)
+    }
+
+    /// Writes `parts` one after the other as one file.
+    static func write(_ parts: [Data], to path: String, through temporary: URL, durable: Bool) throws {
         let url = URL(fileURLWithPath: path)
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
@@ -23,7 +28,7 @@ public enum AtomicFile {
         do {
             let handle = try FileHandle(forWritingTo: temporary)
             defer { try? handle.close() }
-            try handle.write(contentsOf: data)
+            for part in parts { try handle.write(contentsOf: part) }
             if durable { try handle.synchronize() }
             try handle.close()
             guard rename(temporary.path, url.path) == 0 else {

@@ -165,21 +165,20 @@ public final class DataLoader: DataLoading {
             if let expected, expected > maxBytes {
                 throw DarkroomError(.tooManyBytes, "\(url) is \(expected) bytes, over the limit of \(maxBytes) bytes")
             }
-            // One buffer of the announced size: no regrowing copies.
-            var body = ByteBuffer()
-            if let expected { body.reserveCapacity(expected) }
+            // One buffer of exactly the announced size: no regrowing copies,
+            // and none of the rounding up to a power of two that a
+            // ByteBuffer's storage gets (a 5 MB photo would hold 8).
+            var data = Data(capacity: expected ?? 0)
             for try await chunk in response.body {
-                guard body.readableBytes + chunk.readableBytes <= maxBytes else {
+                guard data.count + chunk.readableBytes <= maxBytes else {
                     throw DarkroomError(.tooManyBytes, "\(url) sent more than the limit of \(maxBytes) bytes")
                 }
-                var chunk = chunk
-                body.writeBuffer(&chunk)
-                progress(body.readableBytes, expected)
+                chunk.withUnsafeReadableBytes { data.append(contentsOf: $0) }
+                progress(data.count, expected)
             }
-            if let expected, body.readableBytes < expected {
-                throw DarkroomError(.networkFailure, "\(url) ended after \(body.readableBytes) of \(expected) bytes", transient: true)
+            if let expected, data.count < expected {
+                throw DarkroomError(.networkFailure, "\(url) ended after \(data.count) of \(expected) bytes", transient: true)
             }
-            let data = body.readData(length: body.readableBytes, byteTransferStrategy: .noCopy) ?? Data()
             guard expectImage else {
                 // A document: the format is checked by whoever parses it.
                 return (.fetched(SourceData(data: data, format: .jpeg, contentType: response.headers.first(name: "Content-Type"))), nil)

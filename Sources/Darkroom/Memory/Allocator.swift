@@ -17,6 +17,13 @@ public enum Allocator {
         MallocSettings.limitArenas(to: max(1, arenas))
     }
 
+    /// Serves blocks of `bytes` or more (sources, decode buffers) from their
+    /// own mappings, returned to the system as soon as they are freed. Call
+    /// it first thing, with ``limitArenas(to:)``.
+    public static func mapLargeBlocks(over bytes: Int = 1 << 20) {
+        MallocSettings.mapLargeBlocks(over: bytes)
+    }
+
     /// Returns freed memory at the top of the heap and in free pages to the
     /// system.
     public static func returnFreeMemory() {

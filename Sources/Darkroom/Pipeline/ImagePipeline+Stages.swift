@@ -27,7 +27,7 @@ extension ImagePipeline {
         metrics.stage("process", since: started)
 
         let response = ImageResponse(image: image, cacheType: nil, sourceETag: source.etag, sourceLastModified: source.lastModified, key: key)
-        memoryCache.store(response, for: key, cost: image.byteCount)
+        memoryCache.store(response, for: key, cost: image.memoryCost)
         writeDiskInBackground(response.diskEntry, key: key)
         return response
     }

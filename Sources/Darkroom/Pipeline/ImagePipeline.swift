@@ -134,7 +134,7 @@ public final class ImagePipeline: Sendable {
     func diskHit(_ key: String) async -> ImageResponse? {
         guard let stored = await readDisk(key), var response = ImageResponse(diskEntry: stored, key: key) else { return nil }
         metrics.cache(.disk, hit: true)
-        memoryCache.store(response, for: key, cost: response.image.byteCount)
+        memoryCache.store(response, for: key, cost: response.image.memoryCost)
         response.cacheType = .disk
         return response
     }

@@ -38,4 +38,8 @@ public struct ProcessedImage: Sendable, Hashable {
 
     /// The size of the encoded bytes.
     public var byteCount: Int { bytes.readableBytes }
+
+    /// The memory the bytes hold, which a memory cache counts: a
+    /// ByteBuffer's storage is rounded up to a power of two.
+    var memoryCost: Int { max(bytes.capacity, byteCount) }
 }
