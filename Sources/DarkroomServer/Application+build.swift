@@ -71,7 +71,13 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let books = BookJobs(folder: (pipeline.diskCache?.configuration.folder ?? FileManager.default.temporaryDirectory)
                             .appendingPathComponent("books-\(configuration.port)"),
                          lifetime: configuration.bookLifetime)
-    let router = buildRouter(configuration, pipeline: pipeline, gallery: gallery, books: books, logger: logger, connections: ConnectionWatch())
+    let connections = ConnectionWatch()
+    let images = ImageRoutes(pipeline: pipeline, configuration: configuration, connections: connections)
+    let router = buildRouter(configuration, pipeline: pipeline, gallery: gallery, books: books, logger: logger,
+                             connections: connections, images: images)
+    // Memory-cache hits are answered on the event loop, unless every request
+    // is to be logged (the access log is Hummingbird's middleware).
+    let accessLog = configuration.accessLog
 
     var services: [any Service] = [PipelineShutdownService(pipeline: pipeline), ViewerSweeper(viewers: gallery.viewers, books: books),
                                    MemoryReturnService(pipeline: pipeline)]
@@ -80,7 +86,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     }
     return Application(
         router: router,
-        server: .http1(configuration: .init(additionalChannelHandlers: [DisconnectHandler()])),
+        server: .http1(configuration: .init(additionalChannelHandlers:
+            (accessLog ? [] : [CachedImageHandler(images: images)]) + [DisconnectHandler()])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "darkroom"),
         services: services,
         onServerRunning: { channel in
@@ -93,13 +100,13 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
 /// The routes and middleware, for ``buildApplication(_:logger:)`` and for
 /// router-level tests.
 func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, gallery: Gallery, books: BookJobs, logger: Logger,
-                 connections: ConnectionWatch = ConnectionWatch()) -> Router<ServerContext> {
+                 connections: ConnectionWatch = ConnectionWatch(), images: ImageRoutes? = nil) -> Router<ServerContext> {
     let router = Router(context: ServerContext.self)
     router.add(middleware: MetricsMiddleware())
     if configuration.accessLog {
         router.add(middleware: LogRequestsMiddleware(.info))
     }
-    ImageRoutes(pipeline: pipeline, configuration: configuration, connections: connections).add(to: router)
+    (images ?? ImageRoutes(pipeline: pipeline, configuration: configuration, connections: connections)).add(to: router)
     router.add(middleware: FileMiddleware(Gallery.staticFolder, urlBasePath: "/gallery", cacheControl: .init([(MediaType(type: .any), [.noCache])]), logger: logger))
     router.add(middleware: FileMiddleware(Gallery.samplesFolder, urlBasePath: "/samples", logger: logger))
     GalleryRoutes(gallery: gallery).add(to: router)

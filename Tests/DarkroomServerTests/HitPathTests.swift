@@ -55,13 +55,39 @@ import TestSupport
                 #expect(miss.status == .ok && hit.status == .ok)
                 #expect(miss.body == hit.body)
                 #expect(!hit.body.isEmpty)
-                for name in ["ETag", "Cache-Control", "Content-Type", "Content-Length", "Vary"] {
+                for name in ["ETag", "Cache-Control", "Content-Type", "Content-Length", "Vary", "Server"] {
                     #expect(miss.header(name) == hit.header(name), "\(name) of \(path)")
                 }
                 #expect(hit.header("Content-Length") == "\(hit.body.count)")
+                #expect(hit.header("Date")?.hasSuffix(" GMT") == true, "\(hit.header("Date") ?? "no Date")")
+                // The client's copy is current: 304, no body, the same validators.
+                let again = try await server.get(path, headers: [("Accept", accept), ("If-None-Match", hit.header("ETag") ?? "")])
+                #expect(again.status == .notModified && again.body.isEmpty)
+                #expect(again.header("ETag") == hit.header("ETag"))
             }
             // The origin was asked once for all of it.
             #expect(origin.requests("/landscape.jpg") == 1)
+        }
+    }
+
+    /// Hits are answered on the connection's event loop, misses by the
+    /// router: requests pipelined on one connection still get their answers
+    /// in the order they were asked.
+    @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
+        try await withServer { server, origin in
+            let source = origin.url("/landscape.jpg").absoluteString
+            let hitPath = "/img/_/w:50/plain/\(source)@jpg"
+            let hit = try await server.get(hitPath)
+            #expect(hit.status == .ok)
+            // A miss (processed now), then the hit, then the miss's twin: sent at once.
+            let paths = ["/img/_/w:300/plain/\(source)@png", hitPath, "/health"]
+            let port = Int(server.base.split(separator: ":").last!)!
+            let answers = try await onOwnThread { try RawHTTP.pipelined(paths, port: port) }
+            #expect(answers.map(\.status) == [200, 200, 200])
+            #expect(answers[0].contentType == "image/png", "\(answers[0])")
+            #expect(answers[1].contentType == "image/jpeg" && answers[1].length == hit.body.count, "\(answers[1])")
+            #expect(answers[2].contentType?.hasPrefix("application/json") == true || answers[2].contentType?.hasPrefix("text/") == true,
+                    "\(answers[2])")
         }
     }
 

@@ -121,6 +121,12 @@ public final class ImagePipeline: Sendable {
         return await diskHit(key)
     }
 
+    /// The memory cache's answer alone: no disk read, no suspension, so a
+    /// server can answer from it on the connection's own thread.
+    public func memoryCachedImage(processedKey key: String) -> ImageResponse? {
+        memoryHit(key)
+    }
+
     /// The memory cache's answer for a processed key, counted.
     func memoryHit(_ key: String) -> ImageResponse? {
         guard var hit = memoryCache.value(for: key) else { return nil }

@@ -12,6 +12,7 @@ struct ImageRoutes: Sendable {
     let connections: ConnectionWatch
     /// `public, max-age=N`, made once.
     let cacheControl: String
+    let dates = HTTPDate()
 
     init(pipeline: ImagePipeline, configuration: ServerConfiguration, connections: ConnectionWatch) {
         self.pipeline = pipeline
@@ -113,17 +114,46 @@ struct ImageRoutes: Sendable {
     /// The answer: the image with caching headers, or 304 when the client's
     /// copy is current. The body is the cached buffer itself, not a copy.
     static func answer(_ response: ImageResponse, request: Request, cacheControl: String, headers extra: HTTPFields) -> Response {
+        let (status, headers, body) = answerParts(response, ifNoneMatch: request.headers[.ifNoneMatch], cacheControl: cacheControl, headers: extra)
+        return Response(status: status, headers: headers, body: body.map { ResponseBody(byteBuffer: $0) } ?? ResponseBody())
+    }
+
+    /// The status, headers and body of an answer, for Hummingbird's route
+    /// and for ``CachedImageHandler`` alike.
+    static func answerParts(_ response: ImageResponse, ifNoneMatch: String?, cacheControl: String,
+                            headers extra: HTTPFields) -> (HTTPResponse.Status, HTTPFields, ByteBuffer?) {
         let etag = response.etag
         var headers = extra
-        headers.reserveCapacity(extra.count + 4)
+        headers.reserveCapacity(extra.count + 6)
         headers[.eTag] = etag
         headers[.cacheControl] = cacheControl
-        if let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, etag: etag) {
-            return Response(status: .notModified, headers: headers)
+        if let ifNoneMatch, Self.matches(ifNoneMatch, etag: etag) {
+            return (.notModified, headers, nil)
         }
         headers[.contentType] = response.image.format.mimeType
         headers[.contentLength] = String(response.image.byteCount)
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: response.image.bytes))
+        return (.ok, headers, response.image.bytes)
+    }
+
+    /// The answer to a GET of an image URL seen before whose image is in the
+    /// memory cache, or nil for anything else; with the `Date` and `Server`
+    /// fields that Hummingbird adds to its own answers.
+    func cachedAnswer(to request: HTTPRequest) -> (head: HTTPResponse, body: ByteBuffer?)? {
+        guard request.method == .get, let target = request.path, target.hasPrefix("/img/"),
+              !(request.headerFields[.connection]?.lowercased().contains("close") ?? false)
+        else { return nil }
+        let path = target.prefix { $0 != "?" }.dropFirst("/img".count)
+        let accept = request.headerFields[.accept]
+        guard let parsed = parsedURLs.entry(for: ParsedURLCache.key(path: path, format: Self.bestAccepted(accept))),
+              let hit = pipeline.memoryCachedImage(processedKey: parsed.processedKey)
+        else { return nil }
+        var extra = HTTPFields()
+        if parsed.negotiated { extra[.vary] = "Accept" }
+        var (status, headers, body) = Self.answerParts(hit, ifNoneMatch: request.headerFields[.ifNoneMatch],
+                                                       cacheControl: cacheControl, headers: extra)
+        headers[.date] = dates.now
+        headers[.server] = "darkroom"
+        return (HTTPResponse(status: status, headerFields: headers), body)
     }
 
     /// Whether an If-None-Match list names `etag` (or is `*`).

@@ -1,0 +1,69 @@
+import Foundation
+
+/// HTTP/1.1 over a plain socket, for what a client library will not do:
+/// several requests written at once on one connection (pipelining).
+enum RawHTTP {
+    struct Answer: Equatable {
+        var status: Int
+        var contentType: String?
+        var length: Int
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Sends a GET for each path in one write, then reads one answer each.
+    /// Blocking: call it off the cooperative pool.
+    static func pipelined(_ paths: [String], port: Int, timeoutSeconds: Int = 60) throws -> [Answer] {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "no socket") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw Failure(description: "cannot connect to port \(port)") }
+        let requests = paths.map { "GET \($0) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" }.joined()
+        let sent = requests.utf8CString.withUnsafeBytes { send(fd, $0.baseAddress, $0.count - 1, 0) }
+        guard sent == requests.utf8.count else { throw Failure(description: "short send") }
+
+        var buffer = [UInt8]()
+        var answers: [Answer] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while answers.count < paths.count {
+            if let (answer, used) = parse(buffer) {
+                answers.append(answer)
+                buffer.removeFirst(used)
+                continue
+            }
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { throw Failure(description: "connection ended after \(answers.count) answers") }
+            buffer += chunk[..<count]
+        }
+        return answers
+    }
+
+    /// One whole answer at the start of `bytes` (with a Content-Length), and
+    /// how many bytes it took.
+    private static func parse(_ bytes: [UInt8]) -> (Answer, Int)? {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        guard let end = (0..<max(0, bytes.count - 3)).first(where: { Array(bytes[$0..<$0 + 4]) == separator }) else { return nil }
+        let head = String(decoding: bytes[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        guard let status = head.first?.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return nil }
+        var fields: [String: String] = [:]
+        for line in head.dropFirst() {
+            let pair = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if pair.count == 2 { fields[pair[0].lowercased()] = pair[1] }
+        }
+        let length = Int(fields["content-length"] ?? "0") ?? 0
+        let total = end + 4 + length
+        guard bytes.count >= total else { return nil }
+        return (Answer(status: status, contentType: fields["content-type"], length: length), total)
+    }
+}
