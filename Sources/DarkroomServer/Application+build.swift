@@ -88,7 +88,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         router: router,
         server: .http1(configuration: .init(additionalChannelHandlers:
             (accessLog ? [] : [CachedImageHandler(images: images)]) + [DisconnectHandler()])),
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "darkroom"),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: ServerConfiguration.serverName),
         services: services,
         onServerRunning: { channel in
             logger.notice("darkroom is serving", metadata: ["address": "\(channel.localAddress?.description ?? "?")", "gallery": "\(origin)/"])

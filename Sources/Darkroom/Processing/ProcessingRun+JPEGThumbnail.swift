@@ -21,14 +21,13 @@ extension ProcessingRun {
         guard !pixels.overflow, pixels.partialValue <= options.limits.maxSourcePixels else { return nil }
 
         // The same arithmetic as the libvips run: scale, then any fill crop.
-        let scales = resize.scales(fromWidth: header.width, height: header.height)
-        let scaledWidth = max(1, Int((Double(header.width) * scales.horizontal).rounded()))
-        let scaledHeight = max(1, Int((Double(header.height) * scales.vertical).rounded()))
+        let (scaledWidth, scaledHeight) = resize.scaledSize(fromWidth: header.width, height: header.height)
         guard scaledWidth <= header.width, scaledHeight <= header.height else { return nil }
         let (width, height) = resize.cropSize(scaledWidth: scaledWidth, scaledHeight: scaledHeight,
                                               sourceWidth: header.width, sourceHeight: header.height)
             .map { (min($0.width, scaledWidth), min($0.height, scaledHeight)) } ?? (scaledWidth, scaledHeight)
-        try checkResultSize(width: scaledWidth, height: scaledHeight)
+        // As on the libvips path, the step's image after its crop is what is checked.
+        try checkResultSize(width: width, height: height)
         let (left, top) = resize.gravity.placement(spareX: scaledWidth - width, spareY: scaledHeight - height)
         let shrink = ShrinkOnLoad.plan(operations: options.operations, format: .jpeg,
                                        width: header.width, height: header.height).factor

@@ -62,9 +62,7 @@ extension ProcessingRun {
             }
         }
         // The size before any fill crop, measured on the reference size.
-        let scales = resize.scales(fromWidth: referenceSize.width, height: referenceSize.height)
-        let scaledWidth = max(1, Int((Double(referenceSize.width) * scales.horizontal).rounded()))
-        let scaledHeight = max(1, Int((Double(referenceSize.height) * scales.vertical).rounded()))
+        let (scaledWidth, scaledHeight) = resize.scaledSize(fromWidth: referenceSize.width, height: referenceSize.height)
         var result = image
         if scaledWidth != image.width || scaledHeight != image.height {
             let h = Double(scaledWidth) / Double(image.width)

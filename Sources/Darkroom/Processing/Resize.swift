@@ -87,11 +87,17 @@ public struct Resize: Sendable, Hashable, Codable {
         }
     }
 
+    /// The size after scaling, before any fill crop, for a source of the
+    /// given size.
+    func scaledSize(fromWidth sourceWidth: Int, height sourceHeight: Int) -> (width: Int, height: Int) {
+        let s = scales(fromWidth: sourceWidth, height: sourceHeight)
+        return (max(1, Int((Double(sourceWidth) * s.horizontal).rounded())),
+                max(1, Int((Double(sourceHeight) * s.vertical).rounded())))
+    }
+
     /// The size of the result for a source of the given size.
     func outputSize(fromWidth sourceWidth: Int, height sourceHeight: Int) -> (width: Int, height: Int) {
-        let s = scales(fromWidth: sourceWidth, height: sourceHeight)
-        let w = max(1, Int((Double(sourceWidth) * s.horizontal).rounded()))
-        let h = max(1, Int((Double(sourceHeight) * s.vertical).rounded()))
+        let (w, h) = scaledSize(fromWidth: sourceWidth, height: sourceHeight)
         return cropSize(scaledWidth: w, scaledHeight: h, sourceWidth: sourceWidth, sourceHeight: sourceHeight) ?? (w, h)
     }
 }

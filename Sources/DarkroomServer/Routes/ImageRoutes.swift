@@ -152,7 +152,7 @@ struct ImageRoutes: Sendable {
         var (status, headers, body) = Self.answerParts(hit, ifNoneMatch: request.headerFields[.ifNoneMatch],
                                                        cacheControl: cacheControl, headers: extra)
         headers[.date] = dates.now
-        headers[.server] = "darkroom"
+        headers[.server] = ServerConfiguration.serverName
         return (HTTPResponse(status: status, headerFields: headers), body)
     }
 

@@ -26,6 +26,12 @@ import TestSupport
             #expect(error.kind == .tooManyPixels && error.reason.contains("512 x 320"), "\(error)")
         }
         #expect(try await failure(photo, [.resize(Resize(width: 100, height: 100))], limits: limits) == nil)
+        // A fill is measured after its crop, on both paths: 2560 x 1600
+        // scales to 480 x 300, over 400, and is cut to 300 x 300, under it.
+        let fill = ImageOperation.resize(Resize(width: 300, height: 300, mode: .fill))
+        for steps in [[fill], [fill, .blur(sigma: 1)]] {
+            #expect(try await failure(photo, steps, limits: ImageLimits(maxResultDimension: 400)) == nil, "\(steps)")
+        }
     }
 
     @Test func blurAndSharpenCostIsBoundedByTheImageSize() async throws {
