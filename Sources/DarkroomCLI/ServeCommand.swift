@@ -39,6 +39,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Memory cache of processed images, in MiB (default: an eighth of the cgroup's memory limit, at most 256). [DARKROOM_MEMORY_CACHE_MB]") var memoryCacheMb: Int?
     @Option(help: "Processing threads (default: one per core). [DARKROOM_WORKERS]") var workers: Int?
     @Flag(help: "Log every request at info level. [DARKROOM_ACCESS_LOG]") var accessLog = false
+    @Option(help: ArgumentHelp("A result cache shared by replicas, in S3-compatible storage; credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION. [DARKROOM_RESULT_CACHE]", valueName: "s3://BUCKET/PREFIX")) var resultCache: String?
+    @Option(help: ArgumentHelp("The S3 store's address, for the result cache and S3 sources (default: AWS_ENDPOINT_URL, else AWS's for the region). [DARKROOM_S3_ENDPOINT]", valueName: "URL")) var s3Endpoint: String?
+    @Flag(help: "With --result-cache, keep downloaded sources there too, so no replica asks the origin for a photo another has. [DARKROOM_SOURCE_CACHE]") var sourceCache = false
+    @Option(help: ArgumentHelp("Serve s3://BUCKET/KEY sources from these buckets (comma-separated; * for any the credentials can read). [DARKROOM_S3_SOURCES]", valueName: "BUCKETS")) var s3Sources: String?
     @Option(help: ArgumentHelp("A named preset for pr:, as NAME=OPTIONS (rs:fill:300:300/sepia:0.8); repeatable. [DARKROOM_PRESET]", valueName: "NAME=OPTIONS")) var preset: [String] = []
 
     func validate() throws {
@@ -99,6 +103,25 @@ struct ServeCommand: AsyncParsableCommand {
             guard threads <= 256 else { throw ValidationError("--workers \(threads) is over 256") }
             c.filtrationConcurrency = threads
         }
+        let endpoint = s3Endpoint ?? env("S3_ENDPOINT")
+        if let text = resultCache ?? env("RESULT_CACHE") {
+            c.sharedCache = try Self.sharedCache(text, endpoint: endpoint, environment: environment)
+            c.sharedCache?.storesSources = sourceCache || ["1", "true", "yes"].contains(env("SOURCE_CACHE")?.lowercased() ?? "")
+        } else if sourceCache {
+            throw ValidationError("--source-cache needs --result-cache")
+        }
+        if let text = s3Sources ?? env("S3_SOURCES") {
+            let buckets = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            guard !buckets.isEmpty else { throw ValidationError("--s3-sources: name the buckets (or * for any)") }
+            for bucket in buckets where bucket != "*" && !S3Location.isBucketName(bucket) {
+                throw ValidationError("--s3-sources: \"\(bucket)\" is not a bucket name (3 to 63 of a-z, 0-9, '.', '-')")
+            }
+            let (url, credentials) = try Self.s3Store(endpoint: endpoint, environment: environment, flag: "--s3-sources")
+            c.s3Sources = S3SourceLoader.Configuration(endpoint: url, credentials: credentials, allowedBuckets: buckets)
+        }
+        if s3Endpoint != nil, c.sharedCache == nil, c.s3Sources == nil {
+            throw ValidationError("--s3-endpoint needs --result-cache or --s3-sources")
+        }
         c.accessLog = accessLog || ["1", "true", "yes"].contains(env("ACCESS_LOG")?.lowercased() ?? "")
         let presets = preset.isEmpty ? (env("PRESET")?.split(separator: ",").map(String.init) ?? []) : preset
         for entry in presets {
@@ -107,6 +130,33 @@ struct ServeCommand: AsyncParsableCommand {
             c.presets[parts[0]] = parts[1]
         }
         return c
+    }
+
+    /// The shared cache's configuration: where, which store, whose keys.
+    static func sharedCache(_ text: String, endpoint: String?, environment: [String: String]) throws -> SharedResultCache.Configuration {
+        let location: S3Location
+        do {
+            location = try S3Location(parsing: text)
+        } catch {
+            throw ValidationError("--result-cache: \(error.reason)")
+        }
+        let (url, credentials) = try s3Store(endpoint: endpoint, environment: environment, flag: "--result-cache")
+        return SharedResultCache.Configuration(location: location, endpoint: url, credentials: credentials)
+    }
+
+    /// The S3 store's address and the credentials for it.
+    static func s3Store(endpoint: String?, environment: [String: String], flag: String) throws -> (URL, S3Credentials) {
+        let credentials: S3Credentials
+        do {
+            credentials = try S3Credentials.fromEnvironment(environment)
+        } catch {
+            throw ValidationError("\(flag): \(error.reason)")
+        }
+        guard let endpoint else { return (S3Client.Configuration.endpoint(from: environment, region: credentials.region), credentials) }
+        guard let url = URL(string: endpoint), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+            throw ValidationError("--s3-endpoint \(endpoint): expected an http(s) URL such as http://127.0.0.1:8333")
+        }
+        return (url, credentials)
     }
 
     func run() async throws {

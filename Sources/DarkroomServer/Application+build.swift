@@ -50,11 +50,20 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     if let folder = configuration.cacheFolder {
         pipelineConfiguration.diskCache = DiskCache.Configuration(folder: folder)
     }
+    pipelineConfiguration.sharedCache = configuration.sharedCache
+    if var s3 = configuration.s3Sources {
+        s3.maxObjectBytes = configuration.limits.maxSourceBytes
+        s3.timeout = configuration.downloadTimeout
+        pipelineConfiguration.s3Sources = s3
+    }
     let pipeline: ImagePipeline
     do {
         pipeline = try ImagePipeline(configuration: pipelineConfiguration, logger: logger)
     } catch {
         throw ServerSetupError(error.description)
+    }
+    if let shared = pipeline.sharedCache {
+        try await checkSharedCache(shared, logger: logger)
     }
 
     let list: PhotoList
@@ -97,12 +106,26 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     )
 }
 
+/// Refuses to start on a configuration the store refuses (wrong keys, no
+/// such bucket); starts degraded when the store cannot be reached, since
+/// the origin can still answer every request.
+private func checkSharedCache(_ shared: SharedResultCache, logger: Logger) async throws {
+    do {
+        try await shared.check()
+        logger.notice("the shared result cache is ready", metadata: ["location": "s3://\(shared.configuration.client.bucket)/\(shared.configuration.prefix)"])
+    } catch where error.isTransient {
+        logger.warning("the shared result cache cannot be reached; serving without it until it can", metadata: ["error": "\(error)"])
+    } catch {
+        throw ServerSetupError("the shared result cache: \(error)")
+    }
+}
+
 /// The routes and middleware, for ``buildApplication(_:logger:)`` and for
 /// router-level tests.
 func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, gallery: Gallery, books: BookJobs, logger: Logger,
                  connections: ConnectionWatch = ConnectionWatch(), images: ImageRoutes? = nil) -> Router<ServerContext> {
     let router = Router(context: ServerContext.self)
-    router.add(middleware: MetricsMiddleware())
+    router.add(middleware: RequestMetricsMiddleware())
     if configuration.accessLog {
         router.add(middleware: LogRequestsMiddleware(.info))
     }

@@ -48,6 +48,12 @@ public struct ServerConfiguration: Sendable {
     public var shutdownTimeout: Duration = .seconds(10)
     /// How long a finished photobook stays downloadable.
     public var bookLifetime: Duration = .seconds(3600)
+    /// The result cache shared by replicas (`--result-cache s3://...`); nil:
+    /// each replica keeps its own results only.
+    public var sharedCache: SharedResultCache.Configuration?
+    /// `s3://BUCKET/KEY` sources from these buckets (`--s3-sources`); nil:
+    /// none.
+    public var s3Sources: S3SourceLoader.Configuration?
     /// Watch cgroup memory pressure and shed cache and waiting work under it.
     public var watchMemoryPressure = true
 

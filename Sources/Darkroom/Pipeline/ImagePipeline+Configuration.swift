@@ -17,7 +17,13 @@ extension ImagePipeline {
         public var maxSourceBytesInFlight = 256 << 20
         /// The disk cache's folder and limit; nil: no disk cache.
         public var diskCache: DiskCache.Configuration? = DiskCache.Configuration()
+        /// The result cache shared by replicas, after memory and disk; nil:
+        /// none.
+        public var sharedCache: SharedResultCache.Configuration?
         public var loader = DataLoader.Configuration()
+        /// `s3://BUCKET/KEY` sources, from the buckets allowed; nil: S3
+        /// URLs are refused like any URL that is not http(s).
+        public var s3Sources: S3SourceLoader.Configuration?
         /// How long a failed URL fails at once, without a new request; after
         /// that it is tried again.
         public var failureMemory: Duration = .seconds(30)

@@ -1,11 +1,18 @@
 import Foundation
 
 extension ImagePipeline {
-    /// The process job: disk (processed key), then the data job, then the
-    /// filtration queue; stores the result on disk and in memory.
+    /// The process job: disk (processed key), then the shared cache, then
+    /// the data job, then the filtration queue; stores the result in memory,
+    /// on disk and in the shared cache.
     func process(_ request: ImageRequest, key: String, context: JobContext<ImageResponse>) async throws(DarkroomError) -> ImageResponse {
         if let hit = await diskHit(key) { return hit }
         if diskCache != nil { metrics.cache(.disk, hit: false) }
+        if let sharedCache, let hit = await sharedCache.image(for: key) {
+            memoryCache.store(hit, for: key, cost: hit.image.memoryCost)
+            writeDiskInBackground(hit.diskEntry, key: key)
+            return hit
+        }
+        if Task.isCancelled { throw .cancelled }
 
         let source = try await sourceData(for: request.source, priority: context.priority, onEvent: { context.publish($0) },
                                           followPriority: { listener in context.followPriority(listener) })
@@ -29,6 +36,9 @@ extension ImagePipeline {
         let response = ImageResponse(image: image, cacheType: nil, sourceETag: source.etag, sourceLastModified: source.lastModified, key: key)
         memoryCache.store(response, for: key, cost: image.memoryCost)
         writeDiskInBackground(response.diskEntry, key: key)
+        if let sharedCache {
+            diskWrites.start { await sharedCache.store(response, for: key) }
+        }
         return response
     }
 
@@ -80,6 +90,13 @@ extension ImagePipeline {
             return source
         }
         metrics.cache(.sourceDisk, hit: false)
+        // Another replica's download, when sources are shared: its copy is
+        // used as it is (the store's lifecycle rules expire it).
+        if cached == nil, let sharedCache, let shared = await sharedCache.source(for: key) {
+            writeDiskInBackground(shared.diskEntry, key: key)
+            context.publish(.original(shared))
+            return shared
+        }
 
         let request = DataRequest(url: url, etag: cached?.etag, lastModified: cached?.lastModified)
         let loader = self.loader
@@ -123,6 +140,9 @@ extension ImagePipeline {
         case .fetched(let fetched):
             metrics.downloaded(bytes: fetched.data.count)
             source = fetched
+            if let sharedCache, sharedCache.configuration.storesSources {
+                diskWrites.start { await sharedCache.store(fetched, for: key) }
+            }
         }
         writeDiskInBackground(source.diskEntry, key: key)
         context.publish(.original(source))

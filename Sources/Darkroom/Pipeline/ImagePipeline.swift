@@ -6,7 +6,7 @@ import Synchronization
 /// everyone who asks for it.
 ///
 /// A request goes: memory cache (processed key) → disk cache (processed
-/// key) → the process job, which waits for the data job (disk cache by
+/// key) → the shared result cache, if any → the process job, which waits for the data job (disk cache by
 /// source key, then the network on the download queue) and then processes on
 /// the filtration queue; results are stored on disk and in memory.
 ///
@@ -26,8 +26,11 @@ public final class ImagePipeline: Sendable {
     public let filtrationQueue: WorkQueue
     public let memoryCache: MemoryCache<String, ImageResponse>
     public let diskCache: DiskCache?
+    /// The result cache shared with other replicas, if one is configured.
+    public let sharedCache: SharedResultCache?
     let loader: any DataLoading
     private let ownedLoader: DataLoader?
+    private let s3Sources: S3SourceLoader?
     /// Disk reads and writes: threads of their own, so a cache hit never
     /// waits behind a filter.
     let io: BlockingExecutor
@@ -64,14 +67,20 @@ public final class ImagePipeline: Sendable {
         } else {
             diskCache = nil
         }
+        sharedCache = try configuration.sharedCache.map { configuration throws(DarkroomError) in
+            try SharedResultCache(configuration: configuration, logger: logger)
+        }
+        let http: any DataLoading
         if let loader {
-            self.loader = loader
+            http = loader
             ownedLoader = nil
         } else {
             let owned = DataLoader(configuration: configuration.loader)
-            self.loader = owned
+            http = owned
             ownedLoader = owned
         }
+        s3Sources = configuration.s3Sources.map { S3SourceLoader(configuration: $0, fallback: http) }
+        self.loader = s3Sources ?? http
         io = BlockingExecutor(threads: 2)
         failures = FailureMemory(duration: configuration.failureMemory)
         sourceBytes = SourceBytesGate(limit: max(1, configuration.maxSourceBytesInFlight))
@@ -81,13 +90,15 @@ public final class ImagePipeline: Sendable {
     /// The pipeline cannot be used afterwards.
     public func shutdown() async {
         await diskWrites.wait()
+        await sharedCache?.shutdown()
+        await s3Sources?.shutdown()
         try? await ownedLoader?.shutdown()
         await filtrationQueue.executor.shutdown()
         await io.shutdown()
     }
 
-    /// Returns when every disk write started so far has ended: results are
-    /// written to the disk cache after they are answered, not before.
+    /// Returns when every disk write (and shared-cache write) started so far
+    /// has ended: results are stored after they are answered, not before.
     public func waitForDiskWrites() async {
         await diskWrites.wait()
     }

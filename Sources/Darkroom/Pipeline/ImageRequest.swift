@@ -53,7 +53,8 @@ public struct ImageRequest: Sendable, Hashable {
 /// A processed image and where it came from.
 public struct ImageResponse: Sendable, Hashable {
     public enum CacheType: String, Sendable, Hashable, Codable {
-        case memory, disk
+        /// `shared`: the result cache that replicas share (S3).
+        case memory, disk, shared
     }
 
     public var image: ProcessedImage

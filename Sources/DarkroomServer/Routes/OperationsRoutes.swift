@@ -20,7 +20,17 @@ struct OperationsRoutes: Sendable {
             do {
                 let result = try await processor.process(Self.probe, options: ProcessingOptions(operations: [.sepia(intensity: 0.8)], output: OutputOptions(format: .jpeg)))
                 guard result.width == 2 else { throw DarkroomError.cancelled }
-                return try GalleryRoutes.json(["status": "ok", "libvips": VipsRuntime.version])
+                // A shared cache that fails leaves the server answering (from
+                // the origin): degraded, still 200, so it stays in rotation.
+                var health = ["status": "ok", "libvips": VipsRuntime.version]
+                switch pipeline.sharedCache?.health {
+                case nil: break
+                case .ok: health["resultCache"] = "ok"
+                case .degraded(let reason):
+                    health["status"] = "degraded"
+                    health["resultCache"] = reason
+                }
+                return try GalleryRoutes.json(health)
             } catch {
                 return errorResponse(.serviceUnavailable, "libvips does not answer: \(error)")
             }

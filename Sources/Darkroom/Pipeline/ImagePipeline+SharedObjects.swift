@@ -1,0 +1,41 @@
+import Foundation
+
+// How processed images are kept in the shared result cache: the bytes as
+// the object, and what the answer needs besides (size, formats, the
+// source's validators that the ETag is made from) as S3 user metadata.
+
+extension ImageResponse {
+    init?(sharedObject object: S3Client.Object, key: String) {
+        let m = object.metadata
+        guard let format = m["format"].flatMap(ImageFormat.init(rawValue:)),
+              let width = m["width"].flatMap(Int.init), let height = m["height"].flatMap(Int.init),
+              let sourceFormat = m["source-format"].flatMap(ImageFormat.init(rawValue:)),
+              let sourceWidth = m["source-width"].flatMap(Int.init), let sourceHeight = m["source-height"].flatMap(Int.init),
+              ImageFormat.sniff(object.data) == .image(format)
+        else { return nil }
+        let image = ProcessedImage(data: object.data, format: format, width: width, height: height,
+                                   source: .init(format: sourceFormat, width: sourceWidth, height: sourceHeight))
+        self.init(image: image, cacheType: .shared, sourceETag: m["source-etag"].flatMap(Self.unwrap),
+                  sourceLastModified: m["source-last-modified"].flatMap(Self.unwrap), key: key)
+    }
+
+    var sharedObject: S3Client.Object {
+        var metadata = [
+            "format": image.format.rawValue, "width": "\(image.width)", "height": "\(image.height)",
+            "source-format": image.source.format.rawValue, "source-width": "\(image.source.width)", "source-height": "\(image.source.height)",
+        ]
+        // Percent-encoded: metadata travels as header values, which must
+        // stay ASCII, and stores trim their spaces.
+        metadata["source-etag"] = sourceETag.map(Self.wrap)
+        metadata["source-last-modified"] = sourceLastModified.map(Self.wrap)
+        return S3Client.Object(data: image.data, contentType: image.format.mimeType, metadata: metadata)
+    }
+
+    private static func wrap(_ value: String) -> String {
+        S3Signer.encode(value, keepSlash: false)
+    }
+
+    private static func unwrap(_ value: String) -> String? {
+        value.removingPercentEncoding
+    }
+}
