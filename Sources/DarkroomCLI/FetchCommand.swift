@@ -19,7 +19,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Argument(help: "The photo list: a file or an http(s) URL.")
     var list: String
 
-    @Option(name: .long, help: "Folder for the results.")
+    @Option(name: .long, help: ArgumentHelp("Folder for the results, or s3://BUCKET/PREFIX/ (credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION); in S3, rows whose result is there already are skipped.", valueName: "FOLDER or s3://BUCKET/PREFIX/"))
     var out: String = "darkroom-out"
 
     @Flag(name: .long, help: "Also write the downloaded originals.")
@@ -34,6 +34,12 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Only shard I of N (1-based): a stable split, so machines can share a list.", valueName: "I/N"))
     var shard: String?
 
+    @Option(name: .long, help: ArgumentHelp("Split the list into N shards and run the one JOB_COMPLETION_INDEX names (0-based, as a Kubernetes Indexed Job sets it).", valueName: "N"))
+    var shardCount: Int?
+
+    @Option(name: .long, help: ArgumentHelp("The S3 store's address for --out s3:// (default: AWS_ENDPOINT_URL, else AWS's for the region).", valueName: "URL"))
+    var s3Endpoint: String?
+
     @Flag(name: .long, help: "Print one JSON object per row instead of a table.")
     var json = false
 
@@ -45,16 +51,71 @@ struct FetchCommand: AsyncParsableCommand {
     func validate() throws {
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         guard retryAfter >= 0 else { throw ValidationError("--retry-after must be 0 or more") }
-        _ = try shardSpec()
+        _ = try shardSpec(environment: ProcessInfo.processInfo.environment)
+        if s3Endpoint != nil, !out.hasPrefix("s3://") { throw ValidationError("--s3-endpoint needs --out s3://BUCKET/PREFIX/") }
     }
 
-    func shardSpec() throws -> (index: Int, count: Int)? {
+    /// `--shard I/N`, or `--shard-count N` with the index from
+    /// `JOB_COMPLETION_INDEX`; 1-based.
+    func shardSpec(environment: [String: String]) throws -> (index: Int, count: Int)? {
+        if let shardCount {
+            guard shard == nil else { throw ValidationError("--shard-count and --shard cannot be used together") }
+            guard (1...100_000).contains(shardCount) else { throw ValidationError("--shard-count \(shardCount): expected 1 to 100000") }
+            guard let text = environment["JOB_COMPLETION_INDEX"] else {
+                throw ValidationError("--shard-count needs JOB_COMPLETION_INDEX (0-based), as a Kubernetes Indexed Job sets it")
+            }
+            guard let index = Int(text), (0..<shardCount).contains(index) else {
+                throw ValidationError("JOB_COMPLETION_INDEX=\(text): expected a whole number from 0 to \(shardCount - 1)")
+            }
+            return (index + 1, shardCount)
+        }
         guard let shard else { return nil }
         let parts = shard.split(separator: "/").map { Int($0) }
         guard parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, (1...n).contains(i) else {
             throw ValidationError("--shard \(shard): expected I/N with 1 <= I <= N, as in 2/3")
         }
         return (i, n)
+    }
+
+    /// The folder (created), or the S3 prefix (its bucket checked).
+    func makeOutput() async throws -> FetchOutput {
+        guard out.hasPrefix("s3://") else {
+            let folder = URL(fileURLWithPath: out)
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw ValidationError("--out \(out): cannot create the folder (\((error as NSError).localizedDescription))")
+            }
+            return .folder(folder)
+        }
+        let environment = ProcessInfo.processInfo.environment
+        let client: S3Client
+        let location: S3Location
+        do {
+            location = try S3Location(parsing: out)
+            let credentials = try S3Credentials.fromEnvironment(environment)
+            var endpoint = S3Client.Configuration.endpoint(from: environment, region: credentials.region)
+            if let s3Endpoint {
+                guard let url = URL(string: s3Endpoint), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                    throw ValidationError("--s3-endpoint \(s3Endpoint): expected an http(s) URL such as http://127.0.0.1:8333")
+                }
+                endpoint = url
+            }
+            var configuration = S3Client.Configuration(endpoint: endpoint, bucket: location.bucket, credentials: credentials)
+            // A batch waits for its writes: give each the write time limit.
+            configuration.timeout = .seconds(30)
+            client = try S3Client(configuration: configuration)
+        } catch let error as DarkroomError {
+            throw ValidationError("--out \(out): \(error.reason)")
+        }
+        do {
+            try await client.checkBucket()
+        } catch {
+            await client.shutdown()
+            Terminal.error("--out \(out): \(error)")
+            throw ExitCode(2)
+        }
+        return .s3(client, prefix: location.prefix)
     }
 
     func run() async throws {
@@ -66,8 +127,29 @@ struct FetchCommand: AsyncParsableCommand {
             Terminal.error(error.description)
             throw ExitCode(2)
         }
-        if let (index, count) = try shardSpec() {
-            photoList = photoList.shard(index, of: count)
+        // Names are made over the whole list, so that every shard and every
+        // rerun gives a row the same one.
+        var used = Set<String>()
+        let stems = photoList.entries.map { SafeFileName.unique(SafeFileName.make($0.name), in: &used) }
+        var selected = Array(photoList.entries.indices)
+        let spec = try shardSpec(environment: ProcessInfo.processInfo.environment)
+        if let (index, count) = spec {
+            let ids = Set(photoList.shard(index, of: count).entries.map(\.id))
+            selected = selected.filter { ids.contains(photoList.entries[$0].id) }
+        }
+
+        let output = try await makeOutput()
+        var skipped: [FetchResult] = []
+        do {
+            let existing = try await output.existingStems()
+            skipped = selected.filter { existing.contains(stems[$0]) }.map { i in
+                FetchResult(row: photoList.entries[i].id, name: photoList.entries[i].name, url: photoList.entries[i].url?.absoluteString, state: "skipped",
+                            reason: "already in \(output.description)")
+            }
+            selected = selected.filter { !existing.contains(stems[$0]) }
+        } catch {
+            Terminal.error("--out \(out): \(error)")
+            throw ExitCode(2)
         }
 
         var configuration = ImagePipeline.Configuration()
@@ -82,24 +164,37 @@ struct FetchCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
-        let outFolder = URL(fileURLWithPath: out)
-        do {
-            try FileManager.default.createDirectory(at: outFolder, withIntermediateDirectories: true)
-        } catch {
-            throw ValidationError("--out \(out): cannot create the folder (\((error as NSError).localizedDescription))")
-        }
 
-        let run = FetchRun(list: photoList, pipeline: pipeline, options: options, outFolder: outFolder,
+        // The controller numbers the rows it runs from 0.
+        let runList = PhotoList(entries: selected.enumerated().map { position, i in
+            var entry = photoList.entries[i]
+            entry.id = position
+            return entry
+        })
+        let run = FetchRun(list: runList, rowNumbers: selected.map { photoList.entries[$0].id }, stems: selected.map { stems[$0] },
+                           pipeline: pipeline, options: options, output: output,
                            writeOriginals: originals, progress: json ? .none : (Terminal.isInteractive ? .bar : .lines))
-        let results = await run.run()
+        let results = (await run.run() + skipped).sorted { $0.row < $1.row }
         await pipeline.shutdown()
+
+        if case .s3(let client, _) = output {
+            let summary = FetchSummary(shard: spec?.index ?? 1, shardCount: spec?.count ?? 1, rows: results.count,
+                                       done: results.filter { $0.state == "filtered" }.count,
+                                       failed: results.filter { $0.state == "failed" }.count, skipped: skipped.count)
+            do {
+                try await output.writeSummary(summary)
+            } catch {
+                Terminal.error("--out \(out): the summary could not be written: \(error)")
+            }
+            await client.shutdown()
+        }
 
         if json {
             results.forEach { print($0.jsonLine) }
         } else {
             print(FetchResult.table(results))
         }
-        if results.contains(where: { $0.state != "filtered" }) {
+        if results.contains(where: { $0.state == "failed" }) {
             throw ExitCode(1)
         }
     }

@@ -33,7 +33,9 @@ struct FetchResult: Sendable, Encodable {
                 .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
         }
         let filtered = results.filter { $0.state == "filtered" }.count
-        let summary = "\(filtered) of \(results.count) filtered, \(results.count - filtered) failed"
+        let skipped = results.filter { $0.state == "skipped" }.count
+        let failed = results.filter { $0.state == "failed" }.count
+        let summary = "\(filtered) of \(results.count) filtered, \(failed) failed" + (skipped > 0 ? ", \(skipped) skipped (already there)" : "")
         return ([format(header)] + lines.map(format) + [summary]).joined(separator: "\n")
     }
 }
@@ -43,26 +45,30 @@ struct FetchResult: Sendable, Encodable {
 struct FetchRun {
     enum Progress { case bar, lines, none }
 
+    /// The rows to run, numbered from 0 in this run.
     let list: PhotoList
+    /// Each row's number in the whole list (what the user sees), and its
+    /// output name without extension, made over the whole list so that
+    /// every shard and every rerun names a row the same way.
+    let rowNumbers: [Int]
+    let stems: [String]
     let pipeline: ImagePipeline
     let options: ProcessingOptions
-    let outFolder: URL
+    let output: FetchOutput
     let writeOriginals: Bool
     let progress: Progress
 
     func run() async -> [FetchResult] {
         let start = ContinuousClock.now
-        var used = Set<String>()
-        let stems = list.entries.map { SafeFileName.unique(SafeFileName.make($0.name), in: &used) }
-        var results = list.entries.map { entry in
-            FetchResult(row: entry.id, name: entry.name, url: entry.url?.absoluteString, state: "new")
+        var results = list.entries.enumerated().map { position, entry in
+            FetchResult(row: rowNumbers[position], name: entry.name, url: entry.url?.absoluteString, state: "new")
         }
         var done = 0
-        for entry in list.entries where entry.problem != nil {
-            results[entry.id].state = "failed"
-            results[entry.id].reason = entry.problem
+        for (position, entry) in list.entries.enumerated() where entry.problem != nil {
+            results[position].state = "failed"
+            results[position].reason = entry.problem
             done += 1
-            report(results[entry.id], done: done, start: start, failures: done)
+            report(results[position], done: done, start: start, failures: done)
         }
         guard done < list.count else { return results }
 
@@ -73,18 +79,23 @@ struct FetchRun {
             switch event.state {
             case .downloaded:
                 if writeOriginals, let original = event.original {
-                    results[row].original = write(original.data, stem: stems[row] + ".original", format: original.format)
+                    results[row].original = try? await write(original.data, stem: stems[row] + ".original", format: original.format).get()
                 }
                 continue
             case .filtered:
                 guard let response = event.image else { continue }
-                results[row].file = write(response.image.data, stem: stems[row], format: response.image.format)
+                switch await write(response.image.data, stem: stems[row], format: response.image.format) {
+                case .success(let location):
+                    results[row].file = location
+                    results[row].state = "filtered"
+                case .failure(let error):
+                    results[row].state = "failed"
+                    results[row].reason = error.reason
+                }
                 results[row].bytes = response.image.data.count
-                results[row].state = results[row].file == nil ? "failed" : "filtered"
-                if results[row].file == nil { results[row].reason = "the result could not be written to \(outFolder.path)" }
                 if writeOriginals, results[row].original == nil, let url = list.entries[row].url,
                    let original = try? await pipeline.originalData(for: .url(url)) {
-                    results[row].original = write(original.data, stem: stems[row] + ".original", format: original.format)
+                    results[row].original = try? await write(original.data, stem: stems[row] + ".original", format: original.format).get()
                 }
             case .failed(let reason):
                 results[row].state = "failed"
@@ -101,14 +112,8 @@ struct FetchRun {
         return results
     }
 
-    private func write(_ data: Data, stem: String, format: ImageFormat) -> String? {
-        let path = outFolder.appendingPathComponent("\(stem).\(format.fileExtension)").path
-        do {
-            try AtomicFile.write(data, to: path)
-            return path
-        } catch {
-            return nil
-        }
+    private func write(_ data: Data, stem: String, format: ImageFormat) async -> Result<String, FetchWriteError> {
+        await output.write(data, name: "\(stem).\(format.fileExtension)", contentType: format.mimeType)
     }
 
     private func report(_ result: FetchResult, done: Int, start: ContinuousClock.Instant, failures: Int) {

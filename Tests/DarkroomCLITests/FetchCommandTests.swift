@@ -79,16 +79,25 @@ import TestSupport
         #expect(run.stdout.contains("1 of 1 filtered"))
     }
 
+    /// LIST names a list that exists and reads well, so that each case
+    /// fails for the reason it names, not because the file is missing.
     @Test(arguments: [
-        ["fetch", "/no/such/list.plist"],
-        ["fetch", "list.plist", "--shard", "4/3"],
-        ["fetch", "list.plist", "--concurrency", "0"],
-        ["fetch", "list.plist", "--filter", "vintage"],
+        (["fetch", "/no/such/list.plist"], "/no/such/list.plist"),
+        (["fetch", "LIST", "--shard", "4/3"], "--shard 4/3"),
+        (["fetch", "LIST", "--concurrency", "0"], "--concurrency"),
+        (["fetch", "LIST", "--filter", "vintage"], "vintage"),
+        (["fetch", "LIST", "--shard-count", "2"], "JOB_COMPLETION_INDEX"),
     ])
-    func usageErrorsAndUnreadableListsExitWithTwo(arguments: [String]) async throws {
-        let run = try await DarkroomProcess.run(arguments + ["--cache-dir", FileManager.default.temporaryDirectory.appendingPathComponent("darkroom-unused").path])
+    func usageErrorsAndUnreadableListsExitWithTwo(arguments: [String], words: String) async throws {
+        let folder = try Fixtures.temporaryFolder("darkroom-usage")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let list = folder.appendingPathComponent("list.json")
+        try Data(#"[{"name": "a", "url": "http://127.0.0.1:9/a.jpg"}]"#.utf8).write(to: list)
+        let run = try await DarkroomProcess.run(arguments.map { $0 == "LIST" ? list.path : $0 }
+            + ["--cache-dir", folder.appendingPathComponent("cache").path, "--out", folder.appendingPathComponent("out").path])
         #expect(run.status == 2)
-        #expect(!run.stderr.isEmpty)
+        #expect(run.stderr.contains(words), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("out").path), "a usage error writes nothing")
     }
 
     @Test func cacheStatsPruneAndClear() async throws {

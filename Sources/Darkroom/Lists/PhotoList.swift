@@ -42,9 +42,17 @@ public struct PhotoList: Sendable, Hashable {
         return PhotoList(entries: entries.filter { Self.stableHash("\($0.name)\n\($0.url?.absoluteString ?? "")") % UInt64(count) == UInt64(index - 1) })
     }
 
-    /// FNV-1a, 64 bits: the same on every machine and every run, unlike
-    /// Swift's seeded `Hasher`.
+    /// FNV-1a, 64 bits, then MurmurHash3's finalizer: the same on every
+    /// machine and every run, unlike Swift's seeded `Hasher`. FNV-1a alone
+    /// leaves its low bits weak (its parity is that of the bytes' parities),
+    /// so an even number of shards could get every row in one.
     static func stableHash(_ text: String) -> UInt64 {
-        text.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 }
+        var h = text.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 }
+        h ^= h >> 33
+        h &*= 0xff51_afd7_ed55_8ccd
+        h ^= h >> 33
+        h &*= 0xc4ce_b9fe_1a85_ec53
+        h ^= h >> 33
+        return h
     }
 }

@@ -97,6 +97,12 @@ import TestSupport
             let names = shards.flatMap { $0.entries.map(\.name) }
             #expect(names.count == 100 && Set(names).count == 100, "\(count) shards")
             #expect(list.shard(1, of: count) == shards[0], "the same split every time")
+            // Roughly even: no shard gets under half its share.
+            #expect(shards.allSatisfy { $0.count >= 100 / count / 2 }, "\(count) shards: \(shards.map(\.count))")
         }
+        // Names and URLs that repeat a number (an even count of odd bytes)
+        // still split.
+        let paired = PhotoList(entries: (0..<40).map { PhotoList.Entry(id: $0, name: "photo \($0)", url: URL(string: "https://x.org/a.jpg?n=\($0)")) })
+        #expect((1...2).allSatisfy { paired.shard($0, of: 2).count >= 10 })
     }
 }
