@@ -45,6 +45,8 @@ public final class OriginServer: Sendable {
         var defaultDelay: Duration = .zero
         var counts: [String: Int] = [:]
         var aborted: [String: Int] = [:]
+        var lastHeaders: [String: [String: String]] = [:]
+        var notModified: [String: Int] = [:]
     }
 
     private init(port: Int, root: URL, channel: any Channel) {
@@ -108,10 +110,25 @@ public final class OriginServer: Sendable {
         }
     }
 
+    /// How many times `path` was answered 304 Not Modified.
+    public func notModifiedAnswers(_ path: String) -> Int {
+        state.withLock { $0.notModified[path] ?? 0 }
+    }
+
+    func recordNotModified(_ path: String) {
+        state.withLock { $0.notModified[path, default: 0] += 1 }
+    }
+
+    /// The headers of the last request for `path`, names in lower case.
+    public func lastHeaders(_ path: String) -> [String: String]? {
+        state.withLock { $0.lastHeaders[path] }
+    }
+
     /// Counts a request and says how to answer it.
-    func received(_ path: String) -> (Behaviour, Duration, count: Int) {
+    func received(_ path: String, headers: [String: String] = [:]) -> (Behaviour, Duration, count: Int) {
         state.withLock { s in
             s.counts[path, default: 0] += 1
+            s.lastHeaders[path] = headers
             return (s.behaviours[path] ?? .normal, s.defaultDelay, s.counts[path]!)
         }
     }
@@ -159,7 +176,8 @@ final class OriginHandler: ChannelInboundHandler, @unchecked Sendable {
             context.close(promise: nil)
             return
         }
-        let (behaviour, defaultDelay, count) = origin.received(path)
+        let headers = Dictionary(head.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
+        let (behaviour, defaultDelay, count) = origin.received(path, headers: headers)
         answering = path
         let loop = context.eventLoop
         let ctx = NIOLoopBound(context, eventLoop: loop)
@@ -202,6 +220,7 @@ final class OriginHandler: ChannelInboundHandler, @unchecked Sendable {
         let etag = "\"\(data.count)-\(data.prefix(64).reduce(0) { ($0 &* 31) &+ Int($1) })\""
         let lastModified = "Tue, 01 Sep 2026 10:00:00 GMT"
         if request.headers.first(name: "If-None-Match") == etag {
+            origin.recordNotModified(path)
             finish(HTTPResponseHead(version: .http1_1, status: .notModified, headers: HTTPHeaders([("ETag", etag), ("Content-Length", "0")])), body: nil, context: context)
             return
         }

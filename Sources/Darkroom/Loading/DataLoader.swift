@@ -55,6 +55,10 @@ public final class DataLoader: DataLoading {
         self.ownsClient = true
     }
 
+    /// What origins are asked for: the classic formats first, any image
+    /// after.
+    public static let accept = "image/jpeg,image/png,image/gif;q=0.9,image/*;q=0.8"
+
     public func shutdown() async throws {
         if ownsClient { try await client.shutdown() }
     }
@@ -143,9 +147,16 @@ public final class DataLoader: DataLoading {
         var http = HTTPClientRequest(url: target)
         if let hostHeader { http.headers.replaceOrAdd(name: "Host", value: hostHeader) }
         http.headers.add(name: "User-Agent", value: configuration.userAgent)
-        http.headers.add(name: "Accept", value: "image/avif,image/webp,image/*;q=0.8")
+        // The same for every client, and no preference for the newer
+        // formats: an origin that negotiates must not choose the answer's
+        // format (one source key, one set of bytes).
+        http.headers.add(name: "Accept", value: DataLoader.accept)
         if let etag = request.etag { http.headers.add(name: "If-None-Match", value: etag) }
         if let lastModified = request.lastModified { http.headers.add(name: "If-Modified-Since", value: lastModified) }
+        // The client's timeout covers the answer's head; the body is held
+        // to the same deadline here, or an origin that drips bytes slower
+        // than the read timeout but never stops would hold the request.
+        let deadline = ContinuousClock.now + configuration.totalTimeout
         do {
             let response = try await client.execute(http, timeout: .init(configuration.totalTimeout))
             if response.status == .notModified, request.etag != nil || request.lastModified != nil {
@@ -175,6 +186,10 @@ public final class DataLoader: DataLoading {
                 }
                 chunk.withUnsafeReadableBytes { data.append(contentsOf: $0) }
                 progress(data.count, expected)
+                if ContinuousClock.now > deadline {
+                    throw DarkroomError(.timedOut, "\(url) did not finish sending in time (\(configuration.totalTimeout.seconds) s)",
+                                        transient: true)
+                }
             }
             if let expected, data.count < expected {
                 throw DarkroomError(.networkFailure, "\(url) ended after \(data.count) of \(expected) bytes", transient: true)

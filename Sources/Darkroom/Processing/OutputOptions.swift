@@ -7,6 +7,11 @@ public struct OutputOptions: Sendable, Hashable, Codable {
     public var quality: Int
     /// Progressive (interlaced) JPEG.
     public var progressive: Bool
+    /// With no ``format``: the formats the client takes. The source's
+    /// format is kept only when it is among them; otherwise the first of
+    /// them that suits the image (JPEG, or PNG when there is alpha). nil:
+    /// any format Darkroom writes.
+    public var acceptedFormats: Set<ImageFormat>?
 
     public init(format: ImageFormat? = nil, quality: Int = 85, progressive: Bool = false) {
         self.format = format
@@ -15,6 +20,21 @@ public struct OutputOptions: Sendable, Hashable, Codable {
     }
 
     var identifier: String {
-        "\(format?.rawValue ?? "source"):q\(quality)\(progressive ? ":progressive" : "")"
+        var text = "\(format?.rawValue ?? "source"):q\(quality)\(progressive ? ":progressive" : "")"
+        if format == nil, let acceptedFormats {
+            text += ":accepts-" + acceptedFormats.map(\.rawValue).sorted().joined(separator: "+")
+        }
+        return text
+    }
+
+    /// The format to write when none was asked for: the source's when
+    /// Darkroom writes it and the client takes it; else the first the
+    /// client takes of JPEG, WebP, AVIF, PNG (PNG, WebP, AVIF first when
+    /// there is alpha); else JPEG or PNG.
+    func formatKeeping(_ source: ImageFormat, hasAlpha: Bool) -> ImageFormat {
+        let accepted = acceptedFormats ?? Set(ImageFormat.encodable)
+        if source.canEncode, accepted.contains(source) { return source }
+        let order: [ImageFormat] = hasAlpha ? [.png, .webp, .avif, .jpeg] : [.jpeg, .webp, .avif, .png]
+        return order.first { accepted.contains($0) && $0.canEncode } ?? (hasAlpha ? .png : .jpeg)
     }
 }

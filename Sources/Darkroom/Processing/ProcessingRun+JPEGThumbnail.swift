@@ -9,7 +9,7 @@ extension ProcessingRun {
     /// gives any error. The result has the size, quality, chroma
     /// subsampling and decode scale that libvips would give it.
     func jpegThumbnail(_ raw: UnsafeRawBufferPointer, format: ImageFormat) throws(DarkroomError) -> ProcessedImage? {
-        guard format == .jpeg, (options.output.format ?? .jpeg) == .jpeg, !options.output.progressive,
+        guard format == .jpeg, (options.output.format ?? options.output.formatKeeping(.jpeg, hasAlpha: false)) == .jpeg, !options.output.progressive,
               (1...100).contains(options.output.quality),
               case .resize(let resize)? = options.operations.first, resize.gravity != .smart,
               [resize.width, resize.height].allSatisfy({ $0.map { (1...100_000).contains($0) } ?? true }),

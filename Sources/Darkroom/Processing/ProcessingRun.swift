@@ -126,8 +126,7 @@ struct ProcessingRun {
             }
             return format
         }
-        if source.canEncode { return source }
-        return hasAlpha ? .png : .jpeg
+        return options.output.formatKeeping(source, hasAlpha: hasAlpha)
     }
 
     private func encode(_ image: VImage, as format: ImageFormat, sourceFormat: ImageFormat) throws(DarkroomError) -> ByteBuffer {

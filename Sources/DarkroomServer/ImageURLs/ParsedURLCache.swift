@@ -26,10 +26,10 @@ final class ParsedURLCache: Sendable {
         self.limit = limit
     }
 
-    /// `path` with the negotiated format's name: the same path asked with
-    /// different Accept headers is different work.
-    static func key(path: Substring, format: ImageFormat?) -> String {
-        "\(format?.rawValue ?? "-") \(path)"
+    /// `path` with what the Accept header allows: the same path asked with
+    /// different Accept headers can be different work.
+    static func key(path: Substring, accept: AcceptedFormats) -> String {
+        "\(accept.key) \(path)"
     }
 
     func entry(for key: String, now: Date = Date()) -> Entry? {

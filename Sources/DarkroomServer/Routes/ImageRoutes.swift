@@ -45,8 +45,8 @@ struct ImageRoutes: Sendable {
     func respond(to request: Request, context: ServerContext) async -> Response {
         // The path as sent, percent-encoding and all: the signature covers it.
         let path = request.uri.path.dropFirst("/img".count)
-        let accept = request.headers[.accept]
-        let cacheKey = ParsedURLCache.key(path: path, format: Self.bestAccepted(accept))
+        let accept = AcceptedFormats(request.headers[.accept])
+        let cacheKey = ParsedURLCache.key(path: path, accept: accept)
         let parsed: ParsedURLCache.Entry
         if let known = parsedURLs.entry(for: cacheKey) {
             parsed = known
@@ -90,7 +90,7 @@ struct ImageRoutes: Sendable {
     }
 
     /// Parses, verifies and negotiates a URL not seen before.
-    private func parse(_ path: String, accept: String?) -> Result<ParsedURLCache.Entry, Refusal> {
+    private func parse(_ path: String, accept: AcceptedFormats) -> Result<ParsedURLCache.Entry, Refusal> {
         let url: ImageURL
         do {
             url = try ImageURL(path: path, presets: configuration.presets)
@@ -106,6 +106,10 @@ struct ImageRoutes: Sendable {
         case .failure(let error): return .failure(Refusal(response: errorResponse(.badRequest, error.message)))
         }
         var options = url.options.processing(format: format)
+        if format == nil {
+            // The source's format only if the client takes it.
+            options.output.acceptedFormats = accept.accepted
+        }
         options.limits = configuration.limits
         let request = ImageRequest(source: .url(url.source), options: options, priority: .normal)
         return .success(.init(request: request, processedKey: request.processedKey, negotiated: negotiated, expires: url.options.expires))
@@ -143,8 +147,7 @@ struct ImageRoutes: Sendable {
               !(request.headerFields[.connection]?.lowercased().contains("close") ?? false)
         else { return nil }
         let path = target.prefix { $0 != "?" }.dropFirst("/img".count)
-        let accept = request.headerFields[.accept]
-        guard let parsed = parsedURLs.entry(for: ParsedURLCache.key(path: path, format: Self.bestAccepted(accept))),
+        guard let parsed = parsedURLs.entry(for: ParsedURLCache.key(path: path, accept: AcceptedFormats(request.headerFields[.accept]))),
               let hit = pipeline.memoryCachedImage(processedKey: parsed.processedKey)
         else { return nil }
         var extra = HTTPFields()
@@ -164,37 +167,16 @@ struct ImageRoutes: Sendable {
         }
     }
 
-    /// The output format: the one asked for; or, for none or `auto`, the
-    /// best the client accepts (AVIF, then WebP), else the source's.
-    static func format(asked: String?, accept: String?) -> Result<(ImageFormat?, negotiated: Bool), ImageURLError> {
+    /// The output format: the one asked for; or, for none or `auto`, AVIF
+    /// or WebP when the client names it, else nil (the source's, if the
+    /// client takes it).
+    static func format(asked: String?, accept: AcceptedFormats) -> Result<(ImageFormat?, negotiated: Bool), ImageURLError> {
         if let asked, asked != "auto" {
             guard let format = ImageFormat(name: asked), format.canEncode else {
                 return .failure(.init("cannot write '\(asked)' images (jpg, png, webp, avif, or auto)"))
             }
             return .success((format, false))
         }
-        return .success((bestAccepted(accept), true))
-    }
-
-    /// AVIF or WebP when the Accept header names it with a q-value above 0
-    /// (`image/avif;q=0` refuses it); nil otherwise.
-    static func bestAccepted(_ accept: String?) -> ImageFormat? {
-        guard let accept, accept.contains("image/") else { return nil }
-        var webp = false
-        for range in accept.split(separator: ",") {
-            let parts = range.split(separator: ";")
-            let type = parts[0].trimmingCharacters(in: .whitespaces).lowercased()
-            guard type == "image/avif" || type == "image/webp" else { continue }
-            let refused = parts.dropFirst().contains { parameter in
-                let pair = parameter.split(separator: "=", maxSplits: 1)
-                guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "q" else { return false }
-                guard let q = Double(pair[1].trimmingCharacters(in: .whitespaces)), q.isFinite else { return true }
-                return q <= 0
-            }
-            if refused { continue }
-            if type == "image/avif" { return .avif }
-            webp = true
-        }
-        return webp ? .webp : nil
+        return .success((accept.preferred, true))
     }
 }

@@ -115,10 +115,15 @@ import TestSupport
     @Test func staleSourcesAreRevalidatedAndA304KeepsThem() async throws {
         let f = try await PipelineFixture.make { $0.sourceFreshness = .zero }
         defer { Task { await f.close() } }
-        _ = try await f.pipeline.originalData(for: .url(f.origin.url("/photos/Aqua.jpg")))
+        let first = try await f.pipeline.originalData(for: .url(f.origin.url("/photos/Aqua.jpg")))
+        #expect(f.origin.lastHeaders("/photos/Aqua.jpg")?["if-none-match"] == nil, "the first request is not conditional")
+        await f.pipeline.waitForDiskWrites()
         let again = try await f.pipeline.originalData(for: .url(f.origin.url("/photos/Aqua.jpg")))
-        #expect(again.format == .jpeg)
-        #expect(f.origin.requests("/photos/Aqua.jpg") == 2, "the second was a conditional request")
+        #expect(f.origin.requests("/photos/Aqua.jpg") == 2)
+        let etag = try #require(first.etag)
+        #expect(f.origin.lastHeaders("/photos/Aqua.jpg")?["if-none-match"] == etag, "the second asks with the ETag it holds")
+        #expect(f.origin.notModifiedAnswers("/photos/Aqua.jpg") == 1, "and the origin answered 304")
+        #expect(again.data == first.data, "the copy held is what the 304 kept")
     }
 
     @Test func inMemorySourcesNeedNoNetwork() async throws {
