@@ -235,6 +235,17 @@ static inline int darkroom_vips_autorot(VipsImage *in, VipsImage **out) {
     return vips_autorot(in, out, NULL);
 }
 
+/// Turns by a quarter turn clockwise `quarters` times (1, 2 or 3).
+static inline int darkroom_vips_rot(VipsImage *in, VipsImage **out, int quarters) {
+    VipsAngle angle = quarters == 1 ? VIPS_ANGLE_D90 : quarters == 2 ? VIPS_ANGLE_D180 : VIPS_ANGLE_D270;
+    return vips_rot(in, out, angle, NULL);
+}
+
+/// Mirrors left to right (horizontal) or top to bottom.
+static inline int darkroom_vips_flip(VipsImage *in, VipsImage **out, int horizontal) {
+    return vips_flip(in, out, horizontal ? VIPS_DIRECTION_HORIZONTAL : VIPS_DIRECTION_VERTICAL, NULL);
+}
+
 static inline int darkroom_vips_resize(VipsImage *in, VipsImage **out, double hscale, double vscale, int kernel) {
     return vips_resize(in, out, hscale, "vscale", vscale, "kernel", (VipsKernel)kernel, NULL);
 }

@@ -18,6 +18,17 @@ extension VImage {
         return try VImage.make("colourspace") { darkroom_vips_to_srgb8(pointer, $0) }
     }
 
+    /// Turned clockwise by `quarters` quarter turns (1, 2 or 3).
+    package func rotated(quarters: Int) throws(VipsError) -> VImage {
+        precondition((1...3).contains(quarters), "one to three quarter turns")
+        return try VImage.make("rot") { darkroom_vips_rot(pointer, $0, Int32(quarters)) }
+    }
+
+    /// Mirrored left to right, or top to bottom.
+    package func flipped(horizontally: Bool) throws(VipsError) -> VImage {
+        try VImage.make("flip") { darkroom_vips_flip(pointer, $0, horizontally ? 1 : 0) }
+    }
+
     package func resized(horizontal: Double, vertical: Double, kernel: Kernel = .lanczos3) throws(VipsError) -> VImage {
         try VImage.make("resize") { darkroom_vips_resize(pointer, $0, horizontal, vertical, kernel.rawValue) }
     }

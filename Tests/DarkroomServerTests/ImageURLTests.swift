@@ -81,6 +81,18 @@ import Testing
         #expect(try parse("/_/ext:avif/plain/http://x.org/a.jpg").options.format == "avif")
     }
 
+    @Test func rotateAndFlipComeBeforeSizes() throws {
+        let url = try parse("/_/w:100/rot:90/fl:1:0/plain/http://x.org/a.jpg")
+        #expect(url.options.processing(format: nil).operations
+            == [.rotate(degrees: 90), .flip(horizontal: true, vertical: false), .resize(Resize(width: 100, height: nil))])
+        #expect(try parse("/_/rotate:-90/plain/http://x.org/a.jpg").options.rotate == 270)
+        #expect(try parse("/_/rot:720/flip:0:1/plain/http://x.org/a.jpg").options.processing(format: nil).operations
+            == [.flip(horizontal: false, vertical: true)])
+        for bad in ["rot:45", "rot:abc", "rot:1e300", "rot:90:1", "fl:2", "fl:1:0:1"] {
+            #expect(throws: ImageURLError.self, "\(bad)") { try parse("/_/\(bad)/plain/http://x.org/a.jpg") }
+        }
+    }
+
     @Test func expiresAndPresets() throws {
         let future = Int(Date().timeIntervalSince1970) + 3600, past = Int(Date().timeIntervalSince1970) - 10
         _ = try parse("/_/exp:\(future)/w:10/plain/http://x.org/a.jpg")
@@ -117,7 +129,7 @@ import Testing
 
     @Test func formatNegotiation() {
         func format(_ asked: String?, _ accept: String?) -> String {
-            switch ImageRoutes.format(asked: asked, accept: accept) {
+            switch ImageRoutes.format(asked: asked, accept: AcceptedFormats(accept)) {
             case .success(let (format, negotiated)): return "\(format?.rawValue ?? "source")\(negotiated ? "+vary" : "")"
             case .failure: return "error"
             }

@@ -16,6 +16,10 @@ public enum ImageOperation: Sendable, Hashable, Codable {
     case blur(sigma: Double)
     /// Unsharp masking with the given sigma, in pixels.
     case sharpen(sigma: Double)
+    /// Turns clockwise by a multiple of 90 degrees (imgproxy's `rot`).
+    case rotate(degrees: Int)
+    /// Mirrors left to right and/or top to bottom (imgproxy's `fl`).
+    case flip(horizontal: Bool, vertical: Bool)
 
     /// The seeds' default: sepia at 0.8.
     public static let defaultSepiaIntensity = 0.8
@@ -37,6 +41,10 @@ public enum ImageOperation: Sendable, Hashable, Codable {
             return "blur:\(Self.format(sigma))"
         case .sharpen(let sigma):
             return "sharpen:\(Self.format(sigma))"
+        case .rotate(let degrees):
+            return "rotate:\(degrees)"
+        case .flip(let horizontal, let vertical):
+            return "flip:\(horizontal ? 1 : 0):\(vertical ? 1 : 0)"
         }
     }
 

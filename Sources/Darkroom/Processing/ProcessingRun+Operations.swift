@@ -36,6 +36,16 @@ extension ProcessingRun {
             guard sigma > 0, sigma <= 10 else { throw .invalidOption("sharpen sigma \(sigma) is outside 0...10") }
             try checkCost(of: "sharpen", sigma: sigma, on: image)
             return try vips("sharpen") { try image.sharpened(sigma: sigma).srgb8() }
+        case .rotate(let degrees):
+            guard degrees % 90 == 0 else { throw .invalidOption("rotate \(degrees): only multiples of 90 degrees") }
+            let quarters = ((degrees / 90) % 4 + 4) % 4
+            if quarters == 0 { return image }
+            return try vips("rotate") { try image.rotated(quarters: quarters) }
+        case .flip(let horizontal, let vertical):
+            var flipped = image
+            if horizontal { flipped = try vips("flip") { try flipped.flipped(horizontally: true) } }
+            if vertical { flipped = try vips("flip") { try flipped.flipped(horizontally: false) } }
+            return flipped
         }
     }
 

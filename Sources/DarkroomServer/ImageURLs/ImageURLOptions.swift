@@ -5,7 +5,8 @@ import Foundation
 /// `s`/`size`, `rt`/`resizing_type`, `w`/`width`, `h`/`height`, `g`/`gravity`,
 /// `c`/`crop`, `q`/`quality`, `f`/`format`/`ext`, `bl`/`blur`, `sh`/`sharpen`,
 /// `ar`/`auto_rotate`, `el`/`enlarge`, `cb`/`cachebuster`, `exp`/`expires`,
-/// `pr`/`preset`; and Darkroom's own `sepia:{intensity}` and `grayscale`.
+/// `pr`/`preset`, `rot`/`rotate`, `fl`/`flip`; and Darkroom's own
+/// `sepia:{intensity}` and `grayscale`.
 public struct ImageURLOptions: Sendable, Hashable {
     public var resizingType: Resize.Mode = .fit
     public var width = 0
@@ -23,6 +24,12 @@ public struct ImageURLOptions: Sendable, Hashable {
     public var expires: Date?
     public var sepia: Double?
     public var grayscale = false
+    /// Clockwise, a multiple of 90; applied after the EXIF orientation and
+    /// before sizes are measured (imgproxy swaps width and height for 90
+    /// and 270 the same way).
+    public var rotate = 0
+    public var flipHorizontal = false
+    public var flipVertical = false
 
     /// A region cut before resizing; its own gravity, or the URL's.
     public struct Crop: Sendable, Hashable {
@@ -133,6 +140,16 @@ public struct ImageURLOptions: Sendable, Hashable {
                     try apply(String(part), presets: presets, now: now, depth: depth + 1)
                 }
             }
+        case "rot", "rotate":
+            try need(1...1)
+            guard let degrees = Int(args[0]), (-3600...3600).contains(degrees), degrees % 90 == 0 else {
+                throw .init("option '\(name)': '\(args[0])' is not a multiple of 90 degrees")
+            }
+            rotate = (degrees % 360 + 360) % 360
+        case "fl", "flip":
+            try need(1...2)
+            flipHorizontal = try bool(0) ?? false
+            flipVertical = try bool(1) ?? false
         case "sepia":
             try need(0...1)
             sepia = try number(0, "intensity", 0...1) ?? ImageOperation.defaultSepiaIntensity
@@ -166,6 +183,8 @@ public struct ImageURLOptions: Sendable, Hashable {
     /// The steps, in imgproxy's order: crop, resize, colour, blur, sharpen.
     public func processing(format: ImageFormat?) -> ProcessingOptions {
         var operations: [ImageOperation] = []
+        if rotate != 0 { operations.append(.rotate(degrees: rotate)) }
+        if flipHorizontal || flipVertical { operations.append(.flip(horizontal: flipHorizontal, vertical: flipVertical)) }
         if let crop {
             operations.append(.cropPlaced(width: crop.width, height: crop.height, gravity: crop.gravity ?? gravity))
         }
