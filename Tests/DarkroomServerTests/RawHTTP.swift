@@ -21,14 +21,7 @@ enum RawHTTP {
         defer { close(fd) }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Failure(description: "cannot connect to port \(port)") }
+        try connectToLoopback(fd, port: port)
         let requests = paths.map { "GET \($0) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" }.joined()
         let sent = requests.utf8CString.withUnsafeBytes { send(fd, $0.baseAddress, $0.count - 1, 0) }
         guard sent == requests.utf8.count else { throw Failure(description: "short send") }
@@ -47,6 +40,31 @@ enum RawHTTP {
             buffer += chunk[..<count]
         }
         return answers
+    }
+
+    /// Sends a GET for `path`, waits `seconds`, and closes the connection
+    /// without reading the answer: a client that hangs up mid-request.
+    /// Blocking: call it off the cooperative pool.
+    static func hangUp(_ path: String, port: Int, after seconds: Double) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "no socket") }
+        defer { close(fd) }
+        try connectToLoopback(fd, port: port)
+        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        _ = request.utf8CString.withUnsafeBytes { send(fd, $0.baseAddress, $0.count - 1, 0) }
+        usleep(useconds_t(seconds * 1_000_000))
+    }
+
+    /// Connects `fd` to `port` on 127.0.0.1.
+    private static func connectToLoopback(_ fd: Int32, port: Int) throws {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw Failure(description: "cannot connect to port \(port)") }
     }
 
     /// One whole answer at the start of `bytes` (with a Content-Length), and

@@ -2,7 +2,17 @@ import Foundation
 
 /// Runs the built `darkroom` executable, as a user would.
 public enum DarkroomProcess {
-    public static let binary = Corpus.packageRoot.appendingPathComponent(".build/debug/darkroom")
+    public static let binary = product("darkroom")
+
+    /// A product built beside the running tests (whatever the build
+    /// folder: `make sanitize` uses its own), else in `.build/debug`.
+    public static func product(_ name: String) -> URL {
+        if let beside = Bundle.main.executableURL?.deletingLastPathComponent().appendingPathComponent(name),
+           FileManager.default.isExecutableFile(atPath: beside.path) {
+            return beside
+        }
+        return Corpus.packageRoot.appendingPathComponent(".build/debug/\(name)")
+    }
 
     public struct Outcome: Sendable {
         public var status: Int32
@@ -29,10 +39,11 @@ public enum DarkroomProcess {
     }
 
     /// Starts `darkroom arguments...` and leaves it running; output goes to `log`.
-    public static func start(_ arguments: [String], log: URL) throws -> Process {
+    public static func start(_ arguments: [String], log: URL, environment: [String: String] = [:]) throws -> Process {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
@@ -60,10 +71,11 @@ public enum DarkroomProcess {
 }
 
 /// Runs a command-line tool (pdfinfo, pdfimages...) and returns its output.
-public func runTool(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+public func runTool(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
+    if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = pipe

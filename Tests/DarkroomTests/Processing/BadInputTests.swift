@@ -48,8 +48,12 @@ import TestSupport
         // Cut a real photo at many points: each is an error or an image,
         // never a crash.
         let data = try Fixtures.data("landscape.jpg")
-        for length in stride(from: 0, to: data.count, by: max(1, data.count / 40)) {
-            _ = failure(for: data.prefix(length))
+        #expect(failure(for: data) == nil, "the whole photo processes")
+        let clean: Set<DarkroomError.Kind> = [.emptyInput, .notAnImage, .corruptImage]
+        for length in Array(stride(from: 0, to: data.count, by: max(1, data.count / 40))) + [data.count - 2, data.count - 1] {
+            let error = failure(for: data.prefix(length))
+            #expect(error.map { clean.contains($0.kind) } == true, "\(length) of \(data.count) bytes: \(String(describing: error))")
+            #expect(error?.reason.isEmpty == false)
         }
     }
 
