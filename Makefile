@@ -5,7 +5,7 @@ SWIFT ?= swift
 export PATH := $(PATH):/opt/swift/usr/bin
 OUT ?= darkroom-out
 
-.PHONY: run thumbnails test build release bootstrap bench bench-servers soak clean
+.PHONY: run thumbnails test build release bootstrap bench bench-servers soak clean fuzz sanitize
 
 bootstrap:
 	@scripts/bootstrap
@@ -31,6 +31,10 @@ thumbnails: release
 test: bootstrap
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
+
+# Seconds each fuzz target runs in `make test` (`make fuzz`: FUZZ_SECONDS).
+TEST_FUZZ_SECONDS ?= 3
 
 # Benchmarks print their figures; docs/benchmarks.md records them.
 bench:
@@ -61,3 +65,19 @@ soak:
 
 clean:
 	rm -rf .build $(OUT)
+
+# libFuzzer harnesses (Sources/darkroom-fuzz), built with the fuzzer and the
+# address sanitizer in a build folder of their own; FUZZ_SECONDS each (60).
+FUZZ_SECONDS ?= 60
+fuzz: bootstrap
+	$(SWIFT) build --product darkroom-fuzz --scratch-path .build/fuzz \
+		-Xswiftc -sanitize=fuzzer,address -Xswiftc -DDARKROOM_FUZZING -Xcc -fsanitize=fuzzer-no-link,address
+	scripts/fuzz $(FUZZ_SECONDS)
+
+# The test suite under the address sanitizer, then the thread sanitizer,
+# each in a build folder of its own.
+sanitize: bootstrap
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
+	$(SWIFT) test --skip-build --sanitize=address --scratch-path .build/asan
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan

@@ -87,6 +87,11 @@ let package = Package(
             name: "darkroom",
             dependencies: ["DarkroomCLI"]
         ),
+        // libFuzzer harnesses (make fuzz); an ordinary build replays files.
+        .executableTarget(
+            name: "darkroom-fuzz",
+            dependencies: ["Darkroom", "DarkroomServer"]
+        ),
         // Library-level benchmarks (make bench).
         .executableTarget(
             name: "darkroom-bench",

@@ -1,5 +1,5 @@
 /// Where things go on a page, in pixels and in points.
-struct PageLayout: Sendable {
+package struct PageLayout: Sendable {
     let page: (width: Int, height: Int)
     /// The photo's box: the page less margins and the caption band.
     let imageArea: (width: Int, height: Int)
@@ -10,7 +10,7 @@ struct PageLayout: Sendable {
     var pageWidthPoints: Double { Double(page.width) * pointsPerPixel }
     var pageHeightPoints: Double { Double(page.height) * pointsPerPixel }
 
-    init(_ request: PhotobookRequest) throws(DarkroomError) {
+    package init(_ request: PhotobookRequest) throws(DarkroomError) {
         // Checked before any arithmetic: a margin of 1e300 or an infinite dpi
         // would trap when turned into pixels.
         guard request.dpi.isFinite, (10...1200).contains(request.dpi) else {

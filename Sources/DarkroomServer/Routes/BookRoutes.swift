@@ -7,7 +7,7 @@ import ServiceLifecycle
 
 /// Photobook jobs: `POST /api/books`, `GET /api/books/{id}`, its events, its
 /// PDF, and `DELETE` to cancel.
-struct BookRoutes: Sendable {
+package struct BookRoutes: Sendable {
     let gallery: Gallery
     let books: BookJobs
     /// With URL signing on, a book takes rows of the gallery's list only:
@@ -15,7 +15,7 @@ struct BookRoutes: Sendable {
     let signing: Bool
 
     /// What a client asks for: rows of the gallery's list, or source URLs.
-    struct BookOrder: Decodable {
+    package struct BookOrder: Decodable {
         var rows: [Int]?
         var sources: [String]?
         var page: String?
@@ -84,15 +84,21 @@ struct BookRoutes: Sendable {
         }
     }
 
-    enum Check { case success(PhotobookRequest), failure(String) }
+    package enum Check { case success(PhotobookRequest), failure(String) }
 
     func photobookRequest(_ order: BookOrder) -> Check {
+        Self.photobookRequest(order, list: gallery.list)
+    }
+
+    /// The order checked and made a request: every row in `list`, every
+    /// source http(s), every number in range.
+    package static func photobookRequest(_ order: BookOrder, list: PhotoList) -> Check {
         var photos: [PhotobookRequest.Photo] = []
         for row in order.rows ?? [] {
-            guard gallery.list.entries.indices.contains(row), let url = gallery.list.entries[row].url else {
+            guard list.entries.indices.contains(row), let url = list.entries[row].url else {
                 return .failure("row \(row) is not a photo of the gallery's list")
             }
-            photos.append(.init(name: gallery.list.entries[row].name, source: .url(url)))
+            photos.append(.init(name: list.entries[row].name, source: .url(url)))
         }
         for text in order.sources ?? [] {
             guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
