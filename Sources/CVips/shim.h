@@ -246,6 +246,44 @@ static inline int darkroom_vips_flip(VipsImage *in, VipsImage **out, int horizon
     return vips_flip(in, out, horizontal ? VIPS_DIRECTION_HORIZONTAL : VIPS_DIRECTION_VERTICAL, NULL);
 }
 
+/// Fills what is transparent with an RGB colour and drops the alpha band.
+static inline int darkroom_vips_flatten(VipsImage *in, VipsImage **out, double red, double green, double blue) {
+    VipsArrayDouble *background = vips_array_double_newv(3, red, green, blue);
+    int result = vips_flatten(in, out, "background", background, NULL);
+    vips_area_unref(VIPS_AREA(background));
+    return result;
+}
+
+/// Places the image at (left, top) on a canvas of width x height filled
+/// with `colour` (one value per band).
+static inline int darkroom_vips_embed(VipsImage *in, VipsImage **out, int left, int top, int width, int height,
+                                      const double *colour, int bands) {
+    VipsArrayDouble *background = vips_array_double_new(colour, bands);
+    int result = vips_embed(in, out, left, top, width, height,
+                            "extend", VIPS_EXTEND_BACKGROUND, "background", background, NULL);
+    vips_area_unref(VIPS_AREA(background));
+    return result;
+}
+
+/// An opaque alpha band added.
+static inline int darkroom_vips_addalpha(VipsImage *in, VipsImage **out) {
+    return vips_addalpha(in, out, NULL);
+}
+
+/// Blocks of size x size pixels, each the average of its pixels; the same
+/// width and height as the input.
+static inline int darkroom_vips_pixelate(VipsImage *in, VipsImage **out, int size) {
+    VipsImage *small = NULL, *blocks = NULL;
+    if (vips_shrink(in, &small, (double)size, (double)size, NULL)) return -1;
+    int result = vips_zoom(small, &blocks, size, size, NULL);
+    g_object_unref(small);
+    if (result) return -1;
+    result = vips_embed(blocks, out, 0, 0, vips_image_get_width(in), vips_image_get_height(in),
+                        "extend", VIPS_EXTEND_COPY, NULL);
+    g_object_unref(blocks);
+    return result;
+}
+
 static inline int darkroom_vips_resize(VipsImage *in, VipsImage **out, double hscale, double vscale, int kernel) {
     return vips_resize(in, out, hscale, "vscale", vscale, "kernel", (VipsKernel)kernel, NULL);
 }

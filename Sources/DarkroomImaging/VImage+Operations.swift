@@ -29,6 +29,31 @@ extension VImage {
         try VImage.make("flip") { darkroom_vips_flip(pointer, $0, horizontally ? 1 : 0) }
     }
 
+    /// Transparency filled with an RGB colour (0...255 each); no alpha band
+    /// afterwards.
+    package func flattened(red: Int, green: Int, blue: Int) throws(VipsError) -> VImage {
+        try VImage.make("flatten") { darkroom_vips_flatten(pointer, $0, Double(red), Double(green), Double(blue)) }
+    }
+
+    /// On a larger canvas of `colour` (one value per band), the image at
+    /// (left, top).
+    package func embedded(left: Int, top: Int, width: Int, height: Int, colour: [Double]) throws(VipsError) -> VImage {
+        precondition(colour.count == bands, "one colour value per band")
+        return try VImage.make("embed") {
+            darkroom_vips_embed(pointer, $0, Int32(left), Int32(top), Int32(width), Int32(height), colour, Int32(colour.count))
+        }
+    }
+
+    /// With an opaque alpha band.
+    package func withAlpha() throws(VipsError) -> VImage {
+        try VImage.make("addalpha") { darkroom_vips_addalpha(pointer, $0) }
+    }
+
+    /// Averaged into blocks of `size` x `size`, at the same size.
+    package func pixelated(size: Int) throws(VipsError) -> VImage {
+        try VImage.make("pixelate") { darkroom_vips_pixelate(pointer, $0, Int32(size)) }
+    }
+
     package func resized(horizontal: Double, vertical: Double, kernel: Kernel = .lanczos3) throws(VipsError) -> VImage {
         try VImage.make("resize") { darkroom_vips_resize(pointer, $0, horizontal, vertical, kernel.rawValue) }
     }

@@ -93,6 +93,29 @@ import Testing
         }
     }
 
+    @Test func dprPaddingBackgroundAndPixelate() throws {
+        let url = try parse("/_/rs:fit:100:50/dpr:2/pd:10:20/bg:ff8000/pix:4/plain/http://x.org/a.jpg")
+        let orange = try #require(RGBColour(hex: "ff8000"))
+        #expect(url.options.processing(format: nil).operations == [
+            .resize(Resize(width: 200, height: 100, mode: .fit)),
+            .pixelate(size: 4),
+            .padding(top: 20, right: 40, bottom: 20, left: 40, background: orange),
+            .background(orange),
+        ])
+        // CSS's shorthand: right falls back to top, bottom to top, left to right.
+        #expect(try parse("/_/pd:5/plain/http://x.org/a.jpg").options.padding == .init(top: 5, right: 5, bottom: 5, left: 5))
+        #expect(try parse("/_/pd:1:2:3/plain/http://x.org/a.jpg").options.padding == .init(top: 1, right: 2, bottom: 3, left: 2))
+        #expect(try parse("/_/pd::4/plain/http://x.org/a.jpg").options.padding == .init(top: 0, right: 4, bottom: 0, left: 4))
+        #expect(try parse("/_/bg:10:20:30/plain/http://x.org/a.jpg").options.background == RGBColour(red: 10, green: 20, blue: 30))
+        #expect(try parse("/_/bg:10:20:30/bg:/plain/http://x.org/a.jpg").options.background == nil, "no colour turns it off")
+        // imgproxy's default quality.
+        #expect(try parse("/_/w:10/plain/http://x.org/a.jpg").options.processing(format: nil).output.quality == 80)
+        for bad in ["dpr:0", "dpr:-1", "dpr:nan", "dpr:1e300", "dpr:9", "pd:-1", "pd:1:2:3:4:5", "pd:", "pd:::", "bg:zzzzzz", "bg:1:2",
+                    "bg:256:0:0", "bg:-1:0:0", "pix:-2", "pix:1e9"] {
+            #expect(throws: ImageURLError.self, "\(bad)") { try parse("/_/\(bad)/plain/http://x.org/a.jpg") }
+        }
+    }
+
     @Test func expiresAndPresets() throws {
         let future = Int(Date().timeIntervalSince1970) + 3600, past = Int(Date().timeIntervalSince1970) - 10
         _ = try parse("/_/exp:\(future)/w:10/plain/http://x.org/a.jpg")

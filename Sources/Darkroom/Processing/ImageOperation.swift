@@ -20,6 +20,15 @@ public enum ImageOperation: Sendable, Hashable, Codable {
     case rotate(degrees: Int)
     /// Mirrors left to right and/or top to bottom (imgproxy's `fl`).
     case flip(horizontal: Bool, vertical: Bool)
+    /// Averages blocks of `size` x `size` pixels (imgproxy's `pix`).
+    case pixelate(size: Int)
+    /// Adds space around the image (imgproxy's `pd`), filled with
+    /// `background`; with none, transparent where the image has alpha and
+    /// white where it has not.
+    case padding(top: Int, right: Int, bottom: Int, left: Int, background: RGBColour?)
+    /// Fills what is transparent with a colour and drops alpha (imgproxy's
+    /// `bg`).
+    case background(RGBColour)
 
     /// The seeds' default: sepia at 0.8.
     public static let defaultSepiaIntensity = 0.8
@@ -45,6 +54,12 @@ public enum ImageOperation: Sendable, Hashable, Codable {
             return "rotate:\(degrees)"
         case .flip(let horizontal, let vertical):
             return "flip:\(horizontal ? 1 : 0):\(vertical ? 1 : 0)"
+        case .pixelate(let size):
+            return "pixelate:\(size)"
+        case .padding(let top, let right, let bottom, let left, let background):
+            return "padding:\(top):\(right):\(bottom):\(left):\(background?.hex ?? "auto")"
+        case .background(let colour):
+            return "background:\(colour.hex)"
         }
     }
 

@@ -46,6 +46,41 @@ extension ProcessingRun {
             if horizontal { flipped = try vips("flip") { try flipped.flipped(horizontally: true) } }
             if vertical { flipped = try vips("flip") { try flipped.flipped(horizontally: false) } }
             return flipped
+        case .pixelate(let size):
+            guard (1...10_000).contains(size) else { throw .invalidOption("pixelate size \(size) is outside 1...10000") }
+            // A block larger than the image is the image's average.
+            let block = min(size, image.width, image.height)
+            if block <= 1 { return image }
+            return try vips("pixelate") { try image.pixelated(size: block) }
+        case .padding(let top, let right, let bottom, let left, let background):
+            return try pad(image, top: top, right: right, bottom: bottom, left: left, background: background)
+        case .background(let colour):
+            guard image.hasAlpha else { return image }
+            return try vips("background") { try image.flattened(red: colour.red, green: colour.green, blue: colour.blue) }
+        }
+    }
+
+    /// Space around the image: the background colour where one is given;
+    /// otherwise transparent on an image with alpha and white on one
+    /// without (JPEG has no transparency to show).
+    private func pad(_ image: VImage, top: Int, right: Int, bottom: Int, left: Int, background: RGBColour?) throws(DarkroomError) -> VImage {
+        let sides = [top, right, bottom, left]
+        let limit = options.limits.maxResultDimension
+        guard sides.allSatisfy({ (0...limit).contains($0) }) else {
+            throw .invalidOption("padding \(sides.map(String.init).joined(separator: ":")) is outside 0...\(limit) on a side")
+        }
+        if sides.allSatisfy({ $0 == 0 }) { return image }
+        let width = image.width + left + right, height = image.height + top + bottom
+        try checkResultSize(width: width, height: height)
+        let colour: [Double]
+        switch (background, image.hasAlpha) {
+        case (let fill?, false): colour = [fill.red, fill.green, fill.blue].map(Double.init)
+        case (let fill?, true): colour = [fill.red, fill.green, fill.blue, 255].map(Double.init)
+        case (nil, true): colour = [0, 0, 0, 0]
+        case (nil, false): colour = [255, 255, 255]
+        }
+        return try vips("padding") {
+            try image.embedded(left: left, top: top, width: width, height: height, colour: Array(colour.prefix(image.bands)))
         }
     }
 

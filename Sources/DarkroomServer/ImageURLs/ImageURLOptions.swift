@@ -5,7 +5,8 @@ import Foundation
 /// `s`/`size`, `rt`/`resizing_type`, `w`/`width`, `h`/`height`, `g`/`gravity`,
 /// `c`/`crop`, `q`/`quality`, `f`/`format`/`ext`, `bl`/`blur`, `sh`/`sharpen`,
 /// `ar`/`auto_rotate`, `el`/`enlarge`, `cb`/`cachebuster`, `exp`/`expires`,
-/// `pr`/`preset`, `rot`/`rotate`, `fl`/`flip`; and Darkroom's own
+/// `pr`/`preset`, `rot`/`rotate`, `fl`/`flip`, `dpr`, `pd`/`padding`,
+/// `bg`/`background`, `pix`/`pixelate`; and Darkroom's own
 /// `sepia:{intensity}` and `grayscale`.
 public struct ImageURLOptions: Sendable, Hashable {
     public var resizingType: Resize.Mode = .fit
@@ -30,6 +31,20 @@ public struct ImageURLOptions: Sendable, Hashable {
     public var rotate = 0
     public var flipHorizontal = false
     public var flipVertical = false
+    /// Device pixel ratio: sizes and padding are multiplied by it.
+    public var dpr = 1.0
+    /// Before `dpr`.
+    public var padding: Padding?
+    /// Transparency and padding filled with this colour.
+    public var background: RGBColour?
+    public var pixelate = 0
+
+    public struct Padding: Sendable, Hashable {
+        public var top: Int
+        public var right: Int
+        public var bottom: Int
+        public var left: Int
+    }
 
     /// A region cut before resizing; its own gravity, or the URL's.
     public struct Crop: Sendable, Hashable {
@@ -150,6 +165,34 @@ public struct ImageURLOptions: Sendable, Hashable {
             try need(1...2)
             flipHorizontal = try bool(0) ?? false
             flipVertical = try bool(1) ?? false
+        case "dpr":
+            try need(1...1)
+            guard let ratio = try number(0, "ratio", 0...8), ratio > 0 else { throw .init("option '\(name)': the ratio must be above 0") }
+            dpr = ratio
+        case "pd", "padding":
+            // CSS's order; right falls back to top, bottom to top, left to right.
+            try need(1...4)
+            guard args.contains(where: { !$0.isEmpty }) else { throw .init("option '\(name)': give at least one side") }
+            let top = try int(0, "top") ?? 0
+            let right = try int(1, "right") ?? top
+            padding = Padding(top: top, right: right, bottom: try int(2, "bottom") ?? top, left: try int(3, "left") ?? right)
+        case "bg", "background":
+            try need(0...3)
+            switch args.count {
+            case _ where args.allSatisfy(\.isEmpty): background = nil
+            case 1:
+                guard let colour = RGBColour(hex: args[0]) else { throw .init("option '\(name)': '\(args[0])' is not a hex colour (ff8000)") }
+                background = colour
+            case 3:
+                guard let r = try int(0, "red"), let g = try int(1, "green"), let b = try int(2, "blue"),
+                      let colour = RGBColour(red: r, green: g, blue: b)
+                else { throw .init("option '\(name)': red, green and blue must each be from 0 to 255") }
+                background = colour
+            default: throw .init("option '\(name)' takes a hex colour or red:green:blue")
+            }
+        case "pix", "pixelate":
+            try need(1...1)
+            pixelate = try int(0, "size") ?? 0
         case "sepia":
             try need(0...1)
             sepia = try number(0, "intensity", 0...1) ?? ImageOperation.defaultSepiaIntensity
@@ -188,6 +231,9 @@ public struct ImageURLOptions: Sendable, Hashable {
         if let crop {
             operations.append(.cropPlaced(width: crop.width, height: crop.height, gravity: crop.gravity ?? gravity))
         }
+        // dpr scales what the URL asks for; 0 stays "keep the ratio".
+        func scaled(_ value: Int) -> Int { value == 0 ? 0 : max(1, Int((Double(value) * dpr).rounded())) }
+        let (width, height) = (scaled(self.width), scaled(self.height))
         if width > 0 || height > 0 {
             operations.append(.resize(Resize(width: width > 0 ? width : nil, height: height > 0 ? height : nil,
                                              mode: resizingType, gravity: gravity, enlarge: enlarge)))
@@ -196,8 +242,14 @@ public struct ImageURLOptions: Sendable, Hashable {
         if let sepia { operations.append(.sepia(intensity: sepia)) }
         if let blur { operations.append(.blur(sigma: blur)) }
         if let sharpen { operations.append(.sharpen(sigma: sharpen)) }
+        if pixelate > 1 { operations.append(.pixelate(size: pixelate)) }
+        if let padding {
+            operations.append(.padding(top: scaled(padding.top), right: scaled(padding.right), bottom: scaled(padding.bottom),
+                                       left: scaled(padding.left), background: background))
+        }
+        if let background { operations.append(.background(background)) }
         return ProcessingOptions(operations: operations,
-                                 output: OutputOptions(format: format, quality: quality == 0 ? 85 : quality),
+                                 output: OutputOptions(format: format, quality: quality == 0 ? 80 : quality),
                                  autoRotate: autoRotate)
     }
 }

@@ -1,0 +1,96 @@
+@testable import Darkroom
+import DarkroomImaging
+import Foundation
+import Testing
+
+/// `padding`, `background` and `pixelate`: sizes, and the colours a person
+/// would see.
+struct PaddingBackgroundPixelateTests {
+    /// 40 x 20, opaque: the left half red, the right half blue.
+    static func halves() throws -> Data {
+        let bytes = (0..<20).flatMap { _ in (0..<40).flatMap { x -> [UInt8] in x < 20 ? [220, 20, 20] : [20, 20, 220] } }
+        return Data(try RawPixels(width: 40, height: 20, bands: 3, bytes: bytes).pngData())
+    }
+
+    /// 20 x 20 with alpha: the top half opaque green, the bottom half fully
+    /// transparent.
+    static func halfTransparent() throws -> Data {
+        let bytes = (0..<20).flatMap { y in (0..<20).flatMap { _ -> [UInt8] in y < 10 ? [20, 200, 20, 255] : [0, 0, 0, 0] } }
+        return Data(try RawPixels(width: 20, height: 20, bands: 4, bytes: bytes).pngData())
+    }
+
+    static func run(_ data: Data, _ operations: [ImageOperation], as format: ImageFormat = .png) throws -> (ProcessedImage, RawPixels) {
+        let image = try process(data, ProcessingOptions(operations: operations, output: OutputOptions(format: format)))
+        return (image, try pixels(of: image))
+    }
+
+    static func near(_ pixel: [UInt8], _ expected: [UInt8], within tolerance: Int = 12) -> Bool {
+        zip(pixel, expected).allSatisfy { abs(Int($0) - Int($1)) <= tolerance }
+    }
+
+    static let orange = RGBColour(red: 255, green: 128, blue: 0)!
+
+    @Test func paddingAddsItsSidesInTheBackgroundColour() throws {
+        let (image, pixels) = try Self.run(try Self.halves(), [.padding(top: 5, right: 6, bottom: 7, left: 8, background: Self.orange)])
+        #expect((image.width, image.height) == (40 + 6 + 8, 20 + 5 + 7))
+        #expect(Self.near(pixels.pixel(x: 0, y: 0), [255, 128, 0]))
+        #expect(Self.near(pixels.pixel(x: image.width - 1, y: image.height - 1), [255, 128, 0]))
+        #expect(Self.near(pixels.pixel(x: 8, y: 5), [220, 20, 20]), "the photo starts after the left and top padding")
+        #expect(Self.near(pixels.pixel(x: 8 + 39, y: 5 + 19), [20, 20, 220]))
+    }
+
+    @Test func paddingWithoutABackgroundIsWhiteOnOpaqueAndTransparentOnAlpha() throws {
+        let (_, opaque) = try Self.run(try Self.halves(), [.padding(top: 4, right: 4, bottom: 4, left: 4, background: nil)], as: .jpeg)
+        #expect(Self.near(opaque.pixel(x: 1, y: 1), [255, 255, 255]))
+        let (withAlpha, clear) = try Self.run(try Self.halfTransparent(), [.padding(top: 4, right: 4, bottom: 4, left: 4, background: nil)])
+        #expect(clear.bands == 4)
+        #expect(clear.pixel(x: 1, y: 1)[3] == 0, "transparent padding")
+        #expect(clear.pixel(x: 10, y: 8)[3] == 255, "the opaque half stays opaque")
+        #expect((withAlpha.width, withAlpha.height) == (28, 28))
+    }
+
+    @Test func backgroundFillsTransparencyAndDropsAlpha() throws {
+        let (_, filled) = try Self.run(try Self.halfTransparent(), [.background(Self.orange)])
+        #expect(filled.bands == 3)
+        #expect(Self.near(filled.pixel(x: 10, y: 15), [255, 128, 0]), "the transparent half is orange")
+        #expect(Self.near(filled.pixel(x: 10, y: 5), [20, 200, 20]), "the opaque half keeps its colour")
+        // On an opaque image it changes nothing.
+        let (_, opaque) = try Self.run(try Self.halves(), [.background(Self.orange)])
+        #expect(Self.near(opaque.pixel(x: 5, y: 5), [220, 20, 20]))
+    }
+
+    @Test func transparencyWrittenAsJPEGIsWhite() throws {
+        let (image, pixels) = try Self.run(try Self.halfTransparent(), [], as: .jpeg)
+        #expect(image.format == .jpeg)
+        #expect(Self.near(pixels.pixel(x: 10, y: 15), [255, 255, 255]), "not black")
+    }
+
+    @Test func pixelateMakesUniformBlocksAtTheSameSize() throws {
+        // A gradient, so that every block has an average of its own.
+        let bytes = (0..<32).flatMap { y in (0..<32).flatMap { x -> [UInt8] in [UInt8(x * 8), UInt8(y * 8), 100] } }
+        let gradient = Data(try RawPixels(width: 32, height: 32, bands: 3, bytes: bytes).pngData())
+        let (image, pixels) = try Self.run(gradient, [.pixelate(size: 8)])
+        #expect((image.width, image.height) == (32, 32))
+        for (bx, by) in [(0, 0), (8, 16), (24, 24)] {
+            let first = pixels.pixel(x: bx, y: by)
+            #expect((0..<8).allSatisfy { d in pixels.pixel(x: bx + d, y: by + 7 - d) == first }, "block at \(bx),\(by) is one colour")
+        }
+        #expect(pixels.pixel(x: 0, y: 0) != pixels.pixel(x: 24, y: 24), "blocks differ")
+        // A block larger than the image averages all of it.
+        let (whole, wholePixels) = try Self.run(gradient, [.pixelate(size: 500)])
+        #expect((whole.width, whole.height) == (32, 32))
+        #expect(wholePixels.pixel(x: 0, y: 0) == wholePixels.pixel(x: 31, y: 31))
+    }
+
+    @Test func outOfRangeValuesAreRefused() {
+        #expect(throws: DarkroomError.self) { try Self.run(try Self.halves(), [.pixelate(size: 0)]) }
+        #expect(throws: DarkroomError.self) { try Self.run(try Self.halves(), [.padding(top: -1, right: 0, bottom: 0, left: 0, background: nil)]) }
+        #expect(throws: DarkroomError.self) { try Self.run(try Self.halves(), [.padding(top: 9000, right: 0, bottom: 0, left: 0, background: nil)]) }
+        #expect(RGBColour(hex: "ggg") == nil && RGBColour(hex: "12345") == nil && RGBColour(red: 256, green: 0, blue: 0) == nil)
+        #expect(RGBColour(hex: "F80") == Self.orange.withGreen(136))
+    }
+}
+
+private extension RGBColour {
+    func withGreen(_ green: Int) -> RGBColour { RGBColour(red: red, green: green, blue: blue)! }
+}
