@@ -116,11 +116,15 @@ class RSSSampler:
 
 
 class Server:
+    """A peer's process group; `ready`: the path to poll until it answers
+    (None: the caller decides when it is ready)."""
+
     def __init__(self, name, command, port, env=None, ready="/", cwd=None):
         self.name, self.port = name, port
         self.process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL, start_new_session=True)
-        wait_for(port, ready)
+        if ready is not None:
+            wait_for(port, ready)
 
     @property
     def pid(self):

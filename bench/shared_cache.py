@@ -27,7 +27,6 @@ import os
 import http.client
 import re
 import threading
-import signal
 import subprocess
 import tempfile
 import time
@@ -53,23 +52,8 @@ def seaweedfs(scratch):
                "-filer", f"-filer.port={ports[4]}", f"-filer.port.grpc={ports[5]}",
                "-s3", f"-s3.port={ports[6]}", f"-s3.port.grpc={ports[7]}", "-s3.port.iceberg=0", "-s3.port.lance=0",
                f"-s3.config={config}"]
-    return Store(command), ports[6]
-
-
-class Store:
-    """The store's process; ready once it accepts the bucket (see main)."""
-
-    def __init__(self, command):
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-
-    def stop(self):
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
+    # Ready once it accepts the bucket (see main).
+    return servers.Server("seaweedfs", command, ports[6], ready=None), ports[6]
 
 
 def s3(port, method, path, data=None):
