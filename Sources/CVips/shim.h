@@ -265,11 +265,6 @@ static inline int darkroom_vips_embed(VipsImage *in, VipsImage **out, int left, 
     return result;
 }
 
-/// An opaque alpha band added.
-static inline int darkroom_vips_addalpha(VipsImage *in, VipsImage **out) {
-    return vips_addalpha(in, out, NULL);
-}
-
 /// Blocks of size x size pixels, each the average of its pixels; the same
 /// width and height as the input.
 static inline int darkroom_vips_pixelate(VipsImage *in, VipsImage **out, int size) {

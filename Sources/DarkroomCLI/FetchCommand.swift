@@ -88,24 +88,20 @@ struct FetchCommand: AsyncParsableCommand {
             }
             return .folder(folder)
         }
-        let environment = ProcessInfo.processInfo.environment
-        let client: S3Client
         let location: S3Location
         do {
             location = try S3Location(parsing: out)
-            let credentials = try S3Credentials.fromEnvironment(environment)
-            var endpoint = S3Client.Configuration.endpoint(from: environment, region: credentials.region)
-            if let s3Endpoint {
-                guard let url = URL(string: s3Endpoint), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
-                    throw ValidationError("--s3-endpoint \(s3Endpoint): expected an http(s) URL such as http://127.0.0.1:8333")
-                }
-                endpoint = url
-            }
-            var configuration = S3Client.Configuration(endpoint: endpoint, bucket: location.bucket, credentials: credentials)
-            // A batch waits for its writes: give each the write time limit.
-            configuration.timeout = .seconds(30)
+        } catch {
+            throw ValidationError("--out \(out): \(error.reason)")
+        }
+        let (endpoint, credentials) = try S3Store.resolve(endpoint: s3Endpoint, environment: ProcessInfo.processInfo.environment, flag: "--out \(out)")
+        var configuration = S3Client.Configuration(endpoint: endpoint, bucket: location.bucket, credentials: credentials)
+        // A batch waits for its writes: give each the write time limit.
+        configuration.timeout = .seconds(30)
+        let client: S3Client
+        do {
             client = try S3Client(configuration: configuration)
-        } catch let error as DarkroomError {
+        } catch {
             throw ValidationError("--out \(out): \(error.reason)")
         }
         do {

@@ -23,18 +23,13 @@ enum FetchOutput {
     func existingStems() async throws(S3Error) -> Set<String> {
         guard case .s3(let client, let prefix) = self else { return [] }
         var stems = Set<String>()
-        var token: String?
-        repeat {
-            let page = try await client.list(prefix: prefix, continuation: token)
-            for key in page.keys {
-                let name = key.dropFirst(prefix.count)
-                // Results sit right under the prefix; summaries and
-                // originals are not results.
-                guard !name.contains("/"), !name.contains(".original."), let dot = name.lastIndex(of: ".") else { continue }
-                stems.insert(String(name[..<dot]))
-            }
-            token = page.next
-        } while token != nil
+        for key in try await client.keys(under: prefix) {
+            let name = key.dropFirst(prefix.count)
+            // Results sit right under the prefix; summaries and originals
+            // are not results.
+            guard !name.contains("/"), !name.contains(".original."), let dot = name.lastIndex(of: ".") else { continue }
+            stems.insert(String(name[..<dot]))
+        }
         return stems
     }
 

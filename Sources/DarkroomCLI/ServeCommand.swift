@@ -52,6 +52,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// The configuration from flags, then `DARKROOM_*` variables, then defaults.
     func serverConfiguration(environment: [String: String]) throws -> ServerConfiguration {
         func env(_ name: String) -> String? { environment["DARKROOM_\(name)"].flatMap { $0.isEmpty ? nil : $0 } }
+        func envFlag(_ name: String) -> Bool { ["1", "true", "yes"].contains(env(name)?.lowercased() ?? "") }
         func number(_ flag: Int?, _ name: String, _ option: String, minimum: Int = 0) throws -> Int? {
             if let flag {
                 guard flag >= minimum else { throw ValidationError("--\(option) must be at least \(minimum)") }
@@ -79,7 +80,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         c.allowedSources = allowSource.isEmpty ? (env("ALLOW_SOURCE")?.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } ?? []) : allowSource
-        c.allowPrivateNetworks = allowPrivateNetworks || ["1", "true", "yes"].contains(env("ALLOW_PRIVATE_NETWORKS")?.lowercased() ?? "")
+        c.allowPrivateNetworks = allowPrivateNetworks || envFlag("ALLOW_PRIVATE_NETWORKS")
         if let bytes = try number(maxSourceBytes, "MAX_SOURCE_BYTES", "max-source-bytes", minimum: 1) { c.limits.maxSourceBytes = bytes }
         if let pixels = try number(maxSourcePixels, "MAX_SOURCE_PIXELS", "max-source-pixels", minimum: 1) { c.limits.maxSourcePixels = pixels }
         if let side = try number(maxResultDimension, "MAX_RESULT_DIMENSION", "max-result-dimension", minimum: 1) {
@@ -106,7 +107,7 @@ struct ServeCommand: AsyncParsableCommand {
         let endpoint = s3Endpoint ?? env("S3_ENDPOINT")
         if let text = resultCache ?? env("RESULT_CACHE") {
             c.sharedCache = try Self.sharedCache(text, endpoint: endpoint, environment: environment)
-            c.sharedCache?.storesSources = sourceCache || ["1", "true", "yes"].contains(env("SOURCE_CACHE")?.lowercased() ?? "")
+            c.sharedCache?.storesSources = sourceCache || envFlag("SOURCE_CACHE")
         } else if sourceCache {
             throw ValidationError("--source-cache needs --result-cache")
         }
@@ -116,13 +117,13 @@ struct ServeCommand: AsyncParsableCommand {
             for bucket in buckets where bucket != "*" && !S3Location.isBucketName(bucket) {
                 throw ValidationError("--s3-sources: \"\(bucket)\" is not a bucket name (3 to 63 of a-z, 0-9, '.', '-')")
             }
-            let (url, credentials) = try Self.s3Store(endpoint: endpoint, environment: environment, flag: "--s3-sources")
+            let (url, credentials) = try S3Store.resolve(endpoint: endpoint, environment: environment, flag: "--s3-sources")
             c.s3Sources = S3SourceLoader.Configuration(endpoint: url, credentials: credentials, allowedBuckets: buckets)
         }
         if s3Endpoint != nil, c.sharedCache == nil, c.s3Sources == nil {
             throw ValidationError("--s3-endpoint needs --result-cache or --s3-sources")
         }
-        c.accessLog = accessLog || ["1", "true", "yes"].contains(env("ACCESS_LOG")?.lowercased() ?? "")
+        c.accessLog = accessLog || envFlag("ACCESS_LOG")
         let presets = preset.isEmpty ? (env("PRESET")?.split(separator: ",").map(String.init) ?? []) : preset
         for entry in presets {
             let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
@@ -140,23 +141,8 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("--result-cache: \(error.reason)")
         }
-        let (url, credentials) = try s3Store(endpoint: endpoint, environment: environment, flag: "--result-cache")
+        let (url, credentials) = try S3Store.resolve(endpoint: endpoint, environment: environment, flag: "--result-cache")
         return SharedResultCache.Configuration(location: location, endpoint: url, credentials: credentials)
-    }
-
-    /// The S3 store's address and the credentials for it.
-    static func s3Store(endpoint: String?, environment: [String: String], flag: String) throws -> (URL, S3Credentials) {
-        let credentials: S3Credentials
-        do {
-            credentials = try S3Credentials.fromEnvironment(environment)
-        } catch {
-            throw ValidationError("\(flag): \(error.reason)")
-        }
-        guard let endpoint else { return (S3Client.Configuration.endpoint(from: environment, region: credentials.region), credentials) }
-        guard let url = URL(string: endpoint), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
-            throw ValidationError("--s3-endpoint \(endpoint): expected an http(s) URL such as http://127.0.0.1:8333")
-        }
-        return (url, credentials)
     }
 
     func run() async throws {

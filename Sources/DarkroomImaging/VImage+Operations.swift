@@ -44,11 +44,6 @@ extension VImage {
         }
     }
 
-    /// With an opaque alpha band.
-    package func withAlpha() throws(VipsError) -> VImage {
-        try VImage.make("addalpha") { darkroom_vips_addalpha(pointer, $0) }
-    }
-
     /// Averaged into blocks of `size` x `size`, at the same size.
     package func pixelated(size: Int) throws(VipsError) -> VImage {
         try VImage.make("pixelate") { darkroom_vips_pixelate(pointer, $0, Int32(size)) }

@@ -33,17 +33,6 @@ struct FetchToS3Tests {
         return file.path
     }
 
-    static func keys(_ client: S3Client, prefix: String) async throws -> [String] {
-        var keys: [String] = []
-        var token: String?
-        repeat {
-            let page = try await client.list(prefix: prefix, continuation: token)
-            keys += page.keys
-            token = page.next
-        } while token != nil
-        return keys
-    }
-
     static func withStore(_ body: (SeaweedFS, S3Client, OriginServer, URL) async throws -> Void) async throws {
         let store = try await SeaweedFS.start()
         let client = try S3Client(configuration: .init(endpoint: store.endpoint, bucket: "batch",
@@ -87,11 +76,11 @@ struct FetchToS3Tests {
             var written = 0
             let deadline = ContinuousClock.now + .seconds(60)
             while ContinuousClock.now < deadline, written < 8, first.isRunning {
-                written = try await Self.keys(client, prefix: "run/").count
+                written = try await client.keys(under: "run/").count
                 try await Task.sleep(for: .milliseconds(20))
             }
             await DarkroomProcess.stop(first, signal: SIGKILL)
-            let before = try await Self.keys(client, prefix: "run/")
+            let before = try await client.keys(under: "run/")
             #expect(before.count >= 8 && before.count < Self.rows, "killed halfway: \(before.count) of \(Self.rows) written")
 
             origin.setDefaultDelay(.zero)
@@ -109,7 +98,7 @@ struct FetchToS3Tests {
                     "the rerun fetched only the missing rows")
 
             // Every row's object, once, whole.
-            let keys = try await Self.keys(client, prefix: "run/").filter { !$0.hasPrefix("run/_summary/") }
+            let keys = try await client.keys(under: "run/").filter { !$0.hasPrefix("run/_summary/") }
             #expect(keys.sorted() == (0..<Self.rows).map { "run/photo \($0).jpg" }.sorted())
             for key in keys {
                 let object = try #require(try await client.get(key))
@@ -142,7 +131,7 @@ struct FetchToS3Tests {
                 #expect(fields["skipped"] == 0)
             }
             #expect(names.sorted() == (0..<Self.rows).map { "photo \($0)" }.sorted())
-            let keys = try await Self.keys(client, prefix: "sharded/").filter { !$0.hasPrefix("sharded/_summary/") }
+            let keys = try await client.keys(under: "sharded/").filter { !$0.hasPrefix("sharded/_summary/") }
             #expect(keys.count == Self.rows)
             #expect(origin.requests("/landscape.jpg") + origin.requests(Self.heldPath) == Self.rows)
 

@@ -95,95 +95,79 @@ public final class SharedResultCache: Sendable {
     /// The stored result, or nil on a miss, an error, or while the store is
     /// skipped.
     func image(for processedKey: String) async -> ImageResponse? {
-        guard breaker.allow() else {
-            counters.skipped.increment()
+        let key = objectKey(for: processedKey)
+        guard let found = await call("get", countingSkips: true, { () throws(S3Error) in try await client.get(key) }) else { return nil }
+        guard let object = found else {
+            counters.misses.increment()
             return nil
         }
-        let started = ContinuousClock.now
-        do {
-            let object = try await client.get(objectKey(for: processedKey))
-            counters.latency("get").recordInterval(since: started)
-            breaker.succeeded()
-            guard let object else {
-                counters.misses.increment()
-                return nil
-            }
-            guard let response = ImageResponse(sharedObject: object, key: processedKey) else {
-                counters.errors("get").increment()
-                logger.warning("an S3 result object is not readable; made again", metadata: ["key": "\(objectKey(for: processedKey))"])
-                return nil
-            }
-            counters.hits.increment()
-            return response
-        } catch {
-            record(error, operation: "get")
+        guard let response = ImageResponse(sharedObject: object, key: processedKey) else {
+            counters.errors("get").increment()
+            logger.warning("an S3 result object is not readable; made again", metadata: ["key": "\(key)"])
             return nil
         }
+        counters.hits.increment()
+        return response
     }
 
     /// Stores a result; errors are counted and logged, never thrown: the
     /// answer has gone out already.
     func store(_ response: ImageResponse, for processedKey: String) async {
-        guard breaker.allow() else {
-            counters.skipped.increment()
-            return
-        }
-        let started = ContinuousClock.now
         let object = response.sharedObject
-        do {
-            try await client.put(objectKey(for: processedKey), data: object.data, contentType: object.contentType, metadata: object.metadata)
-            counters.latency("put").recordInterval(since: started)
+        let key = objectKey(for: processedKey)
+        if await call("put", countingSkips: true, { () throws(S3Error) in
+            try await client.put(key, data: object.data, contentType: object.contentType, metadata: object.metadata)
+        }) != nil {
             counters.stores.increment()
-            breaker.succeeded()
-        } catch {
-            record(error, operation: "put")
         }
     }
 
     /// A source another replica downloaded, or nil.
     func source(for sourceKey: String) async -> SourceData? {
-        guard configuration.storesSources, breaker.allow() else { return nil }
-        let started = ContinuousClock.now
-        do {
-            let object = try await client.get(sourceObjectKey(for: sourceKey))
-            counters.latency("get").recordInterval(since: started)
-            breaker.succeeded()
-            guard let object, case .image(let format) = ImageFormat.sniff(object.data) else {
-                counters.sourceMisses.increment()
-                return nil
-            }
-            counters.sourceHits.increment()
-            return SourceData(data: object.data, format: format, contentType: object.contentType,
-                              etag: object.metadata["source-etag"].flatMap { $0.removingPercentEncoding },
-                              lastModified: object.metadata["source-last-modified"].flatMap { $0.removingPercentEncoding })
-        } catch {
-            record(error, operation: "get")
+        guard configuration.storesSources else { return nil }
+        let key = sourceObjectKey(for: sourceKey)
+        guard let found = await call("get", countingSkips: false, { () throws(S3Error) in try await client.get(key) }) else { return nil }
+        guard let source = found.flatMap(SourceData.init(sharedObject:)) else {
+            counters.sourceMisses.increment()
             return nil
         }
+        counters.sourceHits.increment()
+        return source
     }
 
     /// Keeps a downloaded source for the other replicas.
     func store(_ source: SourceData, for sourceKey: String) async {
-        guard configuration.storesSources, breaker.allow() else { return }
-        var metadata: [String: String] = [:]
-        metadata["source-etag"] = source.etag.map { S3Signer.encode($0, keepSlash: false) }
-        metadata["source-last-modified"] = source.lastModified.map { S3Signer.encode($0, keepSlash: false) }
-        let started = ContinuousClock.now
-        do {
-            try await client.put(sourceObjectKey(for: sourceKey), data: source.data, contentType: source.format.mimeType, metadata: metadata)
-            counters.latency("put").recordInterval(since: started)
-            breaker.succeeded()
-        } catch {
-            record(error, operation: "put")
-        }
+        guard configuration.storesSources else { return }
+        let object = source.sharedObject
+        let key = sourceObjectKey(for: sourceKey)
+        _ = await call("put", countingSkips: false, { () throws(S3Error) in
+            try await client.put(key, data: object.data, contentType: object.contentType, metadata: object.metadata)
+        })
     }
 
-    private func record(_ error: S3Error, operation: String) {
-        counters.errors(operation).increment()
-        // Transient or not (a refused signature will not mend itself either),
-        // a failing store is skipped for a while rather than asked again.
-        breaker.failed(error.description)
-        logger.warning("the S3 result cache failed; going on without it", metadata: ["error": "\(error)"])
+    /// One call to the store, through the breaker: nil when it was skipped
+    /// or failed (counted and logged), the call's result otherwise, its
+    /// latency recorded.
+    private func call<T: Sendable>(_ operation: String, countingSkips: Bool, _ body: () async throws(S3Error) -> T) async -> T? {
+        guard breaker.allow() else {
+            if countingSkips { counters.skipped.increment() }
+            return nil
+        }
+        let started = ContinuousClock.now
+        do {
+            let result = try await body()
+            counters.latency(operation).recordInterval(since: started)
+            breaker.succeeded()
+            return result
+        } catch {
+            counters.errors(operation).increment()
+            // Transient or not (a refused signature will not mend itself
+            // either), a failing store is skipped for a while rather than
+            // asked again.
+            breaker.failed(error.description)
+            logger.warning("the S3 result cache failed; going on without it", metadata: ["error": "\(error)"])
+            return nil
+        }
     }
 
     /// Made once: `/metrics` shows them as darkroom_s3_*.

@@ -123,6 +123,18 @@ public final class S3Client: Sendable {
         return (XMLText.all("Key", in: text), truncated ? XMLText.first("NextContinuationToken", in: text) : nil)
     }
 
+    /// Every key under `prefix`, page after page.
+    public func keys(under prefix: String) async throws(S3Error) -> [String] {
+        var keys: [String] = []
+        var token: String?
+        repeat {
+            let page = try await list(prefix: prefix, continuation: token)
+            keys += page.keys
+            token = page.next
+        } while token != nil
+        return keys
+    }
+
     /// Whether the bucket is there and these credentials may use it; throws
     /// what the store said when not.
     public func checkBucket() async throws(S3Error) {

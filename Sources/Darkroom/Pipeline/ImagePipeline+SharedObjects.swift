@@ -1,8 +1,9 @@
 import Foundation
 
-// How processed images are kept in the shared result cache: the bytes as
-// the object, and what the answer needs besides (size, formats, the
-// source's validators that the ETag is made from) as S3 user metadata.
+// How processed images and sources are kept in the shared result cache:
+// the bytes as the object, and what the answer needs besides (size,
+// formats, the source's validators that the ETag is made from) as S3 user
+// metadata.
 
 extension ImageResponse {
     init?(sharedObject object: S3Client.Object, key: String) {
@@ -31,11 +32,28 @@ extension ImageResponse {
         return S3Client.Object(data: image.data, contentType: image.format.mimeType, metadata: metadata)
     }
 
-    private static func wrap(_ value: String) -> String {
+    fileprivate static func wrap(_ value: String) -> String {
         S3Signer.encode(value, keepSlash: false)
     }
 
-    private static func unwrap(_ value: String) -> String? {
+    fileprivate static func unwrap(_ value: String) -> String? {
         value.removingPercentEncoding
+    }
+}
+
+extension SourceData {
+    /// Nil when the object is not an image Darkroom reads.
+    init?(sharedObject object: S3Client.Object) {
+        guard case .image(let format) = ImageFormat.sniff(object.data) else { return nil }
+        self.init(data: object.data, format: format, contentType: object.contentType,
+                  etag: object.metadata["source-etag"].flatMap(ImageResponse.unwrap),
+                  lastModified: object.metadata["source-last-modified"].flatMap(ImageResponse.unwrap))
+    }
+
+    var sharedObject: S3Client.Object {
+        var metadata: [String: String] = [:]
+        metadata["source-etag"] = etag.map(ImageResponse.wrap)
+        metadata["source-last-modified"] = lastModified.map(ImageResponse.wrap)
+        return S3Client.Object(data: data, contentType: format.mimeType, metadata: metadata)
     }
 }

@@ -55,9 +55,15 @@ extension ProcessingRun {
         case .padding(let top, let right, let bottom, let left, let background):
             return try pad(image, top: top, right: right, bottom: bottom, left: left, background: background)
         case .background(let colour):
-            guard image.hasAlpha else { return image }
-            return try vips("background") { try image.flattened(red: colour.red, green: colour.green, blue: colour.blue) }
+            return try flattened(image, onto: colour)
         }
+    }
+
+    /// Transparency filled with `colour`, alpha dropped; an image without
+    /// alpha as it is.
+    func flattened(_ image: VImage, onto colour: RGBColour) throws(DarkroomError) -> VImage {
+        guard image.hasAlpha else { return image }
+        return try vips("flattening onto #\(colour.hex)") { try image.flattened(red: colour.red, green: colour.green, blue: colour.blue) }
     }
 
     /// Space around the image: the background colour where one is given;

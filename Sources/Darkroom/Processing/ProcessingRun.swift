@@ -96,11 +96,10 @@ struct ProcessingRun {
 
         // 5. Encode: the long call, where libvips computes every pixel.
         let outputFormat = try outputFormat(source: format, hasAlpha: image.hasAlpha)
-        if outputFormat == .jpeg, image.hasAlpha {
+        if outputFormat == .jpeg {
             // JPEG keeps no alpha: transparency shows white, as imgproxy
             // shows it (libvips alone would flatten onto black).
-            let white = RGBColour.white
-            image = try vips("flattening onto white") { try image.flattened(red: white.red, green: white.green, blue: white.blue) }
+            image = try flattened(image, onto: .white)
         }
         let bytes = try encode(image, as: outputFormat, sourceFormat: format)
         try killSwitch.check()
