@@ -102,14 +102,18 @@ import TestSupport
         f.origin.set(.status(404), for: "/photos/Storm.jpg")
         let request = f.request("/photos/Storm.jpg")
         await #expect(throws: DarkroomError.self) { try await f.pipeline.image(for: request) }
+        // Counted after the first failure: on a loaded machine a dropped
+        // keep-alive connection is retried, and the origin sees it twice.
+        let asked = f.origin.requests("/photos/Storm.jpg")
+        #expect(asked >= 1)
         await #expect(throws: DarkroomError.self) { try await f.pipeline.image(for: request) }
-        #expect(f.origin.requests("/photos/Storm.jpg") == 1, "the second failure came from memory")
+        #expect(f.origin.requests("/photos/Storm.jpg") == asked, "the second failure came from memory")
 
         f.origin.set(.normal, for: "/photos/Storm.jpg")
         try await Task.sleep(for: .milliseconds(3200))
         let response = try await f.pipeline.image(for: request)
         #expect(response.image.width == 300)
-        #expect(f.origin.requests("/photos/Storm.jpg") == 2)
+        #expect(f.origin.requests("/photos/Storm.jpg") > asked, "once the memory expired, the origin was asked again")
     }
 
     @Test func staleSourcesAreRevalidatedAndA304KeepsThem() async throws {
