@@ -24,6 +24,10 @@ extension ImagePipeline {
         /// `s3://BUCKET/KEY` sources, from the buckets allowed; nil: S3
         /// URLs are refused like any URL that is not http(s).
         public var s3Sources: S3SourceLoader.Configuration?
+        /// For requests admitted ``ImageRequest/Admission/unlessOverloaded``:
+        /// the most processing runs that may wait for a thread before new
+        /// work is refused as ``DarkroomError/Kind/overloaded``.
+        public var maxWaitingProcessing = 64
         /// How long a failed URL fails at once, without a new request; after
         /// that it is tried again.
         public var failureMemory: Duration = .seconds(30)

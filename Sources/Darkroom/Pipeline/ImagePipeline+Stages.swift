@@ -4,15 +4,12 @@ extension ImagePipeline {
     /// The process job: disk (processed key), then the shared cache, then
     /// the data job, then the filtration queue; stores the result in memory,
     /// on disk and in the shared cache.
-    func process(_ request: ImageRequest, key: String, context: JobContext<ImageResponse>) async throws(DarkroomError) -> ImageResponse {
-        if let hit = await diskHit(key) { return hit }
-        if diskCache != nil { metrics.cache(.disk, hit: false) }
-        if let sharedCache, let hit = await sharedCache.image(for: key) {
-            memoryCache.store(hit, for: key, cost: hit.image.memoryCost)
-            writeDiskInBackground(hit.diskEntry, key: key)
-            return hit
-        }
+    func process(_ request: ImageRequest, key: String, context: JobContext<String, ImageResponse>) async throws(DarkroomError) -> ImageResponse {
+        if let hit = await storedResult(key) { return hit }
         if Task.isCancelled { throw .cancelled }
+        if request.admission == .unlessOverloaded, filtrationQueue.counts.waiting >= configuration.maxWaitingProcessing {
+            throw DarkroomError(.overloaded, "the server is busy: too much image work is waiting; try again shortly")
+        }
 
         let source = try await sourceData(for: request.source, priority: context.priority, onEvent: { context.publish($0) },
                                           followPriority: { listener in context.followPriority(listener) })
@@ -42,6 +39,17 @@ extension ImagePipeline {
         return response
     }
 
+    /// The result from the disk cache, else from the shared cache (kept on
+    /// disk and in memory for next time); nil when neither has it.
+    func storedResult(_ key: String) async -> ImageResponse? {
+        if let hit = await diskHit(key) { return hit }
+        if diskCache != nil { metrics.cache(.disk, hit: false) }
+        guard let sharedCache, let hit = await sharedCache.image(for: key) else { return nil }
+        memoryCache.store(hit, for: key, cost: hit.image.memoryCost)
+        writeDiskInBackground(hit.diskEntry, key: key)
+        return hit
+    }
+
     /// The source's bytes: at once for in-memory sources; through the
     /// coalesced data job for URLs.
     func sourceData(
@@ -61,21 +69,22 @@ extension ImagePipeline {
         case .url(let url):
             let id = makeWaiterID()
             let key = source.cacheKey
-            let (job, coalesced) = dataJobs.join(key, waiter: id, priority: priority, onEvent: onEvent) { context throws(DarkroomError) in
+            let jobs = dataJobs
+            let coalesced = jobs.join(key, waiter: id, priority: priority, onEvent: onEvent) { context throws(DarkroomError) in
                 try await self.fetch(url, key: key, context: context)
             }
             if coalesced { metrics.coalesced(stage: "download") }
             if let followPriority {
-                job.setPriority(followPriority { job.setPriority($0, for: id) }, for: id)
+                jobs.setPriority(followPriority { jobs.setPriority($0, for: id) }, for: id)
             }
-            return try await job.value(for: id)
+            return try await jobs.value(for: id)
         }
     }
 
     /// The data job: a recent failure fails at once; a fresh disk copy is
     /// used as it is; a stale one is revalidated; otherwise the source is
     /// downloaded on the download queue and stored.
-    func fetch(_ url: URL, key: String, context: JobContext<SourceData>) async throws(DarkroomError) -> SourceData {
+    func fetch(_ url: URL, key: String, context: JobContext<String, SourceData>) async throws(DarkroomError) -> SourceData {
         if let failure = failures.recentFailure(for: url) {
             throw failure
         }

@@ -116,13 +116,15 @@ public final class ImagePipeline: Sendable {
     /// - Throws: ``DarkroomError``: the source could not be fetched, is not
     ///   an image, is over a limit, or the work was cancelled.
     public func image(for request: ImageRequest) async throws(DarkroomError) -> ImageResponse {
-        try await image(for: request, waiter: makeWaiterID(), onEvent: nil, attached: nil)
+        try await image(for: request, waiter: makeWaiterID(), onEvent: nil, joined: nil)
     }
 
     /// The result for `request` if a cache has it (memory, then disk), without
     /// starting any work: an overloaded server still answers these.
     public func cachedImage(for request: ImageRequest) async -> ImageResponse? {
-        await cachedImage(processedKey: request.processedKey)
+        var cacheOnly = request
+        cacheOnly.admission = .cacheOnly
+        return try? await image(for: cacheOnly)
     }
 
     /// The same, by a request's ``ImageRequest/processedKey``, for callers
@@ -179,18 +181,22 @@ public final class ImagePipeline: Sendable {
         for request: ImageRequest,
         waiter id: UInt64,
         onEvent: (@Sendable (PipelineEvent) -> Void)?,
-        attached: (@Sendable (SharedJob<ImageResponse>) -> Void)?
+        joined: (@Sendable () -> Void)?
     ) async throws(DarkroomError) -> ImageResponse {
         let key = request.processedKey
         if let hit = memoryHit(key) { return hit }
         metrics.cache(.memory, hit: false)
-        let (job, coalesced) = processJobs.join(key, waiter: id, priority: request.priority, onEvent: onEvent) { context throws(DarkroomError) in
+        if request.admission == .cacheOnly {
+            if let hit = await storedResult(key) { return hit }
+            throw DarkroomError(.notCached, "no cache has this image")
+        }
+        let coalesced = processJobs.join(key, waiter: id, priority: request.priority, onEvent: onEvent) { context throws(DarkroomError) in
             try await self.process(request, key: key, context: context)
         }
         if coalesced { metrics.coalesced(stage: "process") }
-        attached?(job)
+        joined?()
         do {
-            return try await job.value(for: id)
+            return try await processJobs.value(for: id)
         } catch {
             metrics.failure(error)
             if error.kind != .cancelled {

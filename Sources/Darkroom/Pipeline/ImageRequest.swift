@@ -35,11 +35,30 @@ public struct ImageRequest: Sendable, Hashable {
     public var source: ImageSource
     public var options: ProcessingOptions
     public var priority: WorkPriority
+    /// What the pipeline may do when no cache has the result.
+    public var admission: Admission
 
-    public init(source: ImageSource, options: ProcessingOptions = ProcessingOptions(), priority: WorkPriority = .normal) {
+    /// What the pipeline may do for a request that no cache answers.
+    public enum Admission: Sendable, Hashable {
+        /// Fetch and process, however much work is waiting.
+        case always
+        /// Fetch and process, unless more processing runs are waiting than
+        /// ``ImagePipeline/Configuration/maxWaitingProcessing``: then fail
+        /// at once with ``DarkroomError/Kind/overloaded``. Cache hits are
+        /// answered either way.
+        case unlessOverloaded
+        /// Answer from the caches only (memory, disk, shared): a miss fails
+        /// at once with ``DarkroomError/Kind/notCached``, and nothing is
+        /// fetched or processed.
+        case cacheOnly
+    }
+
+    public init(source: ImageSource, options: ProcessingOptions = ProcessingOptions(), priority: WorkPriority = .normal,
+                admission: Admission = .always) {
         self.source = source
         self.options = options
         self.priority = priority
+        self.admission = admission
     }
 
     public init(url: URL, operations: [ImageOperation] = [], output: OutputOptions = OutputOptions(), priority: WorkPriority = .normal) {

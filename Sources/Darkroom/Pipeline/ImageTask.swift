@@ -15,8 +15,9 @@ public final class ImageTask: Sendable {
 
     private struct Control {
         var priority: WorkPriority?
-        var job: SharedJob<ImageResponse>?
-        var task: Task<ImageResponse, Error>?
+        /// The shared work this request has joined, once it has.
+        var jobs: JobRegistry<String, ImageResponse>?
+        var task: Task<ImageResponse, any Error>?
     }
 
     private init(request: ImageRequest, waiterID: UInt64, events: AsyncStream<ImageTaskEvent>) {
@@ -38,7 +39,7 @@ public final class ImageTask: Sendable {
                         case .original(let source): continuation.yield(.original(source))
                         }
                     },
-                    attached: { job in imageTask.attach(job) }
+                    joined: { imageTask.joined(pipeline.processJobs) }
                 )
                 continuation.yield(.finished(response))
                 continuation.finish()
@@ -53,12 +54,13 @@ public final class ImageTask: Sendable {
         return imageTask
     }
 
-    private func attach(_ job: SharedJob<ImageResponse>) {
+    /// A priority set before the request joined its work applies now.
+    private func joined(_ jobs: JobRegistry<String, ImageResponse>) {
         let priority = control.withLock { c in
-            c.job = job
+            c.jobs = jobs
             return c.priority
         }
-        if let priority { job.setPriority(priority, for: waiterID) }
+        if let priority { jobs.setPriority(priority, for: waiterID) }
     }
 
     /// The result.
@@ -76,11 +78,11 @@ public final class ImageTask: Sendable {
     /// Changes this request's priority; shared work follows the highest of
     /// its requests'.
     public func setPriority(_ priority: WorkPriority) {
-        let job = control.withLock { c in
+        let jobs = control.withLock { c in
             c.priority = priority
-            return c.job
+            return c.jobs
         }
-        job?.setPriority(priority, for: waiterID)
+        jobs?.setPriority(priority, for: waiterID)
     }
 
     public func cancel() {

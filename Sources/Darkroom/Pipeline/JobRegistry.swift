@@ -1,0 +1,112 @@
+import Synchronization
+
+/// Work that runs once for everyone who asks for the same key (S16): the
+/// pipeline has one for downloads and one for processing runs.
+///
+/// Every rule lives in its ``JobTable``; this class holds the table behind
+/// one lock and does what the table's answers say after letting go of it,
+/// so no continuation, task or listener is ever called under the lock.
+final class JobRegistry<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    typealias Work = @Sendable (JobContext<Key, Value>) async throws(DarkroomError) -> Value
+    typealias Table = JobTable<Key, Value, CheckedContinuation<Value, any Error>>
+
+    private let table = Mutex<Table>(Table())
+
+    /// Adds waiter `id` to the job for `key`, or makes the job and starts
+    /// `work` for it. Returns whether an existing job was joined (coalesced).
+    /// The waiter then calls ``value(for:)``.
+    func join(
+        _ key: Key,
+        waiter id: UInt64,
+        priority: WorkPriority,
+        onEvent: (@Sendable (PipelineEvent) -> Void)?,
+        work: @escaping Work
+    ) -> Bool {
+        switch table.withLock({ $0.join(key, waiter: id, priority: priority, onEvent: onEvent) }) {
+        case .joined(_, let change):
+            change?.tell()
+            return true
+        case .start(let job):
+            let context = JobContext(registry: self, job: job)
+            let task = Task {
+                let result: Result<Value, DarkroomError>
+                do throws(DarkroomError) {
+                    result = .success(try await work(context))
+                } catch {
+                    result = .failure(error)
+                }
+                let continuations = self.table.withLock { $0.finish(job, with: result) }
+                for continuation in continuations { continuation.resume(with: result.mapError { $0 as any Error }) }
+            }
+            table.withLock { $0.started(job, task: task) }?.cancel()
+            return false
+        }
+    }
+
+    /// Waits for the value of the job waiter `id` joined. Cancelling the
+    /// calling task makes the waiter leave.
+    func value(for id: UInt64) async throws(DarkroomError) -> Value {
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+                    if let ready = table.withLock({ $0.wait(id, continuation: continuation) }) {
+                        continuation.resume(with: ready.mapError { $0 as any Error })
+                    }
+                }
+            } onCancel: {
+                leave(id)
+            }
+        } catch {
+            throw error as? DarkroomError ?? .cancelled
+        }
+    }
+
+    /// Waiter `id` leaves; the last one out cancels the work.
+    func leave(_ id: UInt64) {
+        switch table.withLock({ $0.leave(id) }) {
+        case .none:
+            return
+        case .left(let continuation, let change):
+            continuation?.resume(throwing: DarkroomError.cancelled)
+            change?.tell()
+        case .abandoned(let continuation, let task):
+            task?.cancel()
+            continuation?.resume(throwing: DarkroomError.cancelled)
+        }
+    }
+
+    /// Changes waiter `id`'s priority; its job follows its waiters' highest.
+    func setPriority(_ priority: WorkPriority, for id: UInt64) {
+        table.withLock { $0.setPriority(priority, for: id) }?.tell()
+    }
+
+    /// Jobs in flight.
+    var count: Int { table.withLock { $0.jobCount } }
+
+    fileprivate func follow(_ job: UInt64, _ follower: @escaping @Sendable (WorkPriority) -> Void) -> WorkPriority {
+        table.withLock { $0.follow(job, follower) } ?? .normal
+    }
+
+    fileprivate func priority(of job: UInt64) -> WorkPriority {
+        table.withLock { $0.priority(of: job) } ?? .normal
+    }
+
+    fileprivate func publish(_ event: PipelineEvent, from job: UInt64) {
+        for handler in table.withLock({ $0.eventHandlers(of: job) }) { handler(event) }
+    }
+}
+
+/// What a job's work can do: read and follow the job's priority, publish events.
+struct JobContext<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    fileprivate let registry: JobRegistry<Key, Value>
+    fileprivate let job: UInt64
+
+    /// The job's priority now; `follower` is told each change.
+    func followPriority(_ follower: @escaping @Sendable (WorkPriority) -> Void) -> WorkPriority {
+        registry.follow(job, follower)
+    }
+
+    var priority: WorkPriority { registry.priority(of: job) }
+
+    func publish(_ event: PipelineEvent) { registry.publish(event, from: job) }
+}

@@ -1,0 +1,213 @@
+/// The rules of coalesced work, as a plain value: one job per key for
+/// everyone who asks, a job's priority is its waiters' highest, the last
+/// waiter leaving abandons the job, and a job's result reaches every waiter.
+///
+/// It does nothing itself. Each mutating method changes the table and
+/// returns what the caller must do once it has let go of its lock: resume
+/// these continuations, cancel that task, tell these followers a priority.
+/// ``JobRegistry`` holds one behind a lock and performs the actions; tests
+/// drive it with plain values (any type stands in for a continuation).
+struct JobTable<Key: Hashable, Value, Continuation> {
+    typealias JobID = UInt64
+    typealias WaiterID = UInt64
+    typealias Follower = @Sendable (WorkPriority) -> Void
+    typealias EventHandler = @Sendable (PipelineEvent) -> Void
+
+    /// One caller's part in a job.
+    enum WaiterState {
+        /// Joined, not yet waiting for the value.
+        case joined
+        case waiting(Continuation)
+        /// Left before it began to wait: its wait ends at once, cancelled.
+        case leftEarly
+        /// The job ended before the waiter began to wait.
+        case ended(Result<Value, DarkroomError>)
+    }
+
+    struct Waiter {
+        let job: JobID
+        var priority: WorkPriority
+        var state: WaiterState
+        let onEvent: EventHandler?
+
+        /// Whether it still counts towards the job: its priority, and
+        /// keeping the job alive.
+        var isPresent: Bool {
+            switch state {
+            case .joined, .waiting: true
+            case .leftEarly, .ended: false
+            }
+        }
+    }
+
+    struct Job {
+        let key: Key
+        var priority: WorkPriority
+        var waiters: Set<WaiterID> = []
+        /// Told each change of priority: what the work registered (its
+        /// queued item, the job it waits for).
+        var followers: [Follower] = []
+        var task: Task<Void, Never>?
+    }
+
+    /// A job's new priority, and whom to tell.
+    struct PriorityChange {
+        let priority: WorkPriority
+        let followers: [Follower]
+
+        func tell() { followers.forEach { $0(priority) } }
+    }
+
+    enum JoinAction {
+        /// A new job: start its work, then hand its task to ``started(_:task:)``.
+        case start(JobID)
+        /// An existing job was joined.
+        case joined(JobID, PriorityChange?)
+    }
+
+    enum LeaveAction {
+        case none
+        /// The waiter left; resume its continuation (if it was waiting)
+        /// with `cancelled`, and tell the followers the job's new priority.
+        case left(Continuation?, PriorityChange?)
+        /// The last waiter left: resume it with `cancelled`, and cancel the
+        /// work, which publishes nothing.
+        case abandoned(Continuation?, Task<Void, Never>?)
+    }
+
+    private(set) var jobs: [JobID: Job] = [:]
+    private var jobsByKey: [Key: JobID] = [:]
+    private(set) var waiters: [WaiterID: Waiter] = [:]
+    private var nextJob: JobID = 1
+
+    /// Adds waiter `id` to the job for `key`, making the job if there is none.
+    mutating func join(_ key: Key, waiter id: WaiterID, priority: WorkPriority, onEvent: EventHandler?) -> JoinAction {
+        if let existing = jobsByKey[key] {
+            waiters[id] = Waiter(job: existing, priority: priority, state: .joined, onEvent: onEvent)
+            jobs[existing]?.waiters.insert(id)
+            return .joined(existing, recomputePriority(existing))
+        }
+        let job = nextJob
+        nextJob += 1
+        jobs[job] = Job(key: key, priority: priority, waiters: [id])
+        jobsByKey[key] = job
+        waiters[id] = Waiter(job: job, priority: priority, state: .joined, onEvent: onEvent)
+        return .start(job)
+    }
+
+    /// The task running a job's work. Returns it back when the job has
+    /// already ended (everyone left before it started): cancel it.
+    mutating func started(_ job: JobID, task: Task<Void, Never>) -> Task<Void, Never>? {
+        guard jobs[job] != nil else { return task }
+        jobs[job]?.task = task
+        return nil
+    }
+
+    /// Waiter `id` begins to wait. Returns the result when there is one
+    /// already (or the waiter has left, or never joined: `cancelled`);
+    /// nil when the continuation is kept, to be resumed later.
+    mutating func wait(_ id: WaiterID, continuation: Continuation) -> Result<Value, DarkroomError>? {
+        guard let waiter = waiters[id] else { return .failure(.cancelled) }
+        switch waiter.state {
+        case .joined:
+            waiters[id]?.state = .waiting(continuation)
+            return nil
+        case .ended(let result):
+            waiters[id] = nil
+            return result
+        case .leftEarly, .waiting:
+            waiters[id] = nil
+            return .failure(.cancelled)
+        }
+    }
+
+    /// Waiter `id` leaves (its caller was cancelled). The job goes on for
+    /// the others; when none is left, it is abandoned.
+    mutating func leave(_ id: WaiterID) -> LeaveAction {
+        guard let waiter = waiters[id], waiter.isPresent, let job = jobs[waiter.job] else { return .none }
+        let continuation: Continuation?
+        if case .waiting(let waiting) = waiter.state {
+            continuation = waiting
+            waiters[id] = nil
+            jobs[waiter.job]?.waiters.remove(id)
+        } else {
+            continuation = nil
+            waiters[id]?.state = .leftEarly
+        }
+        let stillWaiting = job.waiters.contains { $0 != id && waiters[$0]?.isPresent == true }
+        guard stillWaiting else {
+            remove(waiter.job)
+            return .abandoned(continuation, job.task)
+        }
+        return .left(continuation, recomputePriority(waiter.job))
+    }
+
+    /// Changes waiter `id`'s priority; the job follows its waiters' highest.
+    mutating func setPriority(_ priority: WorkPriority, for id: WaiterID) -> PriorityChange? {
+        guard let waiter = waiters[id], waiter.isPresent else { return nil }
+        waiters[id]?.priority = priority
+        return recomputePriority(waiter.job)
+    }
+
+    /// Registers `follower` to be told the job's changes of priority;
+    /// returns the priority now (nil once the job has ended).
+    mutating func follow(_ job: JobID, _ follower: @escaping Follower) -> WorkPriority? {
+        guard jobs[job] != nil else { return nil }
+        jobs[job]?.followers.append(follower)
+        return jobs[job]?.priority
+    }
+
+    func priority(of job: JobID) -> WorkPriority? { jobs[job]?.priority }
+
+    /// The handlers an event of `job` goes to: its present waiters'.
+    func eventHandlers(of job: JobID) -> [EventHandler] {
+        guard let job = jobs[job] else { return [] }
+        return job.waiters.compactMap { id in
+            guard let waiter = waiters[id], waiter.isPresent else { return nil }
+            return waiter.onEvent
+        }
+    }
+
+    /// The job's work ended with `result`. Returns the continuations to
+    /// resume with it; waiters that have not begun to wait find it when
+    /// they do. Nothing when the job was abandoned.
+    mutating func finish(_ job: JobID, with result: Result<Value, DarkroomError>) -> [Continuation] {
+        guard let ended = jobs[job] else { return [] }
+        var continuations: [Continuation] = []
+        for id in ended.waiters {
+            switch waiters[id]?.state {
+            case .waiting(let continuation):
+                continuations.append(continuation)
+                waiters[id] = nil
+            case .joined:
+                waiters[id]?.state = .ended(result)
+            case .leftEarly, .ended, nil:
+                break
+            }
+        }
+        remove(job)
+        return continuations
+    }
+
+    var jobCount: Int { jobs.count }
+
+    /// Forgets a job, so whoever asks for its key next starts afresh.
+    /// Its waiters that have not begun to wait keep their entry (left, or
+    /// holding the result) until they do.
+    private mutating func remove(_ job: JobID) {
+        guard let removed = jobs.removeValue(forKey: job) else { return }
+        if jobsByKey[removed.key] == job { jobsByKey[removed.key] = nil }
+    }
+
+    /// Sets the job's priority to its present waiters' highest.
+    private mutating func recomputePriority(_ job: JobID) -> PriorityChange? {
+        guard let current = jobs[job] else { return nil }
+        let highest = current.waiters.compactMap { id -> WorkPriority? in
+            guard let waiter = waiters[id], waiter.isPresent else { return nil }
+            return waiter.priority
+        }.max()
+        guard let highest, highest != current.priority else { return nil }
+        jobs[job]?.priority = highest
+        return PriorityChange(priority: highest, followers: current.followers)
+    }
+}
