@@ -33,6 +33,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     var pipelineConfiguration = ImagePipeline.Configuration()
     pipelineConfiguration.filtrationConcurrency = configuration.filtrationConcurrency
     pipelineConfiguration.downloadConcurrency = configuration.downloadConcurrency
+    pipelineConfiguration.maxWaitingProcessing = configuration.maxWaitingFiltrations
     pipelineConfiguration.loader.totalTimeout = configuration.downloadTimeout
     pipelineConfiguration.loader.maxBodyBytes = configuration.limits.maxSourceBytes
     if let bytes = configuration.memoryCacheBytes {

@@ -2,10 +2,28 @@ import Darkroom
 import HTTPTypes
 import Hummingbird
 
-extension DarkroomError {
+/// A route throws a ``DarkroomError`` as it is: Hummingbird answers with
+/// the error's status and reason, as plain text that no cache keeps.
+extension DarkroomError: HTTPResponseError {
+    public var status: HTTPResponse.Status { httpStatus }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        response(headers: [:])
+    }
+
+    /// The answer, with `extra` header fields (an overloaded server's
+    /// answer says when to try again).
+    func response(headers extra: HTTPFields) -> Response {
+        var headers = extra
+        if kind == .overloaded { headers[.retryAfter] = "2" }
+        return errorResponse(httpStatus, description, headers: headers)
+    }
+
     /// The HTTP status a client sees for this error.
     var httpStatus: HTTPResponse.Status {
         switch kind {
+        case .overloaded: .tooManyRequests
+        case .notCached: .notFound
         case .invalidOption, .invalidURL, .cannotEncode: .badRequest
         case .forbiddenSource: .forbidden
         case .httpStatus where statusCode == 404 || statusCode == 410: .notFound

@@ -25,6 +25,7 @@ public struct DarkroomError: Error, Sendable, Hashable, CustomStringConvertible 
             .emptyInput, .notAnImage, .tooManyBytes, .tooManyPixels, .corruptImage, .invalidOption, .cannotEncode,
             .processingFailed, .cancelled, .dependencyFailed, .workFailed, .invalidURL, .httpStatus,
             .networkFailure, .timedOut, .tooManyRedirects, .invalidList, .forbiddenSource, .processingTimedOut,
+            .overloaded, .notCached,
         ]
 
         /// The input had no bytes.
@@ -63,6 +64,10 @@ public struct DarkroomError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let forbiddenSource = Kind("forbiddenSource")
         /// Processing took longer than ``ImageLimits/maxProcessingTime`` and was stopped.
         public static let processingTimedOut = Kind("processingTimedOut")
+        /// Too much work is waiting to take more (``ImageRequest/Admission/unlessOverloaded``); try again shortly.
+        public static let overloaded = Kind("overloaded")
+        /// No cache has the result, and the request asked for cached results only.
+        public static let notCached = Kind("notCached")
     }
 
     public let kind: Kind
@@ -75,7 +80,13 @@ public struct DarkroomError: Error, Sendable, Hashable, CustomStringConvertible 
     /// Worth retrying as it is (a dropped connection).
     let transient: Bool
 
-    init(_ kind: Kind, _ reason: String, underlying: String? = nil, statusCode: Int? = nil, transient: Bool = false) {
+    /// An error of `kind`, such as a ``DataLoading`` of one's own throws:
+    /// `DarkroomError(.httpStatus, "the origin answered 404", statusCode: 404)`.
+    public init(_ kind: Kind, _ reason: String, underlying: String? = nil, statusCode: Int? = nil) {
+        self.init(kind, reason, underlying: underlying, statusCode: statusCode, transient: false)
+    }
+
+    init(_ kind: Kind, _ reason: String, underlying: String? = nil, statusCode: Int? = nil, transient: Bool) {
         self.kind = kind
         self.reason = reason
         self.underlying = underlying

@@ -73,25 +73,18 @@ struct GalleryRoutes: Sendable {
             guard let request = gallery.request(row: try context.parameters.require("row", as: Int.self)) else {
                 return errorResponse(.notFound, "no such row")
             }
-            do throws(DarkroomError) {
-                let source = try await gallery.pipeline.originalData(for: request.source, priority: .high)
-                return Response(status: .ok, headers: [.contentType: source.format.mimeType, .cacheControl: "no-cache"],
-                                body: ResponseBody(byteBuffer: ByteBuffer(bytes: source.data)))
-            } catch {
-                return errorResponse(error.httpStatus, error.description)
-            }
+            // A DarkroomError is thrown as it is: Hummingbird answers with its status.
+            let source = try await gallery.pipeline.originalData(for: request.source, priority: .high)
+            return Response(status: .ok, headers: [.contentType: source.format.mimeType, .cacheControl: "no-cache"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: source.data)))
         }
         router.get("/api/rows/{row}/image") { _, context in
             guard let request = gallery.request(row: try context.parameters.require("row", as: Int.self)) else {
                 return errorResponse(.notFound, "no such row")
             }
-            do throws(DarkroomError) {
-                let response = try await gallery.pipeline.image(for: request)
-                return Response(status: .ok, headers: [.contentType: response.image.format.mimeType, .cacheControl: "no-cache"],
-                                body: ResponseBody(byteBuffer: response.image.bytes))
-            } catch {
-                return errorResponse(error.httpStatus, error.description)
-            }
+            let response = try await gallery.pipeline.image(for: request)
+            return Response(status: .ok, headers: [.contentType: response.image.format.mimeType, .cacheControl: "no-cache"],
+                            body: ResponseBody(byteBuffer: response.image.bytes))
         }
     }
 

@@ -64,20 +64,18 @@ struct ImageRoutes: Sendable {
         if parsed.negotiated { extra[.vary] = "Accept" }
 
         let response: ImageResponse
-        if let hit = await pipeline.cachedImage(processedKey: parsed.processedKey) {
+        if let hit = pipeline.memoryCachedImage(processedKey: parsed.processedKey) {
             response = hit
         } else {
-            if pipeline.filtrationQueue.counts.waiting >= configuration.maxWaitingFiltrations {
-                extra[.retryAfter] = "2"
-                return errorResponse(.tooManyRequests, "the server is busy: too much image work is waiting; try again shortly", headers: extra)
-            }
+            // Disk and shared hits are answered even when overloaded: the
+            // request is admitted `unlessOverloaded`.
             do {
                 response = try await connections.run(on: context.channel) { () async throws(DarkroomError) in
                     try await pipeline.image(for: imageRequest)
                 }
             } catch {
                 let error = error as? DarkroomError ?? .cancelled
-                return errorResponse(error.httpStatus, error.description, headers: extra)
+                return error.response(headers: extra)
             }
         }
         // A cachebuster changes the URL (so CDNs miss), not the image.
@@ -111,7 +109,7 @@ struct ImageRoutes: Sendable {
             options.output.acceptedFormats = accept.accepted
         }
         options.limits = configuration.limits
-        let request = ImageRequest(source: .url(url.source), options: options, priority: .normal)
+        let request = ImageRequest(source: .url(url.source), options: options, priority: .normal, admission: .unlessOverloaded)
         return .success(.init(request: request, processedKey: request.processedKey, negotiated: negotiated, expires: url.options.expires))
     }
 

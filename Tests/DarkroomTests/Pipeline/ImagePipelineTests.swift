@@ -157,4 +157,49 @@ import TestSupport
         await #expect(throws: DarkroomError.self) { try await low.response }
         #expect(try await high.response.image.width == 300)
     }
+
+    @Test func cacheOnlyRequestsAnswerFromTheCachesAndNeverFetch() async throws {
+        let f = try await PipelineFixture.make()
+        defer { Task { await f.close() } }
+        var request = f.request("/photos/Dune.jpg")
+        request.admission = .cacheOnly
+        let miss = await #expect(throws: DarkroomError.self) { try await f.pipeline.image(for: request) }
+        #expect(miss?.kind == .notCached)
+        #expect(f.origin.requests("/photos/Dune.jpg") == 0)
+
+        request.admission = .always
+        _ = try await f.pipeline.image(for: request)
+        await f.pipeline.waitForDiskWrites()
+        f.pipeline.memoryCache.removeAll()
+        request.admission = .cacheOnly
+        #expect(try await f.pipeline.image(for: request).cacheType == .disk)
+        #expect(f.origin.requests("/photos/Dune.jpg") == 1)
+    }
+
+    @Test func anOverloadedPipelineRefusesNewWorkButNotCacheHitsOrOtherRequests() async throws {
+        let f = try await PipelineFixture.make { $0.maxWaitingProcessing = 1 }
+        defer { Task { await f.close() } }
+        var cached = f.request("/photos/Aqua.jpg")
+        cached.admission = .unlessOverloaded
+        _ = try await f.pipeline.image(for: cached)
+        await f.pipeline.waitForDiskWrites()
+        f.pipeline.memoryCache.removeAll()
+
+        f.pipeline.filtrationQueue.suspend()
+        let waiting = f.pipeline.imageTask(for: f.request("/photos/Wood.jpg"))
+        #expect(await eventually { f.pipeline.filtrationQueue.counts.waiting == 1 })
+
+        var refused = f.request("/photos/Garden.jpg")
+        refused.admission = .unlessOverloaded
+        let error = await #expect(throws: DarkroomError.self) { try await f.pipeline.image(for: refused) }
+        #expect(error?.kind == .overloaded)
+        #expect(f.origin.requests("/photos/Garden.jpg") == 0, "refused before the download")
+        #expect(try await f.pipeline.image(for: cached).cacheType == .disk, "a disk hit is answered while overloaded")
+
+        // Admitted always (a viewer's rows): it waits its turn instead.
+        let patient = f.pipeline.imageTask(for: f.request("/photos/Garden.jpg"))
+        f.pipeline.filtrationQueue.resume()
+        #expect(try await patient.response.image.width == 300)
+        #expect(try await waiting.response.image.width == 300)
+    }
 }
