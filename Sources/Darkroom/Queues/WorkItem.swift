@@ -41,10 +41,6 @@ public final class WorkItem<Value: Sendable>: Sendable {
     /// The work; dropped once run, with whatever it captured.
     private let work: Mutex<Work?>
     private let mutable: Mutex<Mutable>
-    /// The item's entry in its queue's schedule; set once, at enqueue. Weak:
-    /// the entry keeps the item alive while it waits, not the other way
-    /// round, or neither would ever be freed.
-    nonisolated(unsafe) weak var entry: QueueEntry?
     // Strong: an item holds its queue only until it ends.
     private let queue: WorkQueue
 
@@ -56,6 +52,16 @@ public final class WorkItem<Value: Sendable>: Sendable {
         var observers: [@Sendable (WorkState) -> Void] = []
         /// The runner running the item, while it runs.
         var runner: Runner?
+        /// The item's entry in its queue's schedule; set once, at enqueue.
+        /// Weak: the entry keeps the item alive while it waits, not the
+        /// other way round, or neither would ever be freed.
+        weak var entry: QueueEntry?
+    }
+
+    /// The item's entry in its queue's schedule.
+    var entry: QueueEntry? {
+        get { mutable.withLock { $0.entry } }
+        set { mutable.withLock { $0.entry = newValue } }
     }
 
     init(id: UInt64, priority: WorkPriority, queue: WorkQueue, work: Work) {
@@ -88,12 +94,12 @@ public final class WorkItem<Value: Sendable>: Sendable {
     public func cancel() {
         cancelled.store(true, ordering: .releasing)
         killSwitch?.pull()
-        let waiting = mutable.withLock { m in
-            // Under the item's lock, so the runner is still on this item:
-            // it ends the item under this lock before it takes another.
-            if m.state == .running { m.runner?.cancel() }
-            return m.state == .waiting
+        let (waiting, runner) = mutable.withLock { m in
+            (m.state == .waiting, m.state == .running ? m.runner : nil)
         }
+        // After the lock: the runner cancels its task only if it is still
+        // on this item.
+        runner?.cancel(item: id)
         if waiting {
             queue.removeWaiting(self)
             complete(.failure(.cancelled))
@@ -137,6 +143,7 @@ public final class WorkItem<Value: Sendable>: Sendable {
             guard m.state == .waiting else { return false }
             m.state = .running
             m.runner = runner
+            runner.begin(id)
             return true
         }
     }
@@ -219,8 +226,20 @@ protocol QueuedWork: AnyObject, Sendable {
 
 /// The task of one of a queue's runner loops, which a running item's
 /// cancel() cancels.
+///
+/// Its lock is the innermost (queue, then item, then runner) and nothing is
+/// called while it is held. A cancel names the item it is for, so it never
+/// reaches an item the runner took afterwards: the runner retires after an
+/// item cancelled through its task, before it can take another.
 final class Runner: Sendable {
-    private let state = Mutex<(task: Task<Void, Never>?, cancelRequested: Bool)>((nil, false))
+    private struct State {
+        var task: Task<Void, Never>?
+        /// The item being run.
+        var item: UInt64?
+        var cancelRequested = false
+    }
+
+    private let state = Mutex(State())
 
     func attach(_ task: Task<Void, Never>) {
         let cancel = state.withLock { s in
@@ -230,8 +249,24 @@ final class Runner: Sendable {
         if cancel { task.cancel() }
     }
 
-    func cancel() {
-        let task = state.withLock { s in
+    /// The runner starts `item`.
+    func begin(_ item: UInt64) {
+        state.withLock { $0.item = item }
+    }
+
+    /// The runner's item has ended. Returns true when it was cancelled
+    /// through the runner's task: the runner then retires.
+    func end() -> Bool {
+        state.withLock { s in
+            s.item = nil
+            return s.cancelRequested
+        }
+    }
+
+    /// Cancels the runner's task if it is running `item`.
+    func cancel(item: UInt64) {
+        let task = state.withLock { s -> Task<Void, Never>? in
+            guard s.item == item, !s.cancelRequested else { return nil }
             s.cancelRequested = true
             return s.task
         }
@@ -240,11 +275,17 @@ final class Runner: Sendable {
 }
 
 /// An item's place in its queue's schedule.
-final class QueueEntry: Schedulable, @unchecked Sendable {
-    // Safe: `slot` is only touched by the schedule, under the queue's lock.
-    var slot: ScheduleSlot?
+final class QueueEntry: Schedulable, Sendable {
+    /// Only the schedule touches it, under the queue's lock; its own lock
+    /// (innermost, uncontended) makes that checkable.
+    private let place = Mutex<ScheduleSlot?>(nil)
     let work: any QueuedWork
     init(_ work: any QueuedWork) { self.work = work }
+
+    var slot: ScheduleSlot? {
+        get { place.withLock { $0 } }
+        set { place.withLock { $0 = newValue } }
+    }
 }
 
 extension WorkItem: QueuedWork {

@@ -182,7 +182,7 @@ public final class WorkQueue: Sendable {
     private func runLoop(_ runner: Runner) async {
         while let next = takeNext(for: runner) {
             await next.run(on: executor)
-            if Task.isCancelled {
+            if runner.end() {
                 // The item it ran was cancelled through this task: retire,
                 // and let a fresh runner take over.
                 state.withLock { $0.runners -= 1 }

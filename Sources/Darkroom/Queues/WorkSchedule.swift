@@ -10,7 +10,7 @@ protocol Schedulable: AnyObject {
 }
 
 /// An item's place in a ``WorkSchedule``.
-struct ScheduleSlot {
+struct ScheduleSlot: Sendable {
     var priority: WorkPriority
     /// When the item was first queued; aging counts from here, and a
     /// priority change does not reset it.
