@@ -61,15 +61,12 @@ public struct Photobook: Sendable {
         let writer = try await BookWriter.open(temporary.path, layout: layout)
         do throws(DarkroomError) {
             let result = try await bind(request, layout: layout, writer: writer, progress: progress)
-            try await writer.finish()
-            guard rename(temporary.path, destination.path) == 0 else {
-                throw DarkroomError(.processingFailed, "the photobook could not be moved to \(path)")
-            }
-            let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            let bytes = try await writer.finish(movingTo: destination.path)
+            await writer.close()
             return PhotobookResult(path: path, bytes: bytes, pages: result.pages.count, pageJPEGBytes: result.pages, skipped: result.skipped)
         } catch {
             await writer.abandon()
-            try? FileManager.default.removeItem(at: temporary)
+            await writer.close()
             throw error
         }
     }
