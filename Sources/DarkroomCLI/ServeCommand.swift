@@ -23,6 +23,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Port to listen on; 0 for any free one. [DARKROOM_PORT]") var port: Int?
     @Option(help: "The gallery's photo list: a file or an http(s) URL (default: the bundled samples). [DARKROOM_LIST]") var list: String?
     @Option(help: "Disk cache folder. [DARKROOM_CACHE_DIR]") var cacheDir: String?
+    @Option(help: ArgumentHelp("Serve local:///PATH sources from this folder (default: the bundled samples, when no --list is given). [DARKROOM_LOCAL_ROOT]", valueName: "FOLDER")) var localRoot: String?
     @Option(help: "Hex key for imgproxy URL signatures; with it, unsigned URLs are refused. [DARKROOM_KEY]") var key: String?
     @Option(help: "Hex salt for imgproxy URL signatures. [DARKROOM_SALT]") var salt: String?
     @Option(help: "A source URL prefix that may be fetched; repeatable. [DARKROOM_ALLOW_SOURCE]") var allowSource: [String] = []
@@ -70,6 +71,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
         c.list = list ?? env("LIST")
         if let folder = cacheDir ?? env("CACHE_DIR") { c.cacheFolder = URL(fileURLWithPath: folder) }
+        if let folder = localRoot ?? env("LOCAL_ROOT") {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                throw ValidationError("--local-root \(folder) is not a folder")
+            }
+            c.localRoot = URL(fileURLWithPath: folder)
+        }
         let key = self.key ?? env("KEY"), salt = self.salt ?? env("SALT")
         if key != nil || salt != nil {
             guard let key else { throw ValidationError("--salt needs --key too") }
@@ -151,12 +159,14 @@ struct ServeCommand: AsyncParsableCommand {
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let app: any ApplicationProtocol
         do {
-            app = try await buildApplication(configuration, logger: logger)
+            let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+            app = try await buildApplication(configuration, logger: logger) { port in
+                print("Darkroom is serving the gallery at http://\(host):\(port)/ (Ctrl-C to stop)")
+            }
         } catch {
             Terminal.error("cannot start the server: \(error)")
             throw ExitCode(2)
         }
-        print("Darkroom is serving the gallery at http://\(configuration.host):\(configuration.port == 0 ? "<port>" : "\(configuration.port)")/ (Ctrl-C to stop)")
         var groupConfiguration = ServiceGroupConfiguration(
             services: [.init(service: app)],
             gracefulShutdownSignals: [.sigterm, .sigint],

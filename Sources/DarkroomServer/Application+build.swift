@@ -18,17 +18,13 @@ import ServiceLifecycle
 /// try await app.runService()
 /// ```
 ///
+/// - Parameter onRunning: told the port the server listens on, once it
+///   does (the one chosen when ``ServerConfiguration/port`` is 0).
 /// - Throws: ``ServerSetupError`` when the list, the cache folder or the
 ///   port cannot be used.
-public func buildApplication(_ configuration: ServerConfiguration, logger: Logger = Logger(label: "darkroom")) async throws -> some ApplicationProtocol {
+public func buildApplication(_ configuration: ServerConfiguration, logger: Logger = Logger(label: "darkroom"),
+                             onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) async throws -> some ApplicationProtocol {
     ServerMetrics.start()
-    var configuration = configuration
-    if configuration.port == 0 {
-        // The sample origin's URLs name the port, so it is chosen now.
-        configuration.port = try freePort(host: configuration.host)
-    }
-    let selfHost = ["0.0.0.0", "::", ""].contains(configuration.host) ? "127.0.0.1" : configuration.host
-    let origin = "http://\(selfHost.contains(":") ? "[\(selfHost)]" : selfHost):\(configuration.port)"
 
     var pipelineConfiguration = ImagePipeline.Configuration()
     pipelineConfiguration.filtrationConcurrency = configuration.filtrationConcurrency
@@ -47,7 +43,9 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     pipelineConfiguration.loader.policy = SourcePolicy(
         allowedPrefixes: configuration.allowedSources,
         allowPrivateNetworks: configuration.allowPrivateNetworks,
-        trustedOrigins: ["\(origin)/samples/"] + configuration.trustedOrigins)
+        trustedOrigins: configuration.trustedOrigins)
+    // The bundled samples are read in process, as `local:///photos/...`.
+    pipelineConfiguration.localRoot = configuration.localRoot ?? (configuration.list == nil ? URL(fileURLWithPath: Gallery.samplesFolder) : nil)
     if let folder = configuration.cacheFolder {
         pipelineConfiguration.diskCache = DiskCache.Configuration(folder: folder)
     }
@@ -72,14 +70,14 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         if let location = configuration.list {
             list = try await PhotoList.load(from: location)
         } else {
-            list = try Gallery.sampleList(origin: origin)
+            list = try Gallery.sampleList()
         }
     } catch let error as DarkroomError {
         throw ServerSetupError(error.description)
     }
     let gallery = Gallery(list: list, pipeline: pipeline)
     let books = BookJobs(folder: (pipeline.diskCache?.configuration.folder ?? FileManager.default.temporaryDirectory)
-                            .appendingPathComponent("books-\(configuration.port)"),
+                            .appendingPathComponent("books-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"),
                          lifetime: configuration.bookLifetime)
     let connections = ConnectionWatch()
     let images = ImageRoutes(pipeline: pipeline, configuration: configuration, connections: connections)
@@ -101,7 +99,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: ServerConfiguration.serverName),
         services: services,
         onServerRunning: { channel in
-            logger.notice("darkroom is serving", metadata: ["address": "\(channel.localAddress?.description ?? "?")", "gallery": "\(origin)/"])
+            logger.notice("darkroom is serving", metadata: ["address": "\(channel.localAddress?.description ?? "?")"])
+            await onRunning(channel.localAddress?.port ?? configuration.port)
         },
         logger: logger
     )
@@ -137,33 +136,4 @@ func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, 
     BookRoutes(gallery: gallery, books: books, signing: configuration.signature != nil).add(to: router)
     OperationsRoutes(processor: ImageProcessor(), pipeline: pipeline, connections: connections).add(to: router)
     return router
-}
-
-/// A port nobody listens on now: a socket bound to port 0 and closed at
-/// once (plain system calls, no event loop to wait on).
-func freePort(host: String) throws -> Int {
-    let bind = host.isEmpty ? "127.0.0.1" : host
-    let address: SocketAddress
-    do {
-        address = try SocketAddress(ipAddress: bind, port: 0)
-    } catch {
-        address = try SocketAddress.makeAddressResolvingHost(bind, port: 0)
-    }
-    let fd = socket(address.protocol.rawValue, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw ServerSetupError("no socket for \(bind)") }
-    defer { close(fd) }
-    let bound = address.withSockAddr { pointer, size in Glibc.bind(fd, pointer, socklen_t(size)) }
-    var storage = sockaddr_storage()
-    var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-    let named = withUnsafeMutablePointer(to: &storage) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    guard bound == 0, named == 0 else { throw ServerSetupError("no free port on \(bind)") }
-    let isIPv6 = storage.ss_family == sa_family_t(AF_INET6)
-    let port = withUnsafeBytes(of: &storage) { raw -> UInt16 in
-        isIPv6
-            ? raw.load(fromByteOffset: MemoryLayout<sockaddr_in6>.offset(of: \.sin6_port)!, as: UInt16.self)
-            : raw.load(fromByteOffset: MemoryLayout<sockaddr_in>.offset(of: \.sin_port)!, as: UInt16.self)
-    }
-    return Int(UInt16(bigEndian: port))
 }

@@ -14,6 +14,10 @@ public struct ServerConfiguration: Sendable {
     /// The gallery's photo list (a file or an http(s) URL); nil: the bundled
     /// sample list, served from the bundled sample photos.
     public var list: String?
+    /// The folder `local:///PATH` sources are read from (imgproxy's local
+    /// file system root); nil: the bundled samples when no list is given,
+    /// else local sources are refused.
+    public var localRoot: URL?
     /// The disk cache's folder; nil: `$XDG_CACHE_HOME/darkroom` or `~/.cache/darkroom`.
     public var cacheFolder: URL?
     /// When set, image URLs must carry imgproxy's signature.
@@ -24,7 +28,7 @@ public struct ServerConfiguration: Sendable {
     /// private network that serves its own origins).
     public var allowPrivateNetworks = false
     /// URL prefixes exempt from the private-address check, such as an origin
-    /// on the same host. The server's own `/samples/` always is.
+    /// on the same host.
     public var trustedOrigins: [String] = []
     public var limits = ImageLimits()
     public var downloadTimeout: Duration = .seconds(30)

@@ -103,7 +103,7 @@ import TestSupport
     @Test func cancellingABook() async throws {
         let server = try await TestServer.start()
         // Forty distinct sources (a query string each), so there is work to cancel.
-        let sources = (0..<40).map { "\"\(server.base)/samples/photos/Dune.jpg?copy=\($0)\"" }.joined(separator: ",")
+        let sources = (0..<40).map { "\"local:///photos/Dune.jpg?copy=\($0)\"" }.joined(separator: ",")
         let answer = try await order(server, #"{"sources": [\#(sources)], "page": "2400x3400"}"#)
         let id = try #require((try JSONSerialization.jsonObject(with: answer.body) as? [String: String])?["id"])
         _ = try await waitForState(server, id, ["preparing", "writing"])

@@ -30,9 +30,18 @@ import TestSupport
         #expect(list.contains("Aqua") && list.contains("Missing Photo") && list.contains("Not A Photo"))
         let photo = try await server.get("/samples/photos/Aqua.jpg")
         #expect(photo.status == .ok)
-        // Its photos come through the same pipeline as remote ones.
-        let image = try await server.get("/img/_/w:40/plain/\(server.base)/samples/photos/Aqua.jpg@jpg")
+        // Its photos are read in process (local:///photos/...), through the
+        // same pipeline as remote ones, and an image URL can name them.
+        let image = try await server.get("/img/_/w:40/plain/local:///photos/Aqua.jpg@jpg")
         #expect(image.status == .ok, "\(String(decoding: image.body, as: UTF8.self))")
+        #expect(try await server.get("/api/rows/0/image").status == .ok)
+        // Nothing outside the sample folder.
+        let escape = try await server.get("/img/_/w:40/plain/local:///photos/..%2F..%2F..%2FPackage.swift@jpg")
+        #expect(escape.status == .forbidden || escape.status == .notFound, "\(escape.status)")
+        // Over the private-address check, as before: the server's own port
+        // is not exempt any more.
+        let own = try await server.get("/img/_/w:40/plain/\(server.base)/samples/photos/Aqua.jpg@jpg")
+        #expect(own.status == .forbidden)
         await server.stop()
     }
 }

@@ -18,21 +18,33 @@ struct TestServer {
     private let group: ServiceGroup
 
     /// Starts a server with `configure` applied to a test configuration
-    /// (a free port, a fresh cache folder, no memory-pressure watching).
+    /// (port 0: the one the system picks; a fresh cache folder; no
+    /// memory-pressure watching).
     static func start(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
         var configuration = ServerConfiguration()
-        configuration.port = try freePort(host: "127.0.0.1")
+        configuration.port = 0
         configuration.cacheFolder = try Fixtures.temporaryFolder("darkroom-server-cache")
         configuration.watchMemoryPressure = false
         configure(&configuration)
         var logger = Logger(label: "darkroom-test")
         logger.logLevel = .error
-        let app = try await buildApplication(configuration, logger: logger)
+        let (ports, listening) = AsyncStream.makeStream(of: Int.self)
+        let app = try await buildApplication(configuration, logger: logger) { port in
+            listening.yield(port)
+            listening.finish()
+        }
         var group = ServiceGroupConfiguration(services: [.init(service: app)], logger: logger)
         group.maximumGracefulShutdownDuration = .seconds(5)
         let serviceGroup = ServiceGroup(configuration: group)
-        let running = Task { try await serviceGroup.run() }
-        let server = TestServer(base: "http://127.0.0.1:\(configuration.port)", cacheFolder: configuration.cacheFolder!,
+        let running = Task {
+            defer { listening.finish() }
+            try await serviceGroup.run()
+        }
+        guard let port = await ports.first(where: { _ in true }) else {
+            _ = try await running.value
+            throw ServerSetupError("the test server stopped before it listened")
+        }
+        let server = TestServer(base: "http://127.0.0.1:\(port)", cacheFolder: configuration.cacheFolder!,
                                 client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow)),
                                 running: running, group: serviceGroup)
         for _ in 0..<200 {

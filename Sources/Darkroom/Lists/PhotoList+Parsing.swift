@@ -75,10 +75,10 @@ extension PhotoList {
 
     private static func entry(id: Int, name: String, urlText: String, detail: String?) -> Entry {
         let trimmed = urlText.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              let host = url.host, !host.isEmpty
+        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(),
+              ["http", "https"].contains(scheme) && !(url.host ?? "").isEmpty || scheme == LocalFileLoader.scheme && url.path.count > 1
         else {
-            return Entry(id: id, name: name, url: nil, detail: detail, problem: "'\(urlText)' is not a valid http or https URL")
+            return Entry(id: id, name: name, url: nil, detail: detail, problem: "'\(urlText)' is not a valid http, https or local URL")
         }
         return Entry(id: id, name: name, url: url, detail: detail)
     }

@@ -28,6 +28,9 @@ extension ImagePipeline {
         /// the most processing runs that may wait for a thread before new
         /// work is refused as ``DarkroomError/Kind/overloaded``.
         public var maxWaitingProcessing = 64
+        /// The folder `local:///PATH` sources are read from; nil: local
+        /// URLs are refused like any URL that is not http(s).
+        public var localRoot: URL?
         /// How long a failed URL fails at once, without a new request; after
         /// that it is tried again.
         public var failureMemory: Duration = .seconds(30)

@@ -80,8 +80,12 @@ public final class ImagePipeline: Sendable {
             ownedLoader = owned
         }
         s3Sources = configuration.s3Sources.map { S3SourceLoader(configuration: $0, fallback: http) }
-        self.loader = s3Sources ?? http
-        io = BlockingExecutor(threads: 2)
+        let io = BlockingExecutor(threads: 2)
+        self.io = io
+        let remote = s3Sources ?? http
+        self.loader = configuration.localRoot.map { root in
+            LocalFileLoader(root: root, maxBytes: configuration.loader.maxBodyBytes, io: io, fallback: remote)
+        } ?? remote
         failures = FailureMemory(duration: configuration.failureMemory)
         sourceBytes = SourceBytesGate(limit: max(1, configuration.maxSourceBytesInFlight))
     }

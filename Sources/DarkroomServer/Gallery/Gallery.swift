@@ -17,14 +17,13 @@ final class Gallery: Sendable {
         self.viewers = ViewerRegistry()
     }
 
-    /// The bundled sample list, its URLs pointed at this server's own
-    /// `/samples/` (the sample origin).
-    static func sampleList(origin: String) throws -> PhotoList {
+    /// The bundled sample list: `local:///photos/...` URLs, read in process
+    /// from the bundled sample folder.
+    static func sampleList() throws -> PhotoList {
         guard let url = Bundle.module.url(forResource: "samples/list", withExtension: "json") else {
             throw ServerSetupError("the bundled sample list is missing from the server's resources")
         }
-        let text = try String(contentsOf: url, encoding: .utf8).replacingOccurrences(of: "{origin}", with: origin)
-        return try PhotoList.parse(Data(text.utf8), origin: "the bundled sample list")
+        return try PhotoList.parse(try Data(contentsOf: url), origin: "the bundled sample list")
     }
 
     static var samplesFolder: String { Bundle.module.resourceURL!.appendingPathComponent("samples").path }

@@ -101,8 +101,8 @@ package struct BookRoutes: Sendable {
             photos.append(.init(name: list.entries[row].name, source: .url(url)))
         }
         for text in order.sources ?? [] {
-            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
-                return .failure("source '\(text)' is not an http or https URL")
+            guard let url = URL(string: text), ["http", "https", LocalFileLoader.scheme].contains(url.scheme?.lowercased() ?? "") else {
+                return .failure("source '\(text)' is not an http, https or local URL")
             }
             photos.append(.init(name: url.deletingPathExtension().lastPathComponent, source: .url(url)))
         }

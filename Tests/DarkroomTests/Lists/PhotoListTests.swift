@@ -46,7 +46,7 @@ import TestSupport
         let problems = Dictionary(uniqueKeysWithValues: list.entries.map { ($0.name, $0.problem) })
         #expect(problems["ok"]! == nil)
         for name in ["ftp", "junk", "file"] {
-            #expect(problems[name]??.contains("not a valid http or https URL") == true, "\(name)")
+            #expect(problems[name]??.contains("not a valid http, https or local URL") == true, "\(name)")
         }
     }
 
