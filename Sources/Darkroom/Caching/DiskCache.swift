@@ -176,6 +176,24 @@ public final class DiskCache: Sendable {
         }
     }
 
+    /// Hits and misses so far, with the entries and bytes as far as the
+    /// index has been read: never reads the folder, so it may be called
+    /// from any thread.
+    public var statisticsSoFar: CacheStatistics {
+        index.withLock { i in
+            var s = i.statistics
+            s.count = i.files.count
+            s.totalCost = i.totalSize
+            return s
+        }
+    }
+
+    /// Reads the folder's index now, if it has not been read (the first
+    /// lookup or store would otherwise).
+    public func loadIndex() {
+        loadIndexIfNeeded()
+    }
+
     // MARK: - Index and eviction
 
     private func loadIndexIfNeeded() {

@@ -18,12 +18,15 @@ extension PhotoList {
             return try parse(data, origin: location)
         }
         let path = location.hasPrefix("file://") ? URL(string: location)?.path ?? location : location
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw invalid(location, "could not be read (\((error as NSError).localizedDescription))")
+        // On a pool thread: a list file can be large, or on a slow disk.
+        let read = try? await BlockingExecutor.shared.run { () -> Result<Data, DarkroomError> in
+            do {
+                return .success(try Data(contentsOf: URL(fileURLWithPath: path)))
+            } catch {
+                return .failure(invalid(location, "could not be read (\((error as NSError).localizedDescription))"))
+            }
         }
-        return try parse(data, origin: location)
+        guard let read else { throw invalid(location, "could not be read (the I/O threads are shut down)") }
+        return try parse(try read.get(), origin: location)
     }
 }

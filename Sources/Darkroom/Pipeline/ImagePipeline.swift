@@ -87,6 +87,11 @@ public final class ImagePipeline: Sendable {
             LocalFileLoader(root: root, maxBytes: configuration.loader.maxBodyBytes, io: io, fallback: remote)
         } ?? remote
         failures = FailureMemory(duration: configuration.failureMemory)
+        if let diskCache {
+            // The folder's first scan, on the I/O threads rather than on
+            // whichever thread first asks for an entry or the statistics.
+            diskWrites.start { _ = try? await io.run { diskCache.loadIndex() } }
+        }
         sourceBytes = SourceBytesGate(limit: max(1, configuration.maxSourceBytesInFlight))
     }
 

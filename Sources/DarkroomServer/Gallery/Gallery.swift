@@ -41,7 +41,7 @@ final class Gallery: Sendable {
             downloadsRunning: downloads.running, downloadsWaiting: downloads.waiting, downloadsCancelled: downloads.cancelled,
             filtrationsRunning: filtrations.running, filtrationsWaiting: filtrations.waiting, filtrationsCancelled: filtrations.cancelled,
             filtrationsFinished: filtrations.finished,
-            memoryHits: pipeline.memoryCache.statistics.hits, diskHits: pipeline.diskCache?.statistics.hits ?? 0,
+            memoryHits: pipeline.memoryCache.statistics.hits, diskHits: pipeline.diskCache?.statisticsSoFar.hits ?? 0,
             viewers: viewers.count)
     }
 }

@@ -75,12 +75,14 @@ package struct BookRoutes: Sendable {
         }
         router.get("/api/books/{id}/pdf") { _, context in
             guard let job = books.job(try context.parameters.require("id")) else { return errorResponse(.notFound, "no such photobook") }
-            guard let path = job.pdfPath, let data = try? Data(contentsOf: URL(fileURLWithPath: path)) else {
+            guard let path = job.pdfPath else {
                 return errorResponse(.conflict, "the photobook is \(job.current.state), not done")
             }
+            // Streamed from the file on NIO's thread pool, in chunks.
+            let body = try await FileIO().loadFile(path: path, context: context)
             return Response(status: .ok, headers: [.contentType: "application/pdf", .contentDisposition: "attachment; filename=\"photobook.pdf\"",
                                                    .cacheControl: "no-store"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+                            body: body)
         }
     }
 

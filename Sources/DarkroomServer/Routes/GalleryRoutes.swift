@@ -10,12 +10,12 @@ struct GalleryRoutes: Sendable {
     let gallery: Gallery
 
     func add(to router: Router<ServerContext>) {
+        // Read once, as the router is built, not on every request.
+        let page = try? Data(contentsOf: URL(fileURLWithPath: Gallery.staticFolder).appendingPathComponent("index.html"))
         router.get("/") { _, _ in
-            guard let html = try? Data(contentsOf: URL(fileURLWithPath: Gallery.staticFolder).appendingPathComponent("index.html")) else {
-                return errorResponse(.internalServerError, "the gallery page is missing")
-            }
+            guard let page else { return errorResponse(.internalServerError, "the gallery page is missing") }
             return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: html)))
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: page)))
         }
         router.get("/api/list") { _, _ in
             try Self.json(ListMessage(rows: gallery.list.entries.map(ListMessage.Row.init)))

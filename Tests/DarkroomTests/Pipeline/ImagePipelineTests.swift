@@ -101,19 +101,19 @@ import TestSupport
         defer { Task { await f.close() } }
         f.origin.set(.status(404), for: "/photos/Storm.jpg")
         let request = f.request("/photos/Storm.jpg")
-        await #expect(throws: DarkroomError.self) { try await f.pipeline.image(for: request) }
-        // Counted after the first failure: on a loaded machine a dropped
-        // keep-alive connection is retried, and the origin sees it twice.
-        let asked = f.origin.requests("/photos/Storm.jpg")
-        #expect(asked >= 1)
-        await #expect(throws: DarkroomError.self) { try await f.pipeline.image(for: request) }
-        #expect(f.origin.requests("/photos/Storm.jpg") == asked, "the second failure came from memory")
-
+        let first = await #expect(throws: DarkroomError.self) { try await f.pipeline.image(for: request) }
+        #expect(first?.statusCode == 404)
+        #expect(f.origin.requests("/photos/Storm.jpg") >= 1)
+        // The origin would answer now; the same failure, from memory, shows
+        // it was not asked. (Counting the origin's requests was not exact: on
+        // a loaded machine a retried attempt can be counted late.)
         f.origin.set(.normal, for: "/photos/Storm.jpg")
+        let second = await #expect(throws: DarkroomError.self) { try await f.pipeline.image(for: request) }
+        #expect(second?.statusCode == 404, "the second failure came from memory")
+
         try await Task.sleep(for: .milliseconds(3200))
         let response = try await f.pipeline.image(for: request)
-        #expect(response.image.width == 300)
-        #expect(f.origin.requests("/photos/Storm.jpg") > asked, "once the memory expired, the origin was asked again")
+        #expect(response.image.width == 300, "once the memory expired, the origin was asked again")
     }
 
     @Test func staleSourcesAreRevalidatedAndA304KeepsThem() async throws {
