@@ -97,6 +97,12 @@ let package = Package(
             name: "darkroom-bench",
             dependencies: ["Darkroom"]
         ),
+        // Writes disk-cache entries until killed, for the crash-safety test.
+        .executableTarget(
+            name: "darkroom-cache-writer",
+            dependencies: ["Darkroom", "TestSupport"],
+            path: "Tests/CacheWriter"
+        ),
         .target(
             name: "TestSupport",
             dependencies: [

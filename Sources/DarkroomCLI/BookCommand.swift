@@ -102,33 +102,37 @@ struct BookCommand: AsyncParsableCommand {
         configuration.filtrationConcurrency = workers
         configuration.memoryCache.costLimit = 64 << 20
         configuration.diskCache = cacheDir.map { DiskCache.Configuration(folder: URL(fileURLWithPath: $0)) } ?? configuration.diskCache
-        let pipeline = try ImagePipeline(configuration: configuration)
-        let job = Photobook(pipeline: pipeline).start(request, to: output)
+        let outcome = try await withImagePipeline(configuration: configuration) { pipeline in
+            let job = Photobook(pipeline: pipeline).start(request, to: output)
 
-        // Ctrl-C cancels the book: no partial file is left.
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
-        interrupt.setEventHandler { job.cancel() }
-        interrupt.resume()
-        defer { interrupt.cancel() }
+            // Ctrl-C cancels the book: no partial file is left.
+            signal(SIGINT, SIG_IGN)
+            let interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
+            interrupt.setEventHandler { job.cancel() }
+            interrupt.resume()
+            defer { interrupt.cancel() }
 
-        let interactive = Terminal.isInteractive
-        for await step in job.progress where interactive {
-            if case .writing(let written, let total) = step {
-                let filled = 30 * written / max(total, 1)
-                let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: 30 - filled)
-                FileHandle.standardError.write(Data("\r[\(bar)] \(written)/\(total) pages".utf8))
+            let interactive = Terminal.isInteractive
+            for await step in job.progress where interactive {
+                if case .writing(let written, let total) = step {
+                    let filled = 30 * written / max(total, 1)
+                    let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: 30 - filled)
+                    FileHandle.standardError.write(Data("\r[\(bar)] \(written)/\(total) pages".utf8))
+                }
+            }
+            if interactive { FileHandle.standardError.write(Data("\n".utf8)) }
+            do {
+                return Result<PhotobookResult, DarkroomError>.success(try await job.result)
+            } catch {
+                return .failure(error as? DarkroomError ?? .cancelled)
             }
         }
-        if interactive { FileHandle.standardError.write(Data("\n".utf8)) }
-        do {
-            let result = try await job.result
-            await pipeline.shutdown()
+        switch outcome {
+        case .success(let result):
             print("\(result.path): \(result.pages) pages, \(ByteCountFormatter.string(fromByteCount: Int64(result.bytes), countStyle: .file))")
             for skipped in result.skipped { Terminal.error("skipped \(skipped.name): \(skipped.reason)") }
             if !result.skipped.isEmpty { throw ExitCode(1) }
-        } catch let error as DarkroomError {
-            await pipeline.shutdown()
+        case .failure(let error):
             Terminal.error(error.kind == .cancelled ? "cancelled; no photobook was written" : error.description)
             throw ExitCode(1)
         }

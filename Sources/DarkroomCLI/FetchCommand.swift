@@ -139,7 +139,7 @@ struct FetchCommand: AsyncParsableCommand {
         do {
             let existing = try await output.existingStems()
             skipped = selected.filter { existing.contains(stems[$0]) }.map { i in
-                FetchResult(row: photoList.entries[i].id, name: photoList.entries[i].name, url: photoList.entries[i].url?.absoluteString, state: "skipped",
+                FetchResult(row: photoList.entries[i].id, name: photoList.entries[i].name, url: photoList.entries[i].url?.absoluteString, state: .skipped,
                             reason: "already in \(output.description)")
             }
             selected = selected.filter { !existing.contains(stems[$0]) }
@@ -154,29 +154,29 @@ struct FetchCommand: AsyncParsableCommand {
         if let cacheDir {
             configuration.diskCache = DiskCache.Configuration(folder: URL(fileURLWithPath: cacheDir))
         }
-        let pipeline: ImagePipeline
-        do {
-            pipeline = try ImagePipeline(configuration: configuration)
-        } catch {
-            throw ValidationError(error.description)
-        }
-
         // The controller numbers the rows it runs from 0.
         let runList = PhotoList(entries: selected.enumerated().map { position, i in
             var entry = photoList.entries[i]
             entry.id = position
             return entry
         })
-        let run = FetchRun(list: runList, rowNumbers: selected.map { photoList.entries[$0].id }, stems: selected.map { stems[$0] },
-                           pipeline: pipeline, options: options, output: output,
-                           writeOriginals: originals, progress: json ? .none : (Terminal.isInteractive ? .bar : .lines))
-        let results = (await run.run() + skipped).sorted { $0.row < $1.row }
-        await pipeline.shutdown()
+        let rowNumbers = selected.map { photoList.entries[$0].id }, runStems = selected.map { stems[$0] }
+        let progress: FetchRun.Progress = json ? .none : (Terminal.isInteractive ? .bar : .lines)
+        let ran: [FetchResult]
+        do {
+            ran = try await withImagePipeline(configuration: configuration) { pipeline in
+                await FetchRun(list: runList, rowNumbers: rowNumbers, stems: runStems, pipeline: pipeline, options: options, output: output,
+                               writeOriginals: originals, progress: progress).run()
+            }
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let results = (ran + skipped).sorted { $0.row < $1.row }
 
         if case .s3(let client, _) = output {
             let summary = FetchSummary(shard: spec?.index ?? 1, shardCount: spec?.count ?? 1, rows: results.count,
-                                       done: results.filter { $0.state == "filtered" }.count,
-                                       failed: results.filter { $0.state == "failed" }.count, skipped: skipped.count)
+                                       done: results.filter { $0.state == .filtered }.count,
+                                       failed: results.filter { $0.state == .failed }.count, skipped: skipped.count)
             do {
                 try await output.writeSummary(summary)
             } catch {
@@ -190,7 +190,7 @@ struct FetchCommand: AsyncParsableCommand {
         } else {
             print(FetchResult.table(results))
         }
-        if results.contains(where: { $0.state == "failed" }) {
+        if results.contains(where: { $0.state == .failed }) {
             throw ExitCode(1)
         }
     }

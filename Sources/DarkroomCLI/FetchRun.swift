@@ -6,12 +6,17 @@ struct FetchResult: Sendable, Encodable {
     var row: Int
     var name: String
     var url: String?
-    var state: String
+    var state: State
     var file: String?
     var original: String?
     var bytes: Int?
     var seconds: Double?
     var reason: String?
+
+    /// Where a row ended (`new` while it runs).
+    enum State: String, Sendable, Encodable {
+        case new, filtered, failed, skipped
+    }
 
     var jsonLine: String {
         let encoder = JSONEncoder()
@@ -23,7 +28,7 @@ struct FetchResult: Sendable, Encodable {
     static func table(_ results: [FetchResult]) -> String {
         let header = ["row", "name", "state", "size", "time", "reason"]
         let lines = results.map { r in
-            [String(r.row + 1), r.name, r.state,
+            [String(r.row + 1), r.name, r.state.rawValue,
              r.bytes.map { ByteCountFormatter.string(fromByteCount: Int64($0), countStyle: .file) } ?? "",
              r.seconds.map { String(format: "%.2f s", $0) } ?? "", r.reason ?? ""]
         }
@@ -32,9 +37,9 @@ struct FetchResult: Sendable, Encodable {
             cells.enumerated().map { i, cell in i == cells.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
                 .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
         }
-        let filtered = results.filter { $0.state == "filtered" }.count
-        let skipped = results.filter { $0.state == "skipped" }.count
-        let failed = results.filter { $0.state == "failed" }.count
+        let filtered = results.filter { $0.state == .filtered }.count
+        let skipped = results.filter { $0.state == .skipped }.count
+        let failed = results.filter { $0.state == .failed }.count
         let summary = "\(filtered) of \(results.count) filtered, \(failed) failed" + (skipped > 0 ? ", \(skipped) skipped (already there)" : "")
         return ([format(header)] + lines.map(format) + [summary]).joined(separator: "\n")
     }
@@ -61,11 +66,11 @@ struct FetchRun {
     func run() async -> [FetchResult] {
         let start = ContinuousClock.now
         var results = list.entries.enumerated().map { position, entry in
-            FetchResult(row: rowNumbers[position], name: entry.name, url: entry.url?.absoluteString, state: "new")
+            FetchResult(row: rowNumbers[position], name: entry.name, url: entry.url?.absoluteString, state: .new)
         }
         var done = 0
         for (position, entry) in list.entries.enumerated() where entry.problem != nil {
-            results[position].state = "failed"
+            results[position].state = .failed
             results[position].reason = entry.problem
             done += 1
             report(results[position], done: done, start: start, failures: done)
@@ -87,9 +92,9 @@ struct FetchRun {
                 switch await write(response.image.data, stem: stems[row], format: response.image.format) {
                 case .success(let location):
                     results[row].file = location
-                    results[row].state = "filtered"
+                    results[row].state = .filtered
                 case .failure(let error):
-                    results[row].state = "failed"
+                    results[row].state = .failed
                     results[row].reason = error.reason
                 }
                 results[row].bytes = response.image.data.count
@@ -98,14 +103,14 @@ struct FetchRun {
                     results[row].original = try? await write(original.data, stem: stems[row] + ".original", format: original.format).get()
                 }
             case .failed(let reason):
-                results[row].state = "failed"
+                results[row].state = .failed
                 results[row].reason = reason
             case .new:
                 continue
             }
             results[row].seconds = (ContinuousClock.now - start).seconds
             done += 1
-            report(results[row], done: done, start: start, failures: results.filter { $0.state == "failed" }.count)
+            report(results[row], done: done, start: start, failures: results.filter { $0.state == .failed }.count)
             if done == list.count { await controller.close() }
         }
         if progress == .bar { FileHandle.standardError.write(Data("\n".utf8)) }
@@ -121,7 +126,7 @@ struct FetchRun {
         case .none:
             return
         case .lines:
-            let detail = result.state == "filtered" ? "-> \(result.file ?? "")" : (result.reason ?? "")
+            let detail = result.state == .filtered ? "-> \(result.file ?? "")" : (result.reason ?? "")
             print("[\(done)/\(list.count)] \(result.state) \(result.name) \(detail)")
         case .bar:
             let elapsed = max((ContinuousClock.now - start).seconds, 0.001)

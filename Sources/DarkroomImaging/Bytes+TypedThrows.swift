@@ -1,8 +1,9 @@
 import Foundation
 
 /// `withUnsafeBytes` rethrows untyped errors; this carries a typed error
-/// through it unchanged.
-package func withUnsafeBytes<Bytes: ContiguousBytes, T, E: Error>(
+/// through it unchanged. Named apart from the standard library's
+/// `withUnsafeBytes(of:)`, which it would otherwise shadow.
+package func withRawBytes<Bytes: ContiguousBytes, T, E: Error>(
     of bytes: Bytes,
     _ body: (UnsafeRawBufferPointer) throws(E) -> T
 ) throws(E) -> T {

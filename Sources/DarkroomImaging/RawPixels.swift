@@ -31,7 +31,7 @@ package struct RawPixels: Sendable, Equatable {
     /// Encodes the pixels as PNG.
     package func pngData() throws(VipsError) -> [UInt8] {
         try VipsRuntime.start()
-        let image = try withUnsafeBytes(of: bytes) { raw throws(VipsError) in
+        let image = try withRawBytes(of: bytes) { raw throws(VipsError) in
             try VImage.make("new_from_memory") {
                 darkroom_vips_from_memory(raw.baseAddress, raw.count, Int32(width), Int32(height), Int32(bands), $0)
             }
@@ -43,7 +43,7 @@ package struct RawPixels: Sendable, Equatable {
     /// exactly as stored: no rotation, no colour conversion.
     package static func decode(_ data: [UInt8], loader: VImage.Loader) throws(VipsError) -> RawPixels {
         try VipsRuntime.start()
-        return try withUnsafeBytes(of: data) { raw throws(VipsError) in
+        return try withRawBytes(of: data) { raw throws(VipsError) in
             let image = try VImage.load(raw, loader: loader)
             guard darkroom_vips_band_format(image.pointer) == Int32(VIPS_FORMAT_UCHAR.rawValue) else {
                 throw VipsError(operation: "write_to_memory", message: "not 8-bit pixels")

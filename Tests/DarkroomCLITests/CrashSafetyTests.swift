@@ -8,8 +8,8 @@ import TestSupport
 /// at different moments, then every entry checked.
 @Suite struct CrashSafetyTests {
     @Test func aWriterKilledMidWriteNeverLeavesABadEntry() async throws {
-        let binary = Corpus.packageRoot.appendingPathComponent(".build/debug/darkroom")
-        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the darkroom executable first")
+        let binary = Corpus.packageRoot.appendingPathComponent(".build/debug/darkroom-cache-writer")
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the darkroom-cache-writer executable first")
         let folder = try Fixtures.temporaryFolder("darkroom-kill")
         defer { try? FileManager.default.removeItem(at: folder) }
         let entries = 30, size = 300_000
@@ -17,7 +17,7 @@ import TestSupport
         for attempt in 0..<4 {
             let writer = Process()
             writer.executableURL = binary
-            writer.arguments = ["_cache-writer", "--cache-dir", folder.path, "--entries", "\(entries)", "--size", "\(size)"]
+            writer.arguments = [folder.path, "\(entries)", "\(size)"]
             writer.standardOutput = FileHandle.nullDevice
             try writer.run()
             // Once it is writing, let it go on for a while, killing it at a
@@ -38,7 +38,7 @@ import TestSupport
                 guard let entry = cache.entry(for: "entry-\(i)") else { continue }
                 let round = Int(entry.metadata["round"] ?? "") ?? -1
                 // A served entry is exactly what the writer wrote for it.
-                #expect(entry.data == CacheWriterCommand.expectedData(i, round: round, size: size), "entry \(i) after kill \(attempt)")
+                #expect(entry.data == CacheWriterData.expected(i, round: round, size: size), "entry \(i) after kill \(attempt)")
                 whole += 1
             }
             #expect(whole > 0, "the writer wrote something before it was killed")

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// A cache of data on disk that survives restarts and that a crash cannot
-/// corrupt (S15).
+/// corrupt.
 ///
 /// - Files are named by the SHA-256 of the key, whatever the key is, so no
 ///   URL can reach outside the folder.

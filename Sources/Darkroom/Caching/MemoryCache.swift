@@ -1,7 +1,7 @@
 import Synchronization
 
 /// An in-memory cache bounded by total cost (bytes) and by count, evicting
-/// the least recently used entry first, with an optional time to live (S14).
+/// the least recently used entry first, with an optional time to live.
 ///
 /// Every call takes one lock for a few dictionary and list operations, so a
 /// hit costs microseconds and never waits behind image work.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A list of photos: names and image URLs, with an optional detail each
-/// (S1, S13). Rows keep the file's order where its format has one (arrays),
+///. Rows keep the file's order where its format has one (arrays),
 /// and are sorted by name where it has none (dictionaries).
 public struct PhotoList: Sendable, Hashable {
     public var entries: [Entry]

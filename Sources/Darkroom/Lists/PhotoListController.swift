@@ -1,5 +1,5 @@
 /// The seeds' photo table without a screen: it holds a list's rows and
-/// drives the pipeline for them (S2, S4, S7, S9, S17).
+/// drives the pipeline for them.
 ///
 /// - Only visible rows start work, at high priority; rows just beyond the
 ///   visible range prefetch at low priority.
@@ -149,7 +149,7 @@ public actor PhotoListController {
     }
 
     private func apply(_ event: ImageTaskEvent, row: Int, generation: Int) {
-        // A result for work that was abandoned never lands (S17).
+        // A result for work that was abandoned never lands.
         guard generations[row, default: 0] == generation else { return }
         switch event {
         case .progress:

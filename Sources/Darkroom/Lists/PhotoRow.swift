@@ -1,4 +1,4 @@
-/// Where a row is in its life (S2).
+/// Where a row is in its life.
 public enum PhotoRowState: Sendable, Hashable {
     /// Not loaded yet (or its work was cancelled before anything arrived).
     case new

@@ -5,7 +5,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOFoundationCompat
 
-/// Fetches sources over HTTP with AsyncHTTPClient (S18).
+/// Fetches sources over HTTP with AsyncHTTPClient.
 ///
 /// Only http and https; connect, read and total timeouts; a cap on
 /// redirects; a cap on the body, enforced while it streams in; only 2xx is

@@ -29,7 +29,7 @@ public protocol MemoryPressureSource: Sendable {
 
 /// Reads the cgroup v2 files of this process's cgroup (`memory.max`,
 /// `memory.current`) and the pressure-stall file (`memory.pressure` of the
-/// cgroup, else `/proc/pressure/memory`), where they exist (S19).
+/// cgroup, else `/proc/pressure/memory`), where they exist.
 ///
 /// Linux has no "memory warning" notification like the one the seeds react
 /// to; these files are what a container's limit and the kernel's reclaim

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What photobook to make (S10, S12): plain values, so a request can be
+/// What photobook to make: plain values, so a request can be
 /// stored, sent and compared.
 public struct PhotobookRequest: Sendable, Hashable {
     public var photos: [Photo]

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// URLs that failed recently (S18): for a while they fail at once with the
+/// URLs that failed recently: for a while they fail at once with the
 /// same error, without a request; after that they are tried again.
 /// Never forever, and never not at all.
 final class FailureMemory: Sendable {

@@ -177,7 +177,7 @@ public final class ImagePipeline: Sendable {
         try await sourceData(for: source, priority: priority, onEvent: nil, followPriority: nil)
     }
 
-    /// Reacts to memory pressure (S19): empties the memory cache and cancels
+    /// Reacts to memory pressure: empties the memory cache and cancels
     /// waiting work of low priority or below. The ``MemoryPressureMonitor``
     /// calls this; so may anyone.
     public func handleMemoryPressure() {

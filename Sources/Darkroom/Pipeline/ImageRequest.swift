@@ -102,7 +102,7 @@ public struct ImageResponse: Sendable, Hashable {
     }
 }
 
-/// What happens to a request as it goes, in order (S2).
+/// What happens to a request as it goes, in order.
 public enum ImageTaskEvent: Sendable {
     /// Bytes of the source received so far, and the total when known.
     case progress(received: Int, expected: Int?)

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Work that runs once for everyone who asks for the same key (S16): the
+/// Work that runs once for everyone who asks for the same key: the
 /// pipeline has one for downloads and one for processing runs.
 ///
 /// Every rule lives in its ``JobTable``; this class holds the table behind

@@ -37,7 +37,7 @@ struct ProcessingRun {
         try killSwitch.check()
         // The bytes stay valid, and libvips reads them in place, until the
         // last image made from them is released at the end of this closure.
-        return try withUnsafeBytes(of: data) { raw throws(DarkroomError) in
+        return try withRawBytes(of: data) { raw throws(DarkroomError) in
             if usesJPEGThumbnail, let thumbnail = try jpegThumbnail(raw, format: format) { return thumbnail }
             return try run(raw, format: format)
         }

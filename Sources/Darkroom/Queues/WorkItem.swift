@@ -1,7 +1,7 @@
 import Synchronization
 
 /// What running work can see: whether it has been cancelled. Work checks it
-/// before and after every expensive step (S5).
+/// before and after every expensive step.
 public struct WorkContext: Sendable {
     let item: any CancellationSource
 

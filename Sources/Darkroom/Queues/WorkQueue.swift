@@ -3,7 +3,7 @@ import Synchronization
 
 /// A named queue of work with a concurrency limit, priorities, aging,
 /// suspension, cancellation and dependencies: the seeds' operation queues,
-/// for async Swift (S3, S8, S11).
+/// for async Swift.
 ///
 /// ```swift
 /// let downloads = WorkQueue(name: "download", maxConcurrent: 6)

@@ -1,4 +1,4 @@
-/// Where a work item is in its life (S11).
+/// Where a work item is in its life.
 public enum WorkState: String, Sendable, Hashable, Codable {
     /// Queued: waiting for its dependencies or for a free slot.
     case waiting

@@ -82,7 +82,7 @@ final class BookJob: Sendable {
         self.id = id
         self.client = client
         self.job = job
-        status = Mutex(BookStatus(id: id, state: "preparing", prepared: 0, written: 0, total: total))
+        status = Mutex(BookStatus(id: id, state: .preparing, prepared: 0, written: 0, total: total))
     }
 
     /// Starts following the job's progress.
@@ -92,7 +92,7 @@ final class BookJob: Sendable {
 
     var current: BookStatus { status.withLock { $0 } }
     var endedAt: ContinuousClock.Instant? { ended.withLock { $0 } }
-    var pdfPath: String? { current.state == "done" ? current.path : nil }
+    var pdfPath: String? { current.state == .done ? current.path : nil }
 
     func cancel() { job.cancel() }
 
@@ -119,7 +119,7 @@ final class BookJob: Sendable {
             update { s in
                 switch step {
                 case .preparing(let done, _): s.prepared = done
-                case .writing(let written, _): s.written = written; s.state = "writing"
+                case .writing(let written, _): s.written = written; s.state = .writing
                 case .done: break
                 }
             }
@@ -127,14 +127,14 @@ final class BookJob: Sendable {
         do {
             let result = try await job.result
             update { s in
-                s.state = "done"
+                s.state = .done
                 s.path = result.path
                 s.bytes = result.bytes
                 s.skipped = result.skipped.map { "\($0.name): \($0.reason)" }
             }
         } catch {
             update { s in
-                s.state = error.kind == .cancelled ? "cancelled" : "failed"
+                s.state = error.kind == .cancelled ? .cancelled : .failed
                 s.error = error.kind == .cancelled ? nil : error.description
             }
         }
@@ -156,8 +156,7 @@ final class BookJob: Sendable {
 /// What `GET /api/books/{id}` answers.
 struct BookStatus: Codable, Sendable {
     var id: String
-    /// preparing, writing, done, failed or cancelled.
-    var state: String
+    var state: State
     var prepared: Int
     var written: Int
     var total: Int
@@ -167,7 +166,11 @@ struct BookStatus: Codable, Sendable {
     /// The file on the server; not sent.
     var path: String?
 
-    var isFinal: Bool { ["done", "failed", "cancelled"].contains(state) }
+    enum State: String, Codable, Sendable {
+        case preparing, writing, done, failed, cancelled
+    }
+
+    var isFinal: Bool { [.done, .failed, .cancelled].contains(state) }
 
     enum CodingKeys: String, CodingKey { case id, state, prepared, written, total, bytes, skipped, error }
 }
