@@ -26,35 +26,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
                              onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) async throws -> some ApplicationProtocol {
     ServerMetrics.start()
 
-    var pipelineConfiguration = ImagePipeline.Configuration()
-    pipelineConfiguration.filtrationConcurrency = configuration.filtrationConcurrency
-    pipelineConfiguration.downloadConcurrency = configuration.downloadConcurrency
-    pipelineConfiguration.maxWaitingProcessing = configuration.maxWaitingFiltrations
-    pipelineConfiguration.loader.totalTimeout = configuration.downloadTimeout
-    pipelineConfiguration.loader.maxBodyBytes = configuration.limits.maxSourceBytes
-    if let bytes = configuration.memoryCacheBytes {
-        pipelineConfiguration.memoryCache.costLimit = bytes
-    }
-    // Sources downloaded and waiting for a processing thread are bounded by
-    // the memory the operator gave to images: processing, not the loopback
-    // or the network, is what requests wait for, so a smaller window costs
-    // no throughput.
-    pipelineConfiguration.maxSourceBytesInFlight = max(16 << 20, pipelineConfiguration.memoryCache.costLimit)
-    pipelineConfiguration.loader.policy = SourcePolicy(
-        allowedPrefixes: configuration.allowedSources,
-        allowPrivateNetworks: configuration.allowPrivateNetworks,
-        trustedOrigins: configuration.trustedOrigins)
-    // The bundled samples are read in process, as `local:///photos/...`.
-    pipelineConfiguration.localRoot = configuration.localRoot ?? (configuration.list == nil ? URL(fileURLWithPath: Gallery.samplesFolder) : nil)
-    if let folder = configuration.cacheFolder {
-        pipelineConfiguration.diskCache = DiskCache.Configuration(folder: folder)
-    }
-    pipelineConfiguration.sharedCache = configuration.sharedCache
-    if var s3 = configuration.s3Sources {
-        s3.maxObjectBytes = configuration.limits.maxSourceBytes
-        s3.timeout = configuration.downloadTimeout
-        pipelineConfiguration.s3Sources = s3
-    }
+    let pipelineConfiguration = pipelineConfiguration(for: configuration)
     let pipeline: ImagePipeline
     do {
         pipeline = try ImagePipeline(configuration: pipelineConfiguration, logger: logger)
@@ -136,4 +108,38 @@ func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, 
     BookRoutes(gallery: gallery, books: books, signing: configuration.signature != nil).add(to: router)
     OperationsRoutes(processor: ImageProcessor(), pipeline: pipeline, connections: connections).add(to: router)
     return router
+}
+
+/// The pipeline a server with `configuration` runs.
+func pipelineConfiguration(for configuration: ServerConfiguration) -> ImagePipeline.Configuration {
+    var pipelineConfiguration = ImagePipeline.Configuration()
+    pipelineConfiguration.filtrationConcurrency = configuration.filtrationConcurrency
+    pipelineConfiguration.downloadConcurrency = configuration.downloadConcurrency
+    pipelineConfiguration.maxWaitingProcessing = configuration.maxWaitingFiltrations
+    pipelineConfiguration.loader.totalTimeout = configuration.downloadTimeout
+    pipelineConfiguration.loader.maxBodyBytes = configuration.limits.maxSourceBytes
+    if let bytes = configuration.memoryCacheBytes {
+        pipelineConfiguration.memoryCache.costLimit = bytes
+    }
+    // Sources downloaded and waiting for a processing thread are bounded by
+    // the memory the operator gave to images: processing, not the loopback
+    // or the network, is what requests wait for, so a smaller window costs
+    // no throughput.
+    pipelineConfiguration.maxSourceBytesInFlight = max(16 << 20, pipelineConfiguration.memoryCache.costLimit)
+    pipelineConfiguration.loader.policy = SourcePolicy(
+        allowedPrefixes: configuration.allowedSources,
+        allowPrivateNetworks: configuration.allowPrivateNetworks,
+        trustedOrigins: configuration.trustedOrigins)
+    // The bundled samples are read in process, as `local:///photos/...`.
+    pipelineConfiguration.localRoot = configuration.localRoot ?? (configuration.list == nil ? URL(fileURLWithPath: Gallery.samplesFolder) : nil)
+    if let folder = configuration.cacheFolder {
+        pipelineConfiguration.diskCache = DiskCache.Configuration(folder: folder)
+    }
+    pipelineConfiguration.sharedCache = configuration.sharedCache
+    if var s3 = configuration.s3Sources {
+        s3.maxObjectBytes = configuration.limits.maxSourceBytes
+        s3.timeout = configuration.downloadTimeout
+        pipelineConfiguration.s3Sources = s3
+    }
+    return pipelineConfiguration
 }

@@ -28,16 +28,15 @@ final class ConnectionWatch: Sendable {
     /// Runs `work` in a child task; when `channel` closes first, cancels it.
     func run<T: Sendable, E: Error>(on channel: any Channel, _ work: @escaping @Sendable () async throws(E) -> T) async throws -> T {
         let task = Task { () async throws -> T in try await work() }
-        guard let id = register(channel, cancel: { task.cancel() }) else {
-            task.cancel()
-            return try await task.value
-        }
+        let id = register(channel, cancel: { task.cancel() })
         defer { unregister(channel, id: id) }
         return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
     }
 
-    /// Registers a request's cancel action; nil when the channel is closed already.
-    private func register(_ channel: any Channel, cancel: @escaping @Sendable () -> Void) -> UInt64? {
+    /// Registers a request's cancel action. On a channel that has closed
+    /// already, the close callback runs at once and cancels it. (Whether the
+    /// channel is active is not asked: a router test's channel never is.)
+    private func register(_ channel: any Channel, cancel: @escaping @Sendable () -> Void) -> UInt64 {
         let key = ObjectIdentifier(channel)
         let (id, isNew) = state.withLock { s -> (UInt64, Bool) in
             s.next += 1
@@ -48,10 +47,6 @@ final class ConnectionWatch: Sendable {
         if isNew {
             // Weak: the callback must not keep the watch (or anything else) alive.
             channel.closeFuture.whenComplete { [weak self] _ in self?.closed(key) }
-            if !channel.isActive {
-                closed(key)
-                return nil
-            }
         }
         return id
     }

@@ -1,0 +1,102 @@
+import Darkroom
+@testable import DarkroomServer
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+import TestSupport
+
+/// The routes, driven through Hummingbird's router test client: no socket,
+/// no port; the pipeline is real and reads the bundled samples in process.
+@Suite struct RouterTests {
+    /// Runs `test` against the server's router, built as `darkroom serve`
+    /// builds it for `configure`d settings (no disk cache).
+    private func withRouter(_ configure: (inout ServerConfiguration) -> Void = { _ in },
+                            _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        var configuration = ServerConfiguration()
+        configure(&configuration)
+        var pipelineSettings = pipelineConfiguration(for: configuration)
+        pipelineSettings.diskCache = nil
+        let pipeline = try ImagePipeline(configuration: pipelineSettings)
+        let books = try Fixtures.temporaryFolder("darkroom-router-books")
+        let router = buildRouter(configuration, pipeline: pipeline, gallery: Gallery(list: try Gallery.sampleList(), pipeline: pipeline),
+                                 books: BookJobs(folder: books, lifetime: .seconds(60)), logger: Logger(label: "darkroom-test"))
+        do {
+            try await Application(router: router).test(.router, test)
+        } catch {
+            await pipeline.shutdown()
+            throw error
+        }
+        await pipeline.shutdown()
+        try? FileManager.default.removeItem(at: books)
+    }
+
+    private static func text(_ response: TestResponse) -> String { String(buffer: response.body) }
+
+    @Test func aSampleIsProcessedInProcess() async throws {
+        try await withRouter { client in
+            let response = try await client.execute(uri: "/img/_/rs:fit:64:64/plain/local:///photos/Aqua.jpg@png", method: .get)
+            #expect(response.status == .ok, "\(Self.text(response))")
+            #expect(response.headers[.contentType] == "image/png")
+            #expect(response.headers[.eTag] != nil)
+            // A PNG's width: bytes 16...19 of its header, big-endian.
+            let png = Array(Data(buffer: response.body))
+            #expect(png.count > 24 && png[16...19].reduce(0) { $0 << 8 | Int($1) } == 64)
+            // The same URL again: a memory hit with the same validator.
+            let again = try await client.execute(uri: "/img/_/rs:fit:64:64/plain/local:///photos/Aqua.jpg@png", method: .get,
+                                                 headers: [.ifNoneMatch: response.headers[.eTag] ?? ""])
+            #expect(again.status == .notModified)
+        }
+    }
+
+    @Test(arguments: [
+        ("/img/_/w:abc/plain/local:///photos/Aqua.jpg", HTTPResponse.Status.badRequest, "w"),
+        ("/img/_/w:64/plain/local:///photos/DoesNotExist.jpg", .notFound, "does not exist"),
+        ("/img/_/w:64/plain/local:///photos/README.md", .unprocessableContent, "not an image"),
+        ("/img/_/w:64/plain/local:///../Package.swift", .forbidden, "outside"),
+        ("/img/_/w:64/plain/http://127.0.0.1:1/a.jpg", .forbidden, "private"),
+    ])
+    func badRequestsGetTheirOwnStatusAndReason(uri: String, status: HTTPResponse.Status, reason: String) async throws {
+        try await withRouter { client in
+            let response = try await client.execute(uri: uri, method: .get)
+            #expect(response.status == status, "\(uri): \(Self.text(response))")
+            #expect(Self.text(response).contains(reason), "\(uri): \(Self.text(response))")
+            #expect(response.headers[.cacheControl] == "no-store")
+        }
+    }
+
+    @Test func signingRefusesUnsignedURLsBeforeAnyWork() async throws {
+        try await withRouter({ $0.signature = try? URLSignature(hexKey: "736563726574", hexSalt: "68656C6C6F") }) { client in
+            let response = try await client.execute(uri: "/img/_/w:64/plain/local:///photos/Aqua.jpg", method: .get)
+            #expect(response.status == .forbidden)
+        }
+    }
+
+    @Test func anOverloadedServerAnswers429WithRetryAfter() async throws {
+        // No processing may wait: every request that needs new work is refused.
+        try await withRouter({ $0.maxWaitingFiltrations = 0 }) { client in
+            let response = try await client.execute(uri: "/img/_/w:64/plain/local:///photos/Dune.jpg", method: .get)
+            #expect(response.status == .tooManyRequests, "\(Self.text(response))")
+            #expect(response.headers[.retryAfter] == "2")
+            #expect(Self.text(response).contains("busy"))
+        }
+    }
+
+    @Test func theGalleryAndItsAPI() async throws {
+        try await withRouter { client in
+            let page = try await client.execute(uri: "/", method: .get)
+            #expect(page.status == .ok && Self.text(page).contains("<html"))
+            let list = try await client.execute(uri: "/api/list", method: .get)
+            #expect(Self.text(list).contains("\"Aqua\""))
+            let row = try await client.execute(uri: "/api/rows/0/image", method: .get)
+            #expect(row.status == .ok && row.headers[.contentType] == "image/jpeg")
+            let missing = try await client.execute(uri: "/api/rows/3/image", method: .get)
+            #expect(missing.status == .notFound, "a DarkroomError thrown by a route keeps its status")
+            #expect(try await client.execute(uri: "/api/rows/99/image", method: .get).status == .notFound)
+            #expect(try await client.execute(uri: "/api/books/nope", method: .get).status == .notFound)
+            #expect(try await client.execute(uri: "/health", method: .get).status == .ok)
+        }
+    }
+}
