@@ -22,11 +22,11 @@ public final class WorkQueue: Sendable {
     public let agingInterval: Duration?
     let executor: BlockingExecutor
     private let state: Mutex<State>
+    private let nextID = Atomic<UInt64>(1)
     private let gauges: Gauges
 
     private struct State {
         var schedule: WorkSchedule<QueueEntry>
-        var nextID: UInt64 = 1
         /// Runner loops alive: each takes items until none is left.
         var runners = 0
         var suspended = false
@@ -108,19 +108,20 @@ public final class WorkQueue: Sendable {
     // MARK: - Internals
 
     private func enqueue<Value>(_ work: WorkItem<Value>.Work, priority: WorkPriority, dependencies: [any WorkDependency]) -> WorkItem<Value> {
-        let (item, toStart, counts) = state.withLock { s in
-            let item = WorkItem(id: s.nextID, priority: priority, queue: self, work: work)
-            let entry = QueueEntry(item)
-            item.entry = entry
-            s.nextID += 1
+        // Made before the lock is taken: the queue's lock is the one every
+        // runner and every caller contends for, so it guards only the schedule.
+        let item = WorkItem(id: nextID.add(1, ordering: .relaxed).oldValue, priority: priority, queue: self, work: work)
+        let entry = QueueEntry(item)
+        item.entry = entry
+        let (toStart, counts) = state.withLock { s in
             s.counts.waiting += 1
             guard dependencies.isEmpty else {
                 s.blocked += 1
                 s.blockedEntries[item.id] = entry
-                return (item, 0, s.counts)
+                return (0, s.counts)
             }
             s.schedule.insert(entry, priority: priority, now: .now)
-            return (item, Self.runnersToStart(&s, limit: maxConcurrent), s.counts)
+            return (Self.runnersToStart(&s, limit: maxConcurrent), s.counts)
         }
         startRunners(toStart)
         if !dependencies.isEmpty { waitForDependencies(item, dependencies) }

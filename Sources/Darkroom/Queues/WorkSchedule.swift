@@ -42,8 +42,9 @@ struct WorkSchedule<Item: Schedulable> {
 
     var isEmpty: Bool { count == 0 }
 
+    /// Queues an item that is not waiting.
     mutating func insert(_ item: Item, priority: WorkPriority, now: ContinuousClock.Instant) {
-        if item.slot == nil { count += 1 }
+        count += 1
         item.slot = Slot(priority: priority, since: now)
         buckets[priority.rawValue].append(item)
     }
@@ -96,10 +97,15 @@ struct WorkSchedule<Item: Schedulable> {
         var best: (bucket: Int, effective: Int, since: ContinuousClock.Instant)?
         for level in stride(from: buckets.count - 1, through: 0, by: -1) {
             // Drop stale heads: removed, or moved to another priority.
-            while let head = buckets[level].first, head.slot?.priority.rawValue != level {
+            var live: ScheduleSlot?
+            while let head = buckets[level].first {
+                if let slot = head.slot, slot.priority.rawValue == level {
+                    live = slot
+                    break
+                }
                 buckets[level].removeFirst()
             }
-            guard let head = buckets[level].first, let slot = head.slot else { continue }
+            guard let slot = live else { continue }
             let effective = effectivePriority(slot.priority, since: slot.since, now: now)
             if let current = best, effective < current.effective || (effective == current.effective && slot.since >= current.since) {
                 continue
