@@ -14,6 +14,7 @@ public final class Gate: Sendable {
             if open { c.resume() }
         }
     }
+    public var isOpen: Bool { opened.withLock { $0.open } }
     public func open() {
         let waiters = opened.withLock { s in
             s.open = true

@@ -139,8 +139,7 @@ public struct Photobook: Sendable {
             if let filter = request.filter { operations.append(filter) }
             let options = ProcessingOptions(operations: operations, output: OutputOptions(format: .jpeg, quality: request.quality))
             let item = pipeline.filtrationQueue.addBlocking(priority: request.priority) { work throws(DarkroomError) in
-                try work.checkCancellation()
-                return try ImageProcessor.processBlocking(data, options: options, killSwitch: work.killSwitch)
+                try ImageProcessor.processBlocking(data, options: options, as: work)
             }
             let image = try await item.valueCancellingWithTask()
             return .success(PreparedPage(jpeg: [UInt8](image.data), width: image.width, height: image.height))

@@ -23,8 +23,7 @@ extension ImagePipeline {
         let started = ContinuousClock.now
         let options = request.options
         let item = filtrationQueue.addBlocking(priority: context.priority) { work throws(DarkroomError) in
-            try work.checkCancellation()
-            return try ImageProcessor.processBlocking(source.data, options: options, killSwitch: work.killSwitch)
+            try ImageProcessor.processBlocking(source.data, options: options, as: work)
         }
         item.setPriority(context.followPriority { item.setPriority($0) })
         let image = try await item.valueCancellingWithTask()

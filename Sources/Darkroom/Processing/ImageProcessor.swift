@@ -51,4 +51,14 @@ public struct ImageProcessor: Sendable {
     ) throws(DarkroomError) -> ProcessedImage {
         try ProcessingRun(data: data, options: options, killSwitch: killSwitch).run()
     }
+
+    /// Processes on the calling thread as queued work: cancelling the item
+    /// pulls the run's kill switch, which stops libvips in the middle.
+    static func processBlocking(_ data: Data, options: ProcessingOptions, as work: WorkContext) throws(DarkroomError) -> ProcessedImage {
+        try work.checkCancellation()
+        let killSwitch = KillSwitch()
+        return try work.withCancellationHandler({ killSwitch.pull() }) { () throws(DarkroomError) in
+            try processBlocking(data, options: options, killSwitch: killSwitch)
+        }
+    }
 }

@@ -12,15 +12,29 @@ public struct WorkContext: Sendable {
         if item.isCancelled { throw .cancelled }
     }
 
-    /// For blocking work: a switch that cancelling the item pulls, to stop
-    /// a libvips call in the middle.
-    var killSwitch: KillSwitch { item.killSwitch ?? KillSwitch() }
+    /// Runs `operation` with `handler` called the moment the item is
+    /// cancelled (at once if it already is), on the cancelling thread: how
+    /// blocking work hears of a cancel while it runs, to stop a call in
+    /// the middle. The queue knows nothing of what the handler stops.
+    public func withCancellationHandler<T, E: Error>(
+        _ handler: @escaping @Sendable () -> Void,
+        operation: () throws(E) -> T
+    ) throws(E) -> T {
+        guard let id = item.addCancellationHandler(handler) else {
+            handler()
+            return try operation()
+        }
+        defer { item.removeCancellationHandler(id) }
+        return try operation()
+    }
 }
 
 /// Whatever can tell running work it was cancelled.
 protocol CancellationSource: Sendable {
     var isCancelled: Bool { get }
-    var killSwitch: KillSwitch? { get }
+    /// Registers a handler for a cancel to come; nil when it has come.
+    func addCancellationHandler(_ handler: @escaping @Sendable () -> Void) -> UInt64?
+    func removeCancellationHandler(_ id: UInt64)
 }
 
 /// One piece of work in a ``WorkQueue``: its state, its priority while it
@@ -36,8 +50,6 @@ public final class WorkItem<Value: Sendable>: Sendable {
 
     public let id: UInt64
     private let cancelled = Atomic<Bool>(false)
-    /// Only blocking work has one: async work is cancelled through its task.
-    let killSwitch: KillSwitch?
     /// The work; dropped once run, with whatever it captured.
     private let work: Mutex<Work?>
     private let mutable: Mutex<Mutable>
@@ -50,6 +62,9 @@ public final class WorkItem<Value: Sendable>: Sendable {
         var result: Result<Value, DarkroomError>?
         var waiters: [CheckedContinuation<Value, Error>] = []
         var observers: [@Sendable (WorkState) -> Void] = []
+        /// What running blocking work asked to be told of a cancel.
+        var cancellationHandlers: [UInt64: @Sendable () -> Void] = [:]
+        var nextHandler: UInt64 = 0
         /// The runner running the item, while it runs.
         var runner: Runner?
         /// The item's entry in its queue's schedule; set once, at enqueue.
@@ -68,7 +83,6 @@ public final class WorkItem<Value: Sendable>: Sendable {
         self.id = id
         self.queue = queue
         self.work = Mutex(work)
-        if case .blocking = work { killSwitch = KillSwitch() } else { killSwitch = nil }
         self.mutable = Mutex(Mutable(priority: priority))
     }
 
@@ -92,13 +106,16 @@ public final class WorkItem<Value: Sendable>: Sendable {
     public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
     public func cancel() {
+        // Set before the lock: a handler added after this sees it and runs
+        // at once; one added before is taken here.
         cancelled.store(true, ordering: .releasing)
-        killSwitch?.pull()
-        let (waiting, runner) = mutable.withLock { m in
-            (m.state == .waiting, m.state == .running ? m.runner : nil)
+        let (waiting, runner, handlers) = mutable.withLock { m in
+            defer { m.cancellationHandlers = [:] }
+            return (m.state == .waiting, m.state == .running ? m.runner : nil, m.cancellationHandlers.values)
         }
-        // After the lock: the runner cancels its task only if it is still
-        // on this item.
+        // After the lock: the handlers may call anything, and the runner
+        // cancels its task only if it is still on this item.
+        for handler in handlers { handler() }
         runner?.cancel(item: id)
         if waiting {
             queue.removeWaiting(self)
@@ -124,6 +141,19 @@ public final class WorkItem<Value: Sendable>: Sendable {
                 throw error as? DarkroomError ?? .cancelled
             }
         }
+    }
+
+    func addCancellationHandler(_ handler: @escaping @Sendable () -> Void) -> UInt64? {
+        mutable.withLock { m in
+            if cancelled.load(ordering: .acquiring) { return nil }
+            m.nextHandler += 1
+            m.cancellationHandlers[m.nextHandler] = handler
+            return m.nextHandler
+        }
+    }
+
+    func removeCancellationHandler(_ id: UInt64) {
+        _ = mutable.withLock { $0.cancellationHandlers.removeValue(forKey: id) }
     }
 
     /// Calls `observer` once, when the item ends (at once if it has).

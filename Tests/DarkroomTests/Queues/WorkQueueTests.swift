@@ -96,6 +96,35 @@ import TestSupport
         #expect(item.state == .cancelled)
     }
 
+    @Test func aCancelReachesRunningBlockingWorkThroughItsHandler() async throws {
+        let queue = WorkQueue(name: "test", maxConcurrent: 1)
+        let started = Gate()
+        let stopped = Gate()
+        let item = queue.addBlocking { context -> String in
+            try context.withCancellationHandler({ stopped.open() }) {
+                started.open()
+                // Busy as a C call would be, until the handler stops it
+                // (the item's own flag is not looked at).
+                while !stopped.isOpen { usleep(1000) }
+                try context.checkCancellation()
+                return "published"
+            }
+        }
+        await started.wait()
+        item.cancel()
+        await #expect(throws: DarkroomError.self) { _ = try await item.value }
+        #expect(item.state == .cancelled)
+
+        // Registered after the cancel: called at once.
+        let late = Gate()
+        let cancelledFirst = queue.addBlocking { context in
+            context.withCancellationHandler({ late.open() }) { late.isOpen }
+        }
+        cancelledFirst.cancel()
+        _ = try? await cancelledFirst.value
+        #expect(cancelledFirst.state == .cancelled)
+    }
+
     @Test func cancellingRunningAsyncWorkInterruptsItAndTheQueueGoesOn() async throws {
         let queue = WorkQueue(name: "test", maxConcurrent: 1)
         let started = Gate()
