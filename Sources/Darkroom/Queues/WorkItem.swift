@@ -60,8 +60,9 @@ public final class WorkItem<Value: Sendable>: Sendable {
         var state: WorkState = .waiting
         var priority: WorkPriority
         var result: Result<Value, DarkroomError>?
-        var waiters: [CheckedContinuation<Value, Error>] = []
-        var observers: [@Sendable (WorkState) -> Void] = []
+        /// Everyone told of the end: callers awaiting ``value`` and
+        /// dependents alike, through this one list.
+        var observers: [@Sendable (Result<Value, DarkroomError>) -> Void] = []
         /// What running blocking work asked to be told of a cancel.
         var cancellationHandlers: [UInt64: @Sendable () -> Void] = [:]
         var nextHandler: UInt64 = 0
@@ -131,11 +132,7 @@ public final class WorkItem<Value: Sendable>: Sendable {
         get async throws(DarkroomError) {
             do {
                 return try await withCheckedThrowingContinuation { continuation in
-                    let result = mutable.withLock { m -> Result<Value, DarkroomError>? in
-                        if m.result == nil { m.waiters.append(continuation) }
-                        return m.result
-                    }
-                    if let result { continuation.resume(with: result.mapError { $0 as Error }) }
+                    whenEnded { continuation.resume(with: $0.mapError { $0 as any Error }) }
                 }
             } catch {
                 throw error as? DarkroomError ?? .cancelled
@@ -158,10 +155,15 @@ public final class WorkItem<Value: Sendable>: Sendable {
 
     /// Calls `observer` once, when the item ends (at once if it has).
     public func onEnd(_ observer: @escaping @Sendable (WorkState) -> Void) {
-        let ended = mutable.withLock { m -> WorkState? in
-            if m.state.isTerminal { return m.state }
-            m.observers.append(observer)
-            return nil
+        whenEnded { observer(WorkState(ending: $0)) }
+    }
+
+    /// Calls `observer` once with the result, when the item ends (at once
+    /// if it has): the one way to hear of the end.
+    private func whenEnded(_ observer: @escaping @Sendable (Result<Value, DarkroomError>) -> Void) {
+        let ended = mutable.withLock { m -> Result<Value, DarkroomError>? in
+            if m.result == nil { m.observers.append(observer) }
+            return m.result
         }
         if let ended { observer(ended) }
     }
@@ -215,25 +217,20 @@ public final class WorkItem<Value: Sendable>: Sendable {
 
     /// Ends the item once; later calls do nothing.
     func complete(_ result: Result<Value, DarkroomError>) {
-        let state: WorkState = switch result {
-        case .success: .finished
-        case .failure(let error) where error.kind == .cancelled: .cancelled
-        case .failure: .failed
-        }
-        let ended = mutable.withLock { m -> (waiters: [CheckedContinuation<Value, Error>], observers: [@Sendable (WorkState) -> Void], wasRunning: Bool)? in
+        let state = WorkState(ending: result)
+        let ended = mutable.withLock { m -> (observers: [@Sendable (Result<Value, DarkroomError>) -> Void], wasRunning: Bool)? in
             guard !m.state.isTerminal else { return nil }
             let wasRunning = m.state == .running
             m.state = state
             m.result = result
             m.runner = nil
             work.withLock { $0 = nil }
-            defer { m.waiters = []; m.observers = [] }
-            return (m.waiters, m.observers, wasRunning)
+            defer { m.observers = [] }
+            return (m.observers, wasRunning)
         }
         guard let ended else { return }
         queue.itemEnded(state, wasRunning: ended.wasRunning)
-        for waiter in ended.waiters { waiter.resume(with: result.mapError { $0 as Error }) }
-        for observer in ended.observers { observer(state) }
+        for observer in ended.observers { observer(result) }
     }
 }
 

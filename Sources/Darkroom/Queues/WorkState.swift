@@ -14,6 +14,15 @@ public enum WorkState: String, Sendable, Hashable, Codable {
     public var isTerminal: Bool {
         self == .finished || self == .failed || self == .cancelled
     }
+
+    /// The state an item ends in with `result`.
+    init<Value>(ending result: Result<Value, DarkroomError>) {
+        switch result {
+        case .success: self = .finished
+        case .failure(let error) where error.kind == .cancelled: self = .cancelled
+        case .failure: self = .failed
+        }
+    }
 }
 
 /// How many items a queue holds in each state, for metrics and viewers.
