@@ -82,7 +82,7 @@ struct FetchCommand: AsyncParsableCommand {
         guard out.hasPrefix("s3://") else {
             let folder = URL(fileURLWithPath: out)
             do {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try await BlockingExecutor.shared.run { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
             } catch {
                 throw ValidationError("--out \(out): cannot create the folder (\((error as NSError).localizedDescription))")
             }

@@ -39,7 +39,8 @@ enum FetchOutput {
         case .folder(let folder):
             let path = folder.appendingPathComponent(name).path
             do {
-                try AtomicFile.write(data, to: path)
+                // File calls block: on a pool thread, not the cooperative pool.
+                try await BlockingExecutor.shared.run { try AtomicFile.write(data, to: path) }
                 return .success(path)
             } catch {
                 return .failure(FetchWriteError(reason: "the result could not be written to \(folder.path)"))
@@ -62,8 +63,10 @@ enum FetchOutput {
         let name = "_summary/shard-\(summary.shard)-of-\(summary.shardCount).json"
         switch self {
         case .folder(let folder):
-            try FileManager.default.createDirectory(at: folder.appendingPathComponent("_summary"), withIntermediateDirectories: true)
-            try AtomicFile.write(data, to: folder.appendingPathComponent(name).path)
+            try await BlockingExecutor.shared.run {
+                try FileManager.default.createDirectory(at: folder.appendingPathComponent("_summary"), withIntermediateDirectories: true)
+                try AtomicFile.write(data, to: folder.appendingPathComponent(name).path)
+            }
         case .s3(let client, let prefix):
             try await client.put(prefix + name, data: data, contentType: "application/json")
         }

@@ -61,7 +61,8 @@ struct ProcessCommand: AsyncParsableCommand {
     private static func process(_ input: String, to destination: OutputPlan.Destination, options: ProcessingOptions, processor: ImageProcessor) async -> Bool {
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: input))
+            // File calls block: on a pool thread, not the cooperative pool.
+            data = try await BlockingExecutor.shared.run { try Data(contentsOf: URL(fileURLWithPath: input)) }
         } catch {
             Terminal.error("\(input): cannot read the file (\((error as NSError).localizedDescription))")
             return false
@@ -69,7 +70,7 @@ struct ProcessCommand: AsyncParsableCommand {
         do {
             let image = try await processor.process(data, options: options)
             let path = destination.path(for: image.format)
-            try AtomicFile.write(image.data, to: path)
+            try await BlockingExecutor.shared.run { try AtomicFile.write(image.data, to: path) }
             print("\(input) -> \(path) (\(image.width)x\(image.height) \(image.format.rawValue), \(ByteCountFormatter.string(fromByteCount: Int64(image.data.count), countStyle: .file)))")
             return true
         } catch let error as DarkroomError {
