@@ -113,6 +113,17 @@ let package = Package(
             ],
             path: "Tests/TestSupport"
         ),
+        // A real server on a loopback port, for the server's tests and the live ones.
+        .target(
+            name: "ServerTestSupport",
+            dependencies: [
+                "DarkroomServer", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Tests/ServerTestSupport"
+        ),
         .testTarget(
             name: "DarkroomImagingTests",
             dependencies: ["DarkroomImaging", "TestSupport"]
@@ -124,7 +135,7 @@ let package = Package(
         .testTarget(
             name: "DarkroomServerTests",
             dependencies: [
-                "DarkroomServer", "TestSupport",
+                "DarkroomServer", "TestSupport", "ServerTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
@@ -132,6 +143,15 @@ let package = Package(
         .testTarget(
             name: "DarkroomCLITests",
             dependencies: ["DarkroomCLI", "TestSupport"]
+        ),
+        // Tests that run other programs beside Darkroom, or kill it: the
+        // gallery in Chromium, nginx in front, replicas on SeaweedFS, SIGKILL.
+        .testTarget(
+            name: "DarkroomLiveTests",
+            dependencies: [
+                "DarkroomCLI", "DarkroomServer", "TestSupport", "ServerTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

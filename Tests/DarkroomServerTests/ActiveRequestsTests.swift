@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ServerTestSupport
 import TestSupport
 
 /// `http_server_active_requests` comes back to zero however requests end:

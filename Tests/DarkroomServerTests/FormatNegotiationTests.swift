@@ -2,6 +2,7 @@ import Darkroom
 @testable import DarkroomServer
 import Foundation
 import Testing
+import ServerTestSupport
 import TestSupport
 
 /// The answer's format is always one the client takes, or the one the URL

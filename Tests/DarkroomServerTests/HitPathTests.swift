@@ -4,6 +4,7 @@ import Darkroom
 import Foundation
 import NIOCore
 import Testing
+import ServerTestSupport
 import TestSupport
 
 /// What a cache hit answers, what a request leaves behind, and the memory

@@ -3,6 +3,7 @@ import DarkroomImaging
 @testable import DarkroomServer
 import Foundation
 import Testing
+import ServerTestSupport
 import TestSupport
 
 @Suite struct ImageServingTests {

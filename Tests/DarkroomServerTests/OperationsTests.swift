@@ -2,6 +2,7 @@ import Darkroom
 @testable import DarkroomServer
 import Foundation
 import Testing
+import ServerTestSupport
 import TestSupport
 
 @Suite struct OperationsTests {

@@ -1,6 +1,7 @@
 @testable import DarkroomServer
 import Foundation
 import Testing
+import ServerTestSupport
 import TestSupport
 
 /// An origin that misbehaves in every way at once: each request ends within

@@ -20,8 +20,22 @@ public final class SeaweedFS: @unchecked Sendable {
 
     public var endpoint: URL { URL(string: "http://127.0.0.1:\(s3Port)")! }
 
-    /// Starts a store and waits until its S3 gateway answers.
+    /// Starts a store and waits until its S3 gateway answers. Ports are
+    /// picked free and then bound by `weed`, so another program can take
+    /// one in between: a store that exits at start is tried again, with
+    /// other ports and a fresh folder.
     public static func start() async throws -> SeaweedFS {
+        for attempt in 1... {
+            do {
+                return try await startOnce()
+            } catch where attempt < 3 {
+                continue
+            }
+        }
+        fatalError("unreachable")
+    }
+
+    private static func startOnce() async throws -> SeaweedFS {
         let folder = try Fixtures.temporaryFolder("seaweedfs")
         let config = folder.appendingPathComponent("s3.json")
         let identities = """

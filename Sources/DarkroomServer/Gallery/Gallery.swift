@@ -46,9 +46,11 @@ final class Gallery: Sendable {
     }
 }
 
-struct GalleryStatus: Codable, Sendable {
-    var downloadsRunning, downloadsWaiting, downloadsCancelled: Int
-    var filtrationsRunning, filtrationsWaiting, filtrationsCancelled, filtrationsFinished: Int
-    var memoryHits, diskHits: Int
-    var viewers: Int
+/// What `GET /api/status` answers, and the gallery's status strip shows:
+/// the queues' counts, cache hits and viewers.
+public struct GalleryStatus: Codable, Sendable {
+    public var downloadsRunning, downloadsWaiting, downloadsCancelled: Int
+    public var filtrationsRunning, filtrationsWaiting, filtrationsCancelled, filtrationsFinished: Int
+    public var memoryHits, diskHits: Int
+    public var viewers: Int
 }

@@ -2,6 +2,7 @@ import Darkroom
 @testable import DarkroomServer
 import Foundation
 import Testing
+import ServerTestSupport
 import TestSupport
 
 /// The gallery in a real browser: headless Chromium.

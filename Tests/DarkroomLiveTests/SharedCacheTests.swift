@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import Testing
+import ServerTestSupport
 import TestSupport
 
 /// Replicas sharing one result cache in a real S3 store (SeaweedFS), each

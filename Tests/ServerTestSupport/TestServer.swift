@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Darkroom
-@testable import DarkroomServer
+import DarkroomServer
 import Foundation
 import Hummingbird
 import Logging
@@ -10,17 +10,17 @@ import ServiceLifecycle
 import TestSupport
 
 /// A real Darkroom server on a loopback port, and an HTTP client for it.
-struct TestServer {
-    let base: String
-    let cacheFolder: URL
-    let client: HTTPClient
+public struct TestServer: Sendable {
+    public let base: String
+    public let cacheFolder: URL
+    public let client: HTTPClient
     private let running: Task<Void, Error>
     private let group: ServiceGroup
 
     /// Starts a server with `configure` applied to a test configuration
     /// (port 0: the one the system picks; a fresh cache folder; no
     /// memory-pressure watching).
-    static func start(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+    public static func start(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.cacheFolder = try Fixtures.temporaryFolder("darkroom-server-cache")
@@ -42,7 +42,7 @@ struct TestServer {
         }
         guard let port = await ports.first(where: { _ in true }) else {
             _ = try await running.value
-            throw ServerSetupError("the test server stopped before it listened")
+            throw TestServerError("the test server stopped before it listened")
         }
         let server = TestServer(base: "http://127.0.0.1:\(port)", cacheFolder: configuration.cacheFolder!,
                                 client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow)),
@@ -51,21 +51,21 @@ struct TestServer {
             if (try? await server.get("/health"))?.status == .ok { return server }
             try await Task.sleep(for: .milliseconds(50))
         }
-        throw ServerSetupError("the test server did not start")
+        throw TestServerError("the test server did not start")
     }
 
-    struct Answer {
-        var status: HTTPResponseStatus
-        var headers: HTTPHeaders
-        var body: Data
-        func header(_ name: String) -> String? { headers.first(name: name) }
+    public struct Answer: Sendable {
+        public var status: HTTPResponseStatus
+        public var headers: HTTPHeaders
+        public var body: Data
+        public func header(_ name: String) -> String? { headers.first(name: name) }
     }
 
-    func get(_ path: String, headers: [(String, String)] = [], timeout: Duration = .seconds(60)) async throws -> Answer {
+    public func get(_ path: String, headers: [(String, String)] = [], timeout: Duration = .seconds(60)) async throws -> Answer {
         try await send(path, method: .GET, headers: headers, timeout: timeout)
     }
 
-    func send(_ path: String, method: HTTPMethod, headers: [(String, String)] = [], body: Data? = nil, timeout: Duration = .seconds(60)) async throws -> Answer {
+    public func send(_ path: String, method: HTTPMethod, headers: [(String, String)] = [], body: Data? = nil, timeout: Duration = .seconds(60)) async throws -> Answer {
         var request = HTTPClientRequest(url: base + path)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
@@ -76,12 +76,12 @@ struct TestServer {
     }
 
     /// What the gallery's status strip shows: the queues' counts.
-    func status() async throws -> GalleryStatus {
+    public func status() async throws -> GalleryStatus {
         try JSONDecoder().decode(GalleryStatus.self, from: try await get("/api/status").body)
     }
 
     /// Polls the status until `condition` holds, for up to `seconds`.
-    func statusBecomes(_ seconds: Double = 30, _ condition: (GalleryStatus) -> Bool) async -> Bool {
+    public func statusBecomes(_ seconds: Double = 30, _ condition: (GalleryStatus) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             if let status = try? await status(), condition(status) { return true }
@@ -90,7 +90,7 @@ struct TestServer {
         return false
     }
 
-    func stop() async {
+    public func stop() async {
         try? await client.shutdown()
         // Gracefully, as a real server stops: cancelling the group's task
         // tore connections down mid-write, which NIO traps on.
@@ -103,7 +103,7 @@ struct TestServer {
 extension TestServer {
     /// Runs `body` with a server that may fetch from a loopback origin
     /// serving `root`, and the origin; stops both however `body` ends.
-    static func withOrigin(serving root: URL, _ configure: @escaping (inout ServerConfiguration) -> Void = { _ in },
+    public static func withOrigin(serving root: URL, _ configure: @escaping (inout ServerConfiguration) -> Void = { _ in },
                            _ body: (TestServer, OriginServer) async throws -> Void) async throws {
         let origin = try await OriginServer.start(serving: root)
         let server = try await TestServer.start { c in
@@ -117,7 +117,13 @@ extension TestServer {
 }
 
 extension Data {
-    init(buffer: ByteBuffer) {
+    public init(buffer: ByteBuffer) {
         self.init(buffer.readableBytesView)
     }
+}
+
+/// Why a test server could not be started.
+struct TestServerError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
