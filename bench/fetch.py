@@ -4,7 +4,9 @@
 A local origin serves the corpus photos with 50 ms of added latency per
 request. Each row names a photo under its own query string, so every row is
 its own download. Prints wall time, CPU use (user + system over wall, so 2.0
-means both cores busy) and rows per second for each run, and the ratio.
+means both cores busy), rows per second and peak resident memory for each
+run, and the ratio. Peak memory against --rows shows whether fetch holds a
+window of work or every row's bytes at once.
 
     python3 bench/fetch.py [--darkroom PATH] [--rows N]
 """
@@ -12,7 +14,6 @@ import argparse
 import http.server
 import json
 import os
-import resource
 import shutil
 import subprocess
 import tempfile
@@ -38,14 +39,18 @@ class SlowHandler(http.server.SimpleHTTPRequestHandler):
 
 
 def timed_run(command):
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    """Wall time, CPU seconds, peak RSS (MiB), the JSON rows and the exit code."""
     start = time.perf_counter()
-    result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    output = process.stdout.read()
+    # wait4 gives this child's own usage (RUSAGE_CHILDREN keeps the largest
+    # peak of all children so far).
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    rows = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
-    return wall, cpu, rows, result.returncode
+    cpu = usage.ru_utime + usage.ru_stime
+    rows = [json.loads(line) for line in output.splitlines() if line.strip()]
+    return wall, cpu, usage.ru_maxrss / 1024, rows, process.returncode
 
 
 def main():
@@ -60,7 +65,7 @@ def main():
     photos = sorted(f for f in os.listdir(os.path.join(CORPUS, "photos")) if f.endswith(".jpg"))
     scratch = tempfile.mkdtemp(prefix="darkroom-fetch-bench-")
     try:
-        entries = [{"name": f"row {i:03d} {photos[i % len(photos)]}",
+        entries = [{"name": f"row {i:05d} {photos[i % len(photos)]}",
                     "url": f"http://127.0.0.1:{port}/photos/{photos[i % len(photos)]}?row={i}"}
                    for i in range(args.rows)]
         listfile = os.path.join(scratch, "list.json")
@@ -72,11 +77,11 @@ def main():
               f"origin with 50 ms latency per request, 2 cores")
         runs = []
         for label in ("first run (network)", "second run (cached)"):
-            wall, cpu, rows, code = timed_run(command)
+            wall, cpu, peak, rows, code = timed_run(command)
             filtered = sum(1 for r in rows if r.get("state") == "filtered")
             runs.append(wall)
             print(f"  {label:20s} wall {wall:7.2f} s   CPU {cpu:7.2f} s   CPU use {cpu / wall:4.2f} cores   "
-                  f"{args.rows / wall:8.1f} rows/s   ({filtered} filtered, exit {code})")
+                  f"{args.rows / wall:8.1f} rows/s   peak RSS {peak:6.0f} MiB   ({filtered} filtered, exit {code})")
         print(f"  second run / first run speed: {runs[0] / runs[1]:.1f}x")
     finally:
         server.shutdown()

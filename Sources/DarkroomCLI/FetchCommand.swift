@@ -151,6 +151,12 @@ struct FetchCommand: AsyncParsableCommand {
         var configuration = ImagePipeline.Configuration()
         configuration.downloadConcurrency = concurrency
         configuration.failureMemory = .seconds(retryAfter)
+        // A window of work, not the whole list: each result is written out
+        // as it arrives and never asked for again, so the memory cache only
+        // has to bridge a row's events; and downloads run ahead of the
+        // filters by this many bytes, a few sources per worker.
+        configuration.memoryCache.costLimit = 32 << 20
+        configuration.maxSourceBytesInFlight = 64 << 20
         if let cacheDir {
             configuration.diskCache = DiskCache.Configuration(folder: URL(fileURLWithPath: cacheDir))
         }
