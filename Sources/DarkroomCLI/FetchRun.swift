@@ -63,22 +63,40 @@ struct FetchRun {
     let writeOriginals: Bool
     let progress: Progress
 
+    /// Rows under way at once: enough to keep downloads ahead of the
+    /// filters on a slow origin, few enough that a run over a long list
+    /// (or a cached run, whose disk hits arrive faster than they are
+    /// written out) holds a bounded amount of work, whatever the list's
+    /// length.
+    static let window = 64
+
     func run() async -> [FetchResult] {
         let start = ContinuousClock.now
         var results = list.entries.enumerated().map { position, entry in
             FetchResult(row: rowNumbers[position], name: entry.name, url: entry.url?.absoluteString, state: .new)
         }
-        var done = 0
+        var done = 0, failures = 0
         for (position, entry) in list.entries.enumerated() where entry.problem != nil {
             results[position].state = .failed
             results[position].reason = entry.problem
             done += 1
-            report(results[position], done: done, start: start, failures: done)
+            failures += 1
+            report(results[position], done: done, start: start, failures: failures)
         }
         guard done < list.count else { return results }
 
+        // The rows under way are the controller's visible rows: a row that
+        // ends leaves them and the next row not yet started joins.
+        var underWay = Set<Int>(), nextRow = 0
+        func refill() {
+            while underWay.count < Self.window, nextRow < list.count {
+                if results[nextRow].state == .new { underWay.insert(nextRow) }
+                nextRow += 1
+            }
+        }
         let controller = PhotoListController(list: list, pipeline: pipeline, options: options)
-        await controller.setVisibleRows(0..<list.count)
+        refill()
+        await controller.setVisibleRows(underWay)
         for await event in controller.events {
             let row = event.row
             switch event.state {
@@ -96,6 +114,7 @@ struct FetchRun {
                 case .failure(let error):
                     results[row].state = .failed
                     results[row].reason = error.reason
+                    failures += 1
                 }
                 results[row].bytes = response.image.data.count
                 if writeOriginals, results[row].original == nil, let url = list.entries[row].url,
@@ -105,13 +124,20 @@ struct FetchRun {
             case .failed(let reason):
                 results[row].state = .failed
                 results[row].reason = reason
+                failures += 1
             case .new:
                 continue
             }
             results[row].seconds = (ContinuousClock.now - start).seconds
             done += 1
-            report(results[row], done: done, start: start, failures: results.filter { $0.state == .failed }.count)
-            if done == list.count { await controller.close() }
+            report(results[row], done: done, start: start, failures: failures)
+            if done == list.count {
+                await controller.close()
+            } else {
+                underWay.remove(row)
+                refill()
+                await controller.setVisibleRows(underWay)
+            }
         }
         if progress == .bar { FileHandle.standardError.write(Data("\n".utf8)) }
         return results

@@ -1,4 +1,5 @@
 import Darkroom
+@testable import DarkroomCLI
 import DarkroomImaging
 import Foundation
 import Testing
@@ -47,6 +48,38 @@ import TestSupport
         #expect(second.status == 1)
         #expect(try rows(second.stdout).filter { $0.state == "filtered" }.count == 10)
         #expect(origin.totalRequests == requestsAfterFirst, "the second run made no origin request")
+    }
+
+    @Test func aListLongerThanTheWindowOfWorkRunsEveryRow() async throws {
+        let origin = try await OriginServer.start(serving: Corpus.root)
+        defer { Task { await origin.stop() } }
+        let folder = try Fixtures.temporaryFolder("darkroom-fetch-long")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Each row its own download; every seventh names a missing photo,
+        // so rows leave the window by failing as well as by finishing.
+        let count = FetchRun.window * 2 + 30
+        let photos = Corpus.photos
+        let entries = (0..<count).map { i -> [String: String] in
+            let path = i % 7 == 3 ? "/photos/Missing-\(i).jpg" : "/photos/\(photos[i % photos.count].lastPathComponent)?row=\(i)"
+            return ["name": "row \(i)", "url": origin.url(path).absoluteString]
+        }
+        let list = folder.appendingPathComponent("list.json")
+        try JSONSerialization.data(withJSONObject: entries).write(to: list)
+
+        let run = try await DarkroomProcess.run(["fetch", list.path, "--out", folder.appendingPathComponent("out").path,
+                                                 "--cache-dir", folder.appendingPathComponent("cache").path,
+                                                 "--resize", "64", "--json"])
+        let results = try rows(run.stdout)
+        #expect(results.count == count)
+        for i in 0..<count {
+            let row = try #require(results.first { $0.name == "row \(i)" })
+            if i % 7 == 3 {
+                #expect(row.state == "failed", "row \(i)")
+            } else {
+                #expect(row.state == "filtered", "row \(i)")
+                #expect(row.file.map { FileManager.default.fileExists(atPath: $0) } == true, "row \(i)")
+            }
+        }
     }
 
     @Test func shardsCoverTheListExactlyOnce() async throws {
