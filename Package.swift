@@ -156,3 +156,12 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Existentials spelled `any`, and imports internal unless a module's public
+// API shows the imported types (`public import`), in every Swift target.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+    ]
+}

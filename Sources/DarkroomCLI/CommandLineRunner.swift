@@ -22,7 +22,7 @@ public enum CommandLineRunner {
     public static func run(_ arguments: [String]) async -> Int32 {
         do {
             var command = try DarkroomCommand.parseAsRoot(arguments)
-            if var asyncCommand = command as? AsyncParsableCommand {
+            if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()

@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 
 /// `darkroom`: fetch, filter, cache and serve photos.
 public struct DarkroomCommand: AsyncParsableCommand {

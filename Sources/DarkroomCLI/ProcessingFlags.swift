@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 import Darkroom
 
 /// The processing options shared by `process`, `fetch` and `book`.

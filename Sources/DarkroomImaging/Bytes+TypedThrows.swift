@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// `withUnsafeBytes` rethrows untyped errors; this carries a typed error
 /// through it unchanged. Named apart from the standard library's

@@ -1,5 +1,5 @@
 internal import CVips
-import Synchronization
+package import Synchronization
 
 /// Starts libvips once per process.
 ///

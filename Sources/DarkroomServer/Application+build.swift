@@ -3,8 +3,8 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import Hummingbird
-import Logging
+public import Hummingbird
+public import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle

@@ -1,6 +1,6 @@
-import Darkroom
-import HTTPTypes
-import Hummingbird
+public import Darkroom
+public import HTTPTypes
+public import Hummingbird
 
 /// A route throws a ``DarkroomError`` as it is: Hummingbird answers with
 /// the error's status and reason, as plain text that no cache keeps.

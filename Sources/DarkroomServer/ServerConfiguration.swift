@@ -1,5 +1,5 @@
-import Darkroom
-import Foundation
+public import Darkroom
+public import Foundation
 
 /// Everything `darkroom serve` can be told, by flags or `DARKROOM_*`
 /// environment variables.

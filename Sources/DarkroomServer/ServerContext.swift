@@ -1,5 +1,5 @@
-import Hummingbird
-import NIOCore
+public import Hummingbird
+public import NIOCore
 
 /// The request context: Hummingbird's core, and the connection's channel, so
 /// a handler can tell when its client has gone away.

@@ -1,20 +1,20 @@
-import AsyncHTTPClient
+public import AsyncHTTPClient
 import Darkroom
-import DarkroomServer
-import Foundation
+public import DarkroomServer
+public import Foundation
 import Hummingbird
 import Logging
-import NIOCore
-import NIOHTTP1
+public import NIOCore
+public import NIOHTTP1
 import ServiceLifecycle
-import TestSupport
+public import TestSupport
 
 /// A real Darkroom server on a loopback port, and an HTTP client for it.
 public struct TestServer: Sendable {
     public let base: String
     public let cacheFolder: URL
     public let client: HTTPClient
-    private let running: Task<Void, Error>
+    private let running: Task<Void, any Error>
     private let group: ServiceGroup
 
     /// Starts a server with `configure` applied to a test configuration

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What `darkroom-cache-writer` writes, so that the crash-safety test can
 /// check every entry it finds: entry `i` of round `round` holds these bytes.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The shared test corpus: real photos and the seed's photo list, in
 /// `../shared/corpus` beside the checkout.

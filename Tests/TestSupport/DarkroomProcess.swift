@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Runs the built `darkroom` executable, as a user would.
 public enum DarkroomProcess {
@@ -44,7 +44,7 @@ public enum DarkroomProcess {
         process.executableURL = binary
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle

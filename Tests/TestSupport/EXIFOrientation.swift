@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Writes an EXIF orientation into a JPEG: a minimal APP1 segment (a TIFF
 /// header and one IFD entry, tag 0x0112) right after the start-of-image

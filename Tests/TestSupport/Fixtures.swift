@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Small images named for what they exercise, in Tests/Fixtures (made from
 /// the corpus by scripts/make-fixtures). Most are 240 x 160 with a pure red

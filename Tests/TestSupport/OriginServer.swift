@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix

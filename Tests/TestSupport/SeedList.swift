@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The seed's photo list (../shared/corpus/ClassicPhotos.plist), with its
 /// URLs pointed at a test origin instead of 127.0.0.1:8089.

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+public import Foundation
 import Synchronization
 
 /// A cache of data on disk that survives restarts and that a crash cannot

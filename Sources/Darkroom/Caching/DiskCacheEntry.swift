@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+public import Foundation
 
 /// One stored item: the data and what an HTTP cache needs to know of it.
 public struct DiskCacheEntry: Sendable, Hashable {

@@ -1,6 +1,6 @@
 import Crypto
-import Foundation
-import Logging
+public import Foundation
+public import Logging
 import Metrics
 
 /// Processed images in S3-compatible storage, shared by every replica: the

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Writes files so that a reader never sees half of one: to a temporary file
 /// beside the target, then renamed over it.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension PhotoList {
     /// Reads a list from bytes: an XML or binary property list, or JSON, in

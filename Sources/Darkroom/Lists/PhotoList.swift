@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A list of photos: names and image URLs, with an optional detail each
 ///. Rows keep the file's order where its format has one (arrays),

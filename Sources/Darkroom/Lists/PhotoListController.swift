@@ -138,7 +138,7 @@ public actor PhotoListController {
         pending[row] = Pending(task: task, generation: generation, priority: priority)
         Task {
             for await event in task.events {
-                await self.apply(event, row: row, generation: generation)
+                self.apply(event, row: row, generation: generation)
             }
         }
     }

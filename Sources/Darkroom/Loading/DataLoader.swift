@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Foundation
+public import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -217,7 +217,7 @@ public final class DataLoader: DataLoading {
     }
 
     /// Turns a client or network error into a sentence.
-    static func describe(_ error: Error, url: String) -> DarkroomError {
+    static func describe(_ error: any Error, url: String) -> DarkroomError {
         if error is CancellationError { return .cancelled }
         if let error = error as? HTTPClientError {
             switch error {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Something that fetches a source's bytes: over HTTP by default, or a
 /// stand-in in tests.

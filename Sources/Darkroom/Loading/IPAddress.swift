@@ -32,7 +32,8 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         bytes.withUnsafeBytes { raw in
             _ = inet_ntop(isIPv6 ? AF_INET6 : AF_INET, raw.baseAddress, &buffer, socklen_t(buffer.count))
         }
-        return String(cString: buffer)
+        let length = buffer.firstIndex(of: 0) ?? buffer.count
+        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// For a URL's host: IPv6 in brackets.

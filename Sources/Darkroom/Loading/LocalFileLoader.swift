@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Sources on this machine: `local:///PATH` URLs, read from under one root
 /// folder (imgproxy's local file system source); every other URL goes to

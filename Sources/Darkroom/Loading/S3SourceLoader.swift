@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// Sources in S3: `s3://BUCKET/KEY` URLs, read with the S3 client, from the

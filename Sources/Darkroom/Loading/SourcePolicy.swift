@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import NIOPosix
 
 /// Which sources a server may fetch: only http and https; only under the

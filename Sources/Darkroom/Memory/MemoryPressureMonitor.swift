@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+public import Logging
 import Synchronization
 
 /// Watches memory pressure on a timer and tells the pipeline when it is high.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One look at how much memory pressure the process is under.
 public struct MemoryReading: Sendable, Hashable {

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Foundation
+public import Foundation
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1

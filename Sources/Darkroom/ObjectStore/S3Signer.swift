@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+public import Foundation
 
 /// AWS Signature Version 4, as S3 and S3-compatible stores check it.
 ///

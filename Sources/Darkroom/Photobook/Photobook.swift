@@ -153,7 +153,7 @@ public struct Photobook: Sendable {
 public struct PhotobookJob: Sendable {
     /// Pages prepared, pages written, then done. Ends after the last step.
     public let progress: AsyncStream<PhotobookProgress>
-    let task: Task<PhotobookResult, Error>
+    let task: Task<PhotobookResult, any Error>
 
     public var result: PhotobookResult {
         get async throws(DarkroomError) {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What photobook to make: plain values, so a request can be
 /// stored, sent and compared.

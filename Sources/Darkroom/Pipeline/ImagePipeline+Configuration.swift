@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension ImagePipeline {
     public struct Configuration: Sendable {

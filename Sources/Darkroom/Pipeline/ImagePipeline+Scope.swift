@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 
 /// Runs `body` with a pipeline made from `configuration`, and shuts the
 /// pipeline down when `body` ends, however it ends (as

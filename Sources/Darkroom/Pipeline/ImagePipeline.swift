@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+public import Logging
 import Synchronization
 
 /// Fetches, processes and caches images, running each piece of work once for

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+public import Foundation
 
 /// Where an image comes from.
 public enum ImageSource: Sendable, Hashable {

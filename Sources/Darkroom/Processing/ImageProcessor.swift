@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Turns source bytes into processed, encoded bytes with libvips.
 ///

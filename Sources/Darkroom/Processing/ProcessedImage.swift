@@ -1,5 +1,5 @@
-import Foundation
-import NIOCore
+public import Foundation
+public import NIOCore
 import NIOFoundationCompat
 
 /// The encoded result of processing, with what it is.

@@ -209,7 +209,7 @@ public final class WorkItem<Value: Sendable>: Sendable {
         complete(context.isCancelled ? .failure(.cancelled) : result)
     }
 
-    private static func describe(_ error: Error) -> DarkroomError {
+    private static func describe(_ error: any Error) -> DarkroomError {
         if let error = error as? DarkroomError { return error }
         if error is CancellationError { return .cancelled }
         return DarkroomError(.workFailed, "the work failed", underlying: "\(error)")

@@ -1,4 +1,4 @@
-import Darkroom
+package import Darkroom
 
 /// What a client's Accept header allows, among the formats Darkroom writes.
 ///

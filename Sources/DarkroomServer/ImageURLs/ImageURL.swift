@@ -1,5 +1,5 @@
 import Darkroom
-import Foundation
+public import Foundation
 
 /// An image URL in imgproxy's format, under the server's `/img` prefix:
 ///

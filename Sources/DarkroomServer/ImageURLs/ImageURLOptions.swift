@@ -1,5 +1,5 @@
-import Darkroom
-import Foundation
+public import Darkroom
+public import Foundation
 
 /// The processing options of an image URL, in imgproxy's names: `rs`/`resize`,
 /// `s`/`size`, `rt`/`resizing_type`, `w`/`width`, `h`/`height`, `g`/`gravity`,

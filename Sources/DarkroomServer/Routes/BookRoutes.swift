@@ -1,4 +1,4 @@
-import Darkroom
+package import Darkroom
 import Foundation
 import HTTPTypes
 import Hummingbird
