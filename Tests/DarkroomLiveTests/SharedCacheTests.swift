@@ -36,18 +36,9 @@ struct SharedCacheTests {
         }
 
         private static func startProcess(_ arguments: [String], log: URL) throws -> Process {
-            let process = Process()
-            process.executableURL = DarkroomProcess.binary
-            process.arguments = arguments
-            process.environment = ProcessInfo.processInfo.environment.merging([
+            try DarkroomProcess.start(arguments, log: log, environment: [
                 "AWS_ACCESS_KEY_ID": SeaweedFS.accessKey, "AWS_SECRET_ACCESS_KEY": SeaweedFS.secretKey, "AWS_REGION": "us-east-1",
-            ]) { $1 }
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            let handle = try FileHandle(forWritingTo: log)
-            process.standardOutput = handle
-            process.standardError = handle
-            try process.run()
-            return process
+            ])
         }
 
         private init(port: Int, process: Process) {
