@@ -13,9 +13,7 @@ struct FuzzReplayTests {
         let folder = Self.seeds.appendingPathComponent(target)
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().map { folder.appendingPathComponent($0).path }
         #expect(!files.isEmpty, "no seeds for \(target)")
-        let (status, output) = try await onOwnThread {
-            try runTool(Self.binary.path, files, environment: ["DARKROOM_FUZZ_TARGET": target])
-        }
+        let (status, output) = try await runTool(Self.binary.path, files, environment: ["DARKROOM_FUZZ_TARGET": target])
         #expect(status == 0, "\(output)")
         #expect(output.contains("\(target): \(files.count) inputs, no crash"))
     }

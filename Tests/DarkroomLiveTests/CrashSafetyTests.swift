@@ -29,8 +29,7 @@ import TestSupport
             }
             try #require(started, "the writer wrote nothing in 30 s")
             try await Task.sleep(for: .milliseconds(20 + 37 * attempt))
-            kill(writer.processIdentifier, SIGKILL)
-            writer.waitUntilExit()
+            await DarkroomProcess.stop(writer, signal: SIGKILL)
 
             let cache = try DiskCache(configuration: .init(folder: folder))
             var whole = 0

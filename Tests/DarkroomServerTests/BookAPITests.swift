@@ -93,7 +93,7 @@ import TestSupport
         #expect(pdf.header("Content-Type") == "application/pdf")
         let file = server.cacheFolder.appendingPathComponent("downloaded.pdf")
         try pdf.body.write(to: file)
-        #expect(try runTool("/usr/bin/pdfinfo", [file.path]).output.contains("Pages:           3"))
+        #expect(try await runTool("/usr/bin/pdfinfo", [file.path]).output.contains("Pages:           3"))
 
         // The event stream of a finished book gives its final state, then ends.
         let events = String(decoding: try await server.get("/api/books/\(id)/events").body, as: UTF8.self)

@@ -30,11 +30,13 @@ public enum DarkroomProcess {
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        // Read both pipes while it runs, so a full pipe never blocks it.
-        async let stdout = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
-        async let stderr = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
-        let (o, e) = await (stdout, stderr)
-        process.waitUntilExit()
+        // Read both pipes while it runs, so a full pipe never blocks it, each
+        // on a thread of its own: a blocking read on the cooperative pool
+        // would hold one of its few threads for the whole run.
+        async let stdout = onOwnThread { out.fileHandleForReading.readDataToEndOfFile() }
+        async let stderr = onOwnThread { err.fileHandleForReading.readDataToEndOfFile() }
+        let (o, e) = try await (stdout, stderr)
+        try await onOwnThread { process.waitUntilExit() }
         return Outcome(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }
 
@@ -70,17 +72,20 @@ public enum DarkroomProcess {
     }
 }
 
-/// Runs a command-line tool (pdfinfo, pdfimages...) and returns its output.
-public func runTool(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+/// Runs a command-line tool (pdfinfo, pdfimages...) and returns its output,
+/// on a thread of its own (the read and the wait block).
+public func runTool(_ path: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
+    try await onOwnThread {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
 }

@@ -21,12 +21,12 @@ import TestSupport
         let result = try await Photobook(pipeline: try pipeline()).make(corpusRequest(), to: path)
         #expect(result.pages == 12 && result.skipped.isEmpty)
 
-        let info = try runTool("/usr/bin/pdfinfo", [path]).output
+        let info = try await runTool("/usr/bin/pdfinfo", [path]).output
         #expect(info.contains("Pages:           12"))
         #expect(info.contains("595.2 x 841.92 pts (A4)"))
 
         // Every image is DCT (JPEG) at the page's pixel size: 1240 x 1754 at 150 DPI.
-        let list = try runTool("/usr/bin/pdfimages", ["-list", path]).output.split(separator: "\n").dropFirst(2)
+        let list = try await runTool("/usr/bin/pdfimages", ["-list", path]).output.split(separator: "\n").dropFirst(2)
         #expect(list.count == 12)
         for line in list {
             let columns = line.split(separator: " ", omittingEmptySubsequences: true)
@@ -36,7 +36,7 @@ import TestSupport
 
         // In the order given: the embedded JPEGs are the pages' own bytes.
         let extracted = folder.appendingPathComponent("img")
-        _ = try runTool("/usr/bin/pdfimages", ["-j", path, extracted.path])
+        _ = try await runTool("/usr/bin/pdfimages", ["-j", path, extracted.path])
         let sizes = try (0..<12).map { i in
             try FileManager.default.attributesOfItem(atPath: extracted.path + String(format: "-%03d.jpg", i))[.size] as! Int
         }
@@ -47,7 +47,7 @@ import TestSupport
         #expect(Double(result.bytes) <= Double(jpegTotal) * 1.02, "\(result.bytes) vs \(jpegTotal)")
 
         // Pages render.
-        let render = try runTool("/usr/bin/pdftoppm", ["-r", "20", "-f", "12", "-l", "12", "-png", path, folder.appendingPathComponent("page").path])
+        let render = try await runTool("/usr/bin/pdftoppm", ["-r", "20", "-f", "12", "-l", "12", "-png", path, folder.appendingPathComponent("page").path])
         #expect(render.status == 0)
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("page-12.png").path))
     }
@@ -64,8 +64,8 @@ import TestSupport
         let path = folder.appendingPathComponent("book.pdf").path
         let result = try await Photobook(pipeline: try pipeline()).make(request, to: path)
         #expect(result.pages == 3)
-        #expect(try runTool("/usr/bin/pdfinfo", [path]).output.contains("612 x 792 pts (letter)"))
-        let text = try runTool("/usr/bin/pdftotext", [path, "-"]).output
+        #expect(try await runTool("/usr/bin/pdfinfo", [path]).output.contains("612 x 792 pts (letter)"))
+        let text = try await runTool("/usr/bin/pdftotext", [path, "-"]).output
         #expect(text.contains("Aqua") && text.contains("Blinds"))
     }
 
