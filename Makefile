@@ -5,7 +5,7 @@ SWIFT ?= swift
 export PATH := $(PATH):/opt/swift/usr/bin
 OUT ?= darkroom-out
 
-.PHONY: run thumbnails test build release bootstrap bench bench-servers soak clean fuzz sanitize
+.PHONY: run thumbnails test build release bootstrap bench bench-servers soak clean fuzz sanitize crash-test
 
 bootstrap:
 	@scripts/bootstrap
@@ -32,6 +32,14 @@ test: bootstrap
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
+
+# darkroom fetch and darkroom serve killed with SIGKILL at random moments
+# on one cache, CRASH_KILLS times (`make test` runs 10), then everything
+# the cache serves compared with a clean run's output.
+CRASH_KILLS ?= 100
+crash-test: bootstrap
+	$(SWIFT) build --build-tests
+	DARKROOM_CRASH_KILLS=$(CRASH_KILLS) $(SWIFT) test --skip-build --filter 'KillTests|CrashSafetyTests'
 
 # Seconds each fuzz target runs in `make test` (`make fuzz`: FUZZ_SECONDS).
 TEST_FUZZ_SECONDS ?= 3
