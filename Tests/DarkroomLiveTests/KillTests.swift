@@ -35,7 +35,7 @@ struct KillTests {
         let fetch = ["fetch", list.path, "--resize", "200", "--json"]
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
         defer { Task { try? await client.shutdown() } }
-        let paths = urls.map { "/img/_/rs:fit:200:200/plain/\($0.absoluteString)@jpg" }
+        let paths = urls.map { "/img/_/rs:fit:200:200/plain/\(plainSource($0))@jpg" }
 
         // What a clean run makes, each on a cache of its own.
         let reference = try await DarkroomProcess.run(fetch + ["--cache-dir", folder.appendingPathComponent("reference-cache").path,

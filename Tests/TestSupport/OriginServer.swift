@@ -290,3 +290,10 @@ final class OriginHandler: ChannelInboundHandler, @unchecked Sendable {
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 }
+
+/// `url` as the source of an imgproxy `plain` URL: its query escaped, so
+/// that it stays the source's and does not become the image URL's.
+public func plainSource(_ url: URL) -> String {
+    url.absoluteString.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "?", with: "%3F")
+        .replacingOccurrences(of: "&", with: "%26").replacingOccurrences(of: "=", with: "%3D")
+}

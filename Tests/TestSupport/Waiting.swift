@@ -43,3 +43,13 @@ public func eventually(_ seconds: Double = 10, _ condition: () -> Bool) async ->
     return condition()
 }
 
+
+/// Polls until the async `condition` holds, for up to `seconds`.
+public func eventuallyAsync(_ seconds: Double = 10, _ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return await condition()
+}

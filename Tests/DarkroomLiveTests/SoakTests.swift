@@ -1,0 +1,144 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Synchronization
+import Testing
+import TestSupport
+
+/// A `darkroom serve` process under a mix of cache hits, misses, failing
+/// and slow sources and clients that hang up, for `DARKROOM_SOAK_SECONDS`
+/// (20 here; `make soak` runs the long one with wrk): no 5xx but the
+/// designed ones, and afterwards every request ended, the queues empty, the
+/// file descriptors and resident memory where they were after warming up.
+@Suite(.serialized)
+struct SoakTests {
+    static let seconds = ProcessInfo.processInfo.environment["DARKROOM_SOAK_SECONDS"].flatMap(Double.init) ?? 20
+
+    /// What the clients saw, by kind of request.
+    final class Tally: Sendable {
+        private let counts = Mutex<[String: [UInt: Int]]>([:])
+        func add(_ kind: String, _ status: UInt) { counts.withLock { $0[kind, default: [:]][status, default: 0] += 1 } }
+        var all: [String: [UInt: Int]] { counts.withLock { $0 } }
+    }
+
+    @Test func aMixedLoadLeavesNothingBehind() async throws {
+        let origin = try await OriginServer.start(serving: Corpus.root)
+        defer { Task { await origin.stop() } }
+        origin.set(.delay(.milliseconds(400)), for: "/photos/Storm.jpg")
+        origin.set(.drip(chunk: 32 << 10, every: .milliseconds(30)), for: "/photos/Blinds.jpg")
+        origin.set(.status(503), for: "/photos/Aqua.jpg")
+        let folder = try Fixtures.temporaryFolder("darkroom-soak")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let port = try LoopbackPort.free()
+        let process = try DarkroomProcess.start(["serve", "--port", "\(port)", "--cache-dir", folder.path, "--allow-private-networks",
+                                                 "--memory-cache-mb", "16", "--download-timeout", "5"],
+                                                log: folder.appendingPathComponent("serve.log"))
+        defer { Task { await DarkroomProcess.stop(process) } }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+        defer { Task { try? await client.shutdown() } }
+        let base = "http://127.0.0.1:\(port)"
+        @Sendable func status(_ path: String, timeout: Duration = .seconds(30)) async throws -> UInt {
+            let response = try await client.execute(HTTPClientRequest(url: base + path), timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000))
+            _ = try await response.body.collect(upTo: 20 << 20)
+            return response.status.code
+        }
+        let up = await eventuallyAsync(60) { (try? await status("/health", timeout: .seconds(2))) == 200 }
+        try #require(up, "the server did not start")
+
+        let photos = Corpus.photos.map(\.lastPathComponent).filter { !["Storm.jpg", "Blinds.jpg", "Aqua.jpg"].contains($0) }
+        // A source's query is escaped, or it would be the image URL's own.
+        @Sendable func image(_ name: String, _ query: String = "") -> String {
+            "/img/_/rs:fit:160:160/plain/\(plainSource(origin.url("/photos/\(name)\(query)")))@jpg"
+        }
+        // The kinds of request, and the statuses each is designed to get.
+        let kinds: [(name: String, path: @Sendable () -> String, allowed: Set<UInt>, timeout: Duration)] = [
+            ("hit", { image(photos[Int.random(in: 0..<3)]) }, [200, 429], .seconds(30)),
+            ("miss", { image(photos.randomElement()!, "?v=\(UInt64.random(in: 0...UInt64.max))") }, [200, 429], .seconds(30)),
+            ("missing", { image("Missing-\(Int.random(in: 0..<1000)).jpg") }, [404, 429], .seconds(30)),
+            ("not an image", { "/img/_/rs:fit:160:160/plain/\(plainSource(origin.url("/README.md?v=\(Int.random(in: 0..<1000))")))@jpg" }, [415, 422, 429], .seconds(30)),
+            ("origin 503", { image("Aqua.jpg", "?v=\(Int.random(in: 0..<1000))") }, [502, 503, 429], .seconds(30)),
+            ("slow", { image("Storm.jpg", "?v=\(UInt64.random(in: 0...UInt64.max))") }, [200, 429], .seconds(30)),
+            ("drip", { image("Blinds.jpg", "?v=\(UInt64.random(in: 0...UInt64.max))") }, [200, 429, 504], .seconds(30)),
+            // Gives up after 50 ms, closing its connection mid-request.
+            ("hang-up", { image(photos.randomElement()!, "?v=\(UInt64.random(in: 0...UInt64.max))") }, [200, 429], .milliseconds(50)),
+        ]
+        let tally = Tally()
+        let start = ContinuousClock.now, end = start + .seconds(Self.seconds)
+        var warm: (rss: Int, fds: Int)?
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    var i = worker
+                    while ContinuousClock.now < end {
+                        let kind = kinds[i % kinds.count]
+                        i += 1
+                        do {
+                            tally.add(kind.name, try await status(kind.path(), timeout: kind.timeout))
+                        } catch {
+                            tally.add(kind.name, 0)   // the client gave up (hang-up) or could not connect
+                        }
+                    }
+                }
+            }
+            // Warmed up at a third of the run: caches filled, threads made.
+            try? await Task.sleep(until: start + .seconds(Self.seconds / 3))
+            warm = (Self.residentKiB(process.processIdentifier), Self.openFiles(process.processIdentifier))
+            await group.waitForAll()
+        }
+
+        let counts = tally.all
+        for kind in kinds {
+            let seen = counts[kind.name] ?? [:]
+            #expect(!seen.isEmpty, "no \(kind.name) request ran")
+            let unexpected = seen.filter { status, _ in status != 0 && !kind.allowed.contains(status) }
+            #expect(unexpected.isEmpty, "\(kind.name): \(unexpected) (all: \(seen))")
+            if kind.name != "hang-up" { #expect(seen[0] == nil, "\(kind.name): requests that got no answer: \(seen)") }
+        }
+        #expect((counts["hit"]?[200] ?? 0) > 10, "hits were answered: \(counts)")
+        #expect((counts["hang-up"]?[0] ?? 0) > 0, "some clients hung up: \(counts)")
+
+        // Every request ends, however it ended, and the queues drain.
+        let drained = await eventuallyAsync(30) {
+            guard let metrics = try? await client.execute(HTTPClientRequest(url: base + "/metrics"), timeout: .seconds(5)),
+                  let body = try? await metrics.body.collect(upTo: 1 << 20) else { return false }
+            let text = String(buffer: body)
+            // The one active request is this one.
+            return Self.metric(text, "http_server_active_requests") == 1 && Self.metric(text, "darkroom_image_requests_in_progress") == 0
+                && Self.metric(text, "darkroom_source_bytes_in_flight") == 0
+        }
+        #expect(drained, "requests still in progress after the load")
+        let idle = await eventuallyAsync(30) {
+            guard let answer = try? await client.execute(HTTPClientRequest(url: base + "/api/status"), timeout: .seconds(5)),
+                  let body = try? await answer.body.collect(upTo: 1 << 20),
+                  let status = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Int] else { return false }
+            return ["downloadsRunning", "downloadsWaiting", "filtrationsRunning", "filtrationsWaiting"].allSatisfy { status[$0] == 0 }
+        }
+        #expect(idle, "the queues did not drain")
+        try? await client.shutdown()
+
+        let warmed = try #require(warm)
+        let fdsFlat = await eventually(10) { Self.openFiles(process.processIdentifier) <= warmed.fds }
+        #expect(fdsFlat, "file descriptors: \(Self.openFiles(process.processIdentifier)) after the load, \(warmed.fds) when warm")
+        let rss = Self.residentKiB(process.processIdentifier)
+        print("soak, \(Int(Self.seconds)) s: \(counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.sorted { $0.key < $1.key })" }.joined(separator: "; ")); "
+              + "resident \(warmed.rss / 1024) MiB warm, \(rss / 1024) MiB after; files \(warmed.fds) warm, \(Self.openFiles(process.processIdentifier)) after")
+        // A short run's bound; `make soak` holds the long run to 10%.
+        #expect(Double(rss) <= Double(warmed.rss) * 1.25, "resident memory \(rss / 1024) MiB after the load, \(warmed.rss / 1024) MiB when warm")
+    }
+
+    static func metric(_ text: String, _ name: String) -> Double? {
+        let values = text.split(separator: "\n").filter { $0.hasPrefix(name) }
+            .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }
+        return values.isEmpty ? nil : values.reduce(0, +)
+    }
+
+    static func residentKiB(_ pid: Int32) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
+    static func openFiles(_ pid: Int32) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
+    }
+}
