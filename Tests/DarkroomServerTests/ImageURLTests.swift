@@ -116,6 +116,18 @@ import Testing
         }
     }
 
+    @Test func minimumsAndZoom() throws {
+        #expect(try operations("/_/rs:fit:100:100/mw:300/plain/http://x.org/a.jpg") == [.resize(Resize(width: 100, height: 100, minWidth: 300))])
+        #expect(try operations("/_/min-height:50/dpr:2/plain/http://x.org/a.jpg") == [.resize(Resize(width: nil, height: nil, minHeight: 100))],
+                "a minimum alone resizes, and dpr multiplies it")
+        #expect(try operations("/_/w:100/z:2/plain/http://x.org/a.jpg") == [.resize(Resize(width: 100, height: nil, zoomX: 2, zoomY: 2))])
+        #expect(try operations("/_/zoom:0.5:2/plain/http://x.org/a.jpg") == [.resize(Resize(width: nil, height: nil, zoomX: 0.5, zoomY: 2))])
+        #expect(try operations("/_/z:1/plain/http://x.org/a.jpg").isEmpty, "zoom 1 is no zoom")
+        for bad in ["z:0", "z:-1", "z:nan", "z:1e300", "z:101", "z:1:0", "z:1:2:3", "z:", "mw:-1", "mw:1e9", "mh:x", "mw:1:2"] {
+            #expect(throws: ImageURLError.self, "\(bad)") { try parse("/_/\(bad)/plain/http://x.org/a.jpg") }
+        }
+    }
+
     @Test func expiresAndPresets() throws {
         let future = Int(Date().timeIntervalSince1970) + 3600, past = Int(Date().timeIntervalSince1970) - 10
         _ = try parse("/_/exp:\(future)/w:10/plain/http://x.org/a.jpg")
@@ -128,7 +140,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("/_/zoom:2/plain/http://x.org/a.jpg", "unknown option 'zoom'"),
+        ("/_/vignette:2/plain/http://x.org/a.jpg", "unknown option 'vignette'"),
         ("/_/rs:stretch:1:1/plain/http://x.org/a.jpg", "unknown resizing type 'stretch'"),
         ("/_/w:abc/plain/http://x.org/a.jpg", "width 'abc'"),
         ("/_/q:101/plain/http://x.org/a.jpg", "quality"),

@@ -37,7 +37,10 @@ public enum ImageOperation: Sendable, Hashable, Codable {
     public var identifier: String {
         switch self {
         case .resize(let r):
+            // Minimums and zoom only when set, so that older keys stay the same.
             return "resize:\(r.mode.rawValue):\(r.width.map(String.init) ?? "auto"):\(r.height.map(String.init) ?? "auto"):\(r.gravity.rawValue):\(r.enlarge ? 1 : 0)"
+                + (r.minWidth.map { ":mw\($0)" } ?? "") + (r.minHeight.map { ":mh\($0)" } ?? "")
+                + (r.zoomX == nil && r.zoomY == nil ? "" : ":z\(Self.format(r.zoomX ?? 1))x\(Self.format(r.zoomY ?? 1))")
         case .crop(let c):
             return "crop:\(c.x):\(c.y):\(c.width):\(c.height)"
         case .cropPlaced(let width, let height, let gravity):

@@ -112,6 +112,16 @@ extension ProcessingRun {
                 throw .invalidOption("resize size \(side) is outside 1...100000")
             }
         }
+        for side in [resize.minWidth, resize.minHeight] {
+            if let side, side < 0 || side > 100_000 {
+                throw .invalidOption("resize minimum \(side) is outside 0...100000")
+            }
+        }
+        for zoom in [resize.zoomX, resize.zoomY] {
+            if let zoom, !(zoom > 0 && zoom <= 100) {
+                throw .invalidOption("resize zoom \(zoom) is not above 0 and at most 100")
+            }
+        }
         // The size before any fill crop, measured on the reference size.
         let (scaledWidth, scaledHeight) = resize.scaledSize(fromWidth: referenceSize.width, height: referenceSize.height)
         var result = image

@@ -23,13 +23,32 @@ public struct Resize: Sendable, Hashable, Codable {
     public var mode: Mode
     public var gravity: Gravity
     public var enlarge: Bool
+    /// The result is at least this wide (or high), enlarged if need be,
+    /// the other side following (imgproxy's `min-width`, `min-height`).
+    public var minWidth: Int?
+    public var minHeight: Int?
+    /// Each side's scale is multiplied by these after the box is applied,
+    /// and so is the box a fill crops to (imgproxy's `zoom`); nil: 1.
+    public var zoomX: Double?
+    public var zoomY: Double?
 
-    public init(width: Int?, height: Int?, mode: Mode = .fit, gravity: Gravity = .centre, enlarge: Bool = false) {
+    public init(width: Int?, height: Int?, mode: Mode = .fit, gravity: Gravity = .centre, enlarge: Bool = false,
+                minWidth: Int? = nil, minHeight: Int? = nil, zoomX: Double? = nil, zoomY: Double? = nil) {
         self.width = width
         self.height = height
         self.mode = mode
         self.gravity = gravity
         self.enlarge = enlarge
+        self.minWidth = minWidth
+        self.minHeight = minHeight
+        self.zoomX = zoomX
+        self.zoomY = zoomY
+    }
+
+    /// The box a fill crops to: the asked size, zoomed.
+    private var box: (width: Int?, height: Int?) {
+        (width.map { max(1, Int((Double($0) * (zoomX ?? 1)).rounded())) },
+         height.map { max(1, Int((Double($0) * (zoomY ?? 1)).rounded())) })
     }
 
     /// The scale for each side of a `width` x `height` image, and the size
@@ -41,7 +60,7 @@ public struct Resize: Sendable, Hashable, Codable {
         var h: Double, v: Double
         switch (effectiveMode(sourceWidth: sourceWidth, sourceHeight: sourceHeight), wScale, hScale) {
         case (_, nil, nil):
-            return (1, 1)
+            h = 1; v = 1
         case (.force, let w?, let hh?):
             h = w; v = hh
         case (.fit, let w?, let hh?), (.auto, let w?, let hh?):
@@ -53,9 +72,20 @@ public struct Resize: Sendable, Hashable, Codable {
         case (_, nil, let hh?):
             h = hh; v = hh
         }
+        h *= zoomX ?? 1
+        v *= zoomY ?? 1
         if !enlarge || mode == .fillDown {
             h = min(h, 1)
             v = min(v, 1)
+        }
+        // After the enlarge check, as imgproxy: a minimum enlarges.
+        if let minWidth, minWidth > 0, Double(minWidth) / sw > h {
+            v *= Double(minWidth) / sw / h
+            h = Double(minWidth) / sw
+        }
+        if let minHeight, minHeight > 0, Double(minHeight) / sh > v {
+            h *= Double(minHeight) / sh / v
+            v = Double(minHeight) / sh
         }
         return (h, v)
     }
@@ -73,9 +103,9 @@ public struct Resize: Sendable, Hashable, Codable {
     func cropSize(scaledWidth: Int, scaledHeight: Int, sourceWidth: Int, sourceHeight: Int) -> (width: Int, height: Int)? {
         switch effectiveMode(sourceWidth: sourceWidth, sourceHeight: sourceHeight) {
         case .fill:
-            return (min(width ?? scaledWidth, scaledWidth), min(height ?? scaledHeight, scaledHeight))
+            return (min(box.width ?? scaledWidth, scaledWidth), min(box.height ?? scaledHeight, scaledHeight))
         case .fillDown:
-            guard let width, let height else { return (scaledWidth, scaledHeight) }
+            guard let width = box.width, let height = box.height else { return (scaledWidth, scaledHeight) }
             if scaledWidth >= width && scaledHeight >= height { return (width, height) }
             // Smaller than the box: the largest crop with the box's aspect ratio.
             let aspect = Double(width) / Double(height)

@@ -6,13 +6,20 @@ public import Foundation
 /// `c`/`crop`, `q`/`quality`, `f`/`format`/`ext`, `bl`/`blur`, `sh`/`sharpen`,
 /// `ar`/`auto_rotate`, `el`/`enlarge`, `cb`/`cachebuster`, `exp`/`expires`,
 /// `pr`/`preset`, `rot`/`rotate`, `fl`/`flip`, `dpr`, `pd`/`padding`,
-/// `bg`/`background`, `pix`/`pixelate`; and Darkroom's own
+/// `bg`/`background`, `pix`/`pixelate`, `mw`/`min-width`, `mh`/`min-height`,
+/// `z`/`zoom`; and Darkroom's own
 /// `sepia:{intensity}` and `grayscale`.
 public struct ImageURLOptions: Sendable, Hashable {
     public var resizingType: Resize.Mode = .fit
     public var width = 0
     public var height = 0
     public var enlarge = false
+    /// The result at least this wide or high (before `dpr`); 0: no minimum.
+    public var minWidth = 0
+    public var minHeight = 0
+    /// Multiplies the result's sides, after the box (imgproxy's `zoom`).
+    public var zoomX = 1.0
+    public var zoomY = 1.0
     public var gravity: Gravity = .centre
     public var crop: Crop?
     public var quality = 0
@@ -108,6 +115,19 @@ public struct ImageURLOptions: Sendable, Hashable {
         case "h", "height":
             try need(1...1)
             height = try int(0, "height") ?? 0
+        case "mw", "min-width":
+            try need(1...1)
+            minWidth = try int(0, "width") ?? 0
+        case "mh", "min-height":
+            try need(1...1)
+            minHeight = try int(0, "height") ?? 0
+        case "z", "zoom":
+            // One factor for both sides, or one each.
+            try need(1...2)
+            guard let x = try number(0, "factor", 0...100), x > 0 else { throw .init("option '\(name)': the factor must be above 0") }
+            let y = try number(1, "factor", 0...100) ?? x
+            guard y > 0 else { throw .init("option '\(name)': the factor must be above 0") }
+            (zoomX, zoomY) = (x, y)
         case "el", "enlarge":
             try need(1...1)
             enlarge = try bool(0) ?? false
@@ -234,9 +254,13 @@ public struct ImageURLOptions: Sendable, Hashable {
         // dpr scales what the URL asks for; 0 stays "keep the ratio".
         func scaled(_ value: Int) -> Int { value == 0 ? 0 : max(1, Int((Double(value) * dpr).rounded())) }
         let (width, height) = (scaled(self.width), scaled(self.height))
-        if width > 0 || height > 0 {
+        let (minWidth, minHeight) = (scaled(self.minWidth), scaled(self.minHeight))
+        let zoomed = zoomX != 1 || zoomY != 1
+        if width > 0 || height > 0 || minWidth > 0 || minHeight > 0 || zoomed {
             operations.append(.resize(Resize(width: width > 0 ? width : nil, height: height > 0 ? height : nil,
-                                             mode: resizingType, gravity: gravity, enlarge: enlarge)))
+                                             mode: resizingType, gravity: gravity, enlarge: enlarge,
+                                             minWidth: minWidth > 0 ? minWidth : nil, minHeight: minHeight > 0 ? minHeight : nil,
+                                             zoomX: zoomed ? zoomX : nil, zoomY: zoomed ? zoomY : nil)))
         }
         if grayscale { operations.append(.grayscale) }
         if let sepia { operations.append(.sepia(intensity: sepia)) }

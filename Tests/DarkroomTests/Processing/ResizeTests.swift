@@ -12,6 +12,14 @@ import TestSupport
         (Resize(width: nil, height: 400), 640, 400),
         (Resize(width: 500, height: 200, mode: .force), 500, 200),
         (Resize(width: 1000, height: 300, mode: .fill), 1000, 300),
+        // imgproxy's min-width, min-height and zoom, with its arithmetic.
+        (Resize(width: 100, height: 100, minWidth: 300), 300, 188),
+        (Resize(width: 100, height: 100, minHeight: 300), 480, 300),
+        (Resize(width: 100, height: nil, minWidth: 3000), 3000, 1875),        // a minimum enlarges, el or not
+        (Resize(width: 100, height: 100, zoomX: 2, zoomY: 2), 200, 125),
+        (Resize(width: 100, height: 100, mode: .fill, zoomX: 2, zoomY: 2), 200, 200),   // the box is zoomed too
+        (Resize(width: nil, height: nil, zoomX: 0.5, zoomY: 0.25), 1280, 400),
+        (Resize(width: 2000, height: 2000, zoomX: 2, zoomY: 2), 2560, 1600),  // zoom does not enlarge without el
     ])
     func sizes(resize: Resize, width: Int, height: Int) throws {
         let result = try process(try Corpus.data("Aqua.jpg"), ProcessingOptions(operations: [.resize(resize)], output: OutputOptions(format: .jpeg)))
