@@ -50,13 +50,14 @@ import TestSupport
         try await withServer { server, origin in
             let source = origin.url("/landscape.jpg").absoluteString
             for (path, accept) in [("/img/_/rs:fill:100:80/plain/\(source)@png", "*/*"),
-                                   ("/img/_/w:90/plain/\(source)", "image/webp,*/*")] {
+                                   ("/img/_/w:90/plain/\(source)", "image/webp,*/*"),
+                                   ("/img/_/w:90/fn:holiday/att:1/plain/\(source)@jpg", "*/*")] {
                 let miss = try await server.get(path, headers: [("Accept", accept)])
                 let hit = try await server.get(path, headers: [("Accept", accept)])
                 #expect(miss.status == .ok && hit.status == .ok)
                 #expect(miss.body == hit.body)
                 #expect(!hit.body.isEmpty)
-                for name in ["ETag", "Cache-Control", "Content-Type", "Content-Length", "Vary", "Server"] {
+                for name in ["ETag", "Cache-Control", "Content-Type", "Content-Length", "Vary", "Server", "Content-Disposition"] {
                     #expect(miss.header(name) == hit.header(name), "\(name) of \(path)")
                 }
                 #expect(hit.header("Content-Length") == "\(hit.body.count)")
@@ -66,6 +67,8 @@ import TestSupport
                 #expect(again.status == .notModified && again.body.isEmpty)
                 #expect(again.header("ETag") == hit.header("ETag"))
             }
+            let named = try await server.get("/img/_/w:90/fn:holiday/att:1/plain/\(source)@jpg")
+            #expect(named.header("Content-Disposition") == "attachment; filename=\"holiday.jpg\"")
             // The origin was asked once for all of it.
             #expect(origin.requests("/landscape.jpg") == 1)
         }

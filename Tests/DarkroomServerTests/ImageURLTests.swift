@@ -128,6 +128,23 @@ import Testing
         }
     }
 
+    @Test func fileNameAndAttachment() throws {
+        let url = try parse("/_/fn:my%20holiday/att:1/plain/http://x.org/a.jpg")
+        #expect(url.options.filename == "my holiday" && url.options.returnAttachment)
+        let encoded = Data("фото \"1\"".utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        #expect(try parse("/_/fn:\(encoded):1/plain/http://x.org/a.jpg").options.filename == "фото \"1\"")
+        for bad in ["fn:", "fn:a%2Fb", "fn:%0A", "fn:!!!:1", "att:maybe", "fn:\(String(repeating: "a", count: 256))"] {
+            #expect(throws: ImageURLError.self, "\(bad)") { try parse("/_/\(bad)/plain/http://x.org/a.jpg") }
+        }
+        // Plain ASCII in filename; anything else also in filename* (RFC 6266).
+        #expect(ContentDisposition(name: "photo", attachment: false).value(for: .webp) == "inline; filename=\"photo.webp\"")
+        #expect(ContentDisposition(name: "фото \"1\"", attachment: true).value(for: .jpeg)
+                == "attachment; filename=\"____ _1_.jpg\"; filename*=UTF-8''%D1%84%D0%BE%D1%82%D0%BE%20%221%22.jpg")
+        #expect(ContentDisposition.defaultName(for: URL(string: "http://x.org/a/Storm.jpg")!) == "Storm")
+        #expect(ContentDisposition.defaultName(for: URL(string: "http://x.org/")!) == "image")
+    }
+
     @Test func expiresAndPresets() throws {
         let future = Int(Date().timeIntervalSince1970) + 3600, past = Int(Date().timeIntervalSince1970) - 10
         _ = try parse("/_/exp:\(future)/w:10/plain/http://x.org/a.jpg")

@@ -7,7 +7,7 @@ public import Foundation
 /// `ar`/`auto_rotate`, `el`/`enlarge`, `cb`/`cachebuster`, `exp`/`expires`,
 /// `pr`/`preset`, `rot`/`rotate`, `fl`/`flip`, `dpr`, `pd`/`padding`,
 /// `bg`/`background`, `pix`/`pixelate`, `mw`/`min-width`, `mh`/`min-height`,
-/// `z`/`zoom`; and Darkroom's own
+/// `z`/`zoom`, `fn`/`filename`, `att`/`return_attachment`; and Darkroom's own
 /// `sepia:{intensity}` and `grayscale`.
 public struct ImageURLOptions: Sendable, Hashable {
     public var resizingType: Resize.Mode = .fit
@@ -45,6 +45,10 @@ public struct ImageURLOptions: Sendable, Hashable {
     /// Transparency and padding filled with this colour.
     public var background: RGBColour?
     public var pixelate = 0
+    /// The answer's file name, without extension (`fn`).
+    public var filename: String?
+    /// Content-Disposition: attachment rather than inline (`att`).
+    public var returnAttachment = false
 
     public struct Padding: Sendable, Hashable {
         public var top: Int
@@ -128,6 +132,23 @@ public struct ImageURLOptions: Sendable, Hashable {
             let y = try number(1, "factor", 0...100) ?? x
             guard y > 0 else { throw .init("option '\(name)': the factor must be above 0") }
             (zoomX, zoomY) = (x, y)
+        case "fn", "filename":
+            // The name, or with a true second argument its base64url form.
+            try need(1...2)
+            var text = args[0].removingPercentEncoding ?? args[0]
+            if try bool(1) == true {
+                guard let data = Data(base64URLEncoded: args[0]), let decoded = String(data: data, encoding: .utf8) else {
+                    throw .init("option '\(name)': '\(args[0])' is not a base64url-encoded UTF-8 name")
+                }
+                text = decoded
+            }
+            guard !text.isEmpty, text.count <= 255, !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
+                  !text.contains("/")
+            else { throw .init("option '\(name)': a file name is 1 to 255 characters, without '/' or control characters") }
+            filename = text
+        case "att", "return_attachment":
+            try need(1...1)
+            returnAttachment = try bool(0) ?? false
         case "el", "enlarge":
             try need(1...1)
             enlarge = try bool(0) ?? false

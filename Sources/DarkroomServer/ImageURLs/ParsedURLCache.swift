@@ -1,5 +1,6 @@
 import Darkroom
 import Foundation
+import HTTPTypes
 import Synchronization
 
 /// Image URLs already parsed and verified, by path: a repeated URL costs one
@@ -17,6 +18,16 @@ final class ParsedURLCache: Sendable {
         var processedKey: String
         var negotiated: Bool
         var expires: Date?
+        /// When the URL names a file name or asks for an attachment.
+        var disposition: ContentDisposition?
+
+        /// The fields an answer adds for this URL.
+        func headers(for format: ImageFormat) -> HTTPFields {
+            var fields = HTTPFields()
+            if negotiated { fields[.vary] = "Accept" }
+            if let disposition { fields[.contentDisposition] = disposition.value(for: format) }
+            return fields
+        }
     }
 
     private let limit: Int

@@ -60,8 +60,6 @@ struct ImageRoutes: Sendable {
             }
         }
         let imageRequest = parsed.request
-        var extra = HTTPFields()
-        if parsed.negotiated { extra[.vary] = "Accept" }
 
         let response: ImageResponse
         if let hit = pipeline.memoryCachedImage(processedKey: parsed.processedKey) {
@@ -75,11 +73,13 @@ struct ImageRoutes: Sendable {
                 }
             } catch {
                 let error = error as? DarkroomError ?? .cancelled
-                return error.response(headers: extra)
+                var headers = HTTPFields()
+                if parsed.negotiated { headers[.vary] = "Accept" }
+                return error.response(headers: headers)
             }
         }
         // A cachebuster changes the URL (so CDNs miss), not the image.
-        return Self.answer(response, request: request, cacheControl: cacheControl, headers: extra)
+        return Self.answer(response, request: request, cacheControl: cacheControl, headers: parsed.headers(for: response.image.format))
     }
 
     /// A refused URL, as the answer to send.
@@ -110,7 +110,11 @@ struct ImageRoutes: Sendable {
         }
         options.limits = configuration.limits
         let request = ImageRequest(source: .url(url.source), options: options, priority: .normal, admission: .unlessOverloaded)
-        return .success(.init(request: request, processedKey: request.processedKey, negotiated: negotiated, expires: url.options.expires))
+        let disposition = url.options.filename != nil || url.options.returnAttachment
+            ? ContentDisposition(name: url.options.filename ?? ContentDisposition.defaultName(for: url.source), attachment: url.options.returnAttachment)
+            : nil
+        return .success(.init(request: request, processedKey: request.processedKey, negotiated: negotiated, expires: url.options.expires,
+                              disposition: disposition))
     }
 
     /// The answer: the image with caching headers, or 304 when the client's
@@ -148,10 +152,8 @@ struct ImageRoutes: Sendable {
         guard let parsed = parsedURLs.entry(for: ParsedURLCache.key(path: path, accept: AcceptedFormats(request.headerFields[.accept]))),
               let hit = pipeline.memoryCachedImage(processedKey: parsed.processedKey)
         else { return nil }
-        var extra = HTTPFields()
-        if parsed.negotiated { extra[.vary] = "Accept" }
         var (status, headers, body) = Self.answerParts(hit, ifNoneMatch: request.headerFields[.ifNoneMatch],
-                                                       cacheControl: cacheControl, headers: extra)
+                                                       cacheControl: cacheControl, headers: parsed.headers(for: hit.image.format))
         headers[.date] = dates.now
         headers[.server] = ServerConfiguration.serverName
         return (HTTPResponse(status: status, headerFields: headers), body)
