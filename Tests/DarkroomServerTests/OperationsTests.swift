@@ -20,7 +20,7 @@ import TestSupport
                      "darkroom_cache_hits_total", "darkroom_cache_misses_total", "darkroom_download_bytes_total"] {
             #expect(metrics.contains(name), "\(name) in /metrics")
         }
-        #expect(metrics.contains("http_response_status_code=\"400\""))
+        #expect(metrics.contains("http_response_status_code=\"404\""))
         await server.stop()
         await origin.stop()
     }

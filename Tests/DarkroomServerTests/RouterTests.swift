@@ -52,7 +52,7 @@ import TestSupport
     }
 
     @Test(arguments: [
-        ("/img/_/w:abc/plain/local:///photos/Aqua.jpg", HTTPResponse.Status.badRequest, "w"),
+        ("/img/_/w:abc/plain/local:///photos/Aqua.jpg", HTTPResponse.Status.notFound, "width 'abc'"),
         ("/img/_/w:64/plain/local:///photos/DoesNotExist.jpg", .notFound, "does not exist"),
         ("/img/_/w:64/plain/local:///photos/README.md", .unprocessableContent, "not an image"),
         ("/img/_/w:64/plain/local:///../Package.swift", .forbidden, "outside"),

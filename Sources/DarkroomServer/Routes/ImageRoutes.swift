@@ -93,7 +93,8 @@ struct ImageRoutes: Sendable {
         do {
             url = try ImageURL(path: path, presets: configuration.presets)
         } catch {
-            return .failure(Refusal(response: errorResponse(.badRequest, "bad image URL: \(error.message)")))
+            // As imgproxy: a URL that does not parse names no image, 404.
+            return .failure(Refusal(response: errorResponse(.notFound, "bad image URL: \(error.message)")))
         }
         if let signature = configuration.signature, !signature.verify(url.signature, path: url.signedPath) {
             return .failure(Refusal(response: errorResponse(.forbidden, "the URL's signature is missing or wrong")))
@@ -101,7 +102,7 @@ struct ImageRoutes: Sendable {
         let (format, negotiated): (ImageFormat?, Bool)
         switch Self.format(asked: url.options.format ?? url.requestedExtension, accept: accept) {
         case .success(let answer): (format, negotiated) = answer
-        case .failure(let error): return .failure(Refusal(response: errorResponse(.badRequest, error.message)))
+        case .failure(let error): return .failure(Refusal(response: errorResponse(.notFound, "bad image URL: \(error.message)")))
         }
         var options = url.options.processing(format: format)
         if format == nil {
