@@ -128,6 +128,20 @@ import Testing
         }
     }
 
+    @Test func formatQuality() throws {
+        let url = try parse("/_/q:90/fq:jpg:70:webp:60/plain/http://x.org/a.jpg")
+        #expect(url.options.formatQuality == [.jpeg: 70, .webp: 60])
+        let output = url.options.processing(format: nil).output
+        #expect(output.quality(for: .jpeg) == 70 && output.quality(for: .webp) == 60 && output.quality(for: .avif) == 90)
+        // The key counts only what can apply: a JPEG answer ignores WebP's quality.
+        let jpeg = url.options.processing(format: .jpeg).identifier
+        #expect(jpeg == (try parse("/_/q:90/fq:jpg:70/plain/http://x.org/a.jpg")).options.processing(format: .jpeg).identifier)
+        #expect(jpeg != (try parse("/_/q:90/plain/http://x.org/a.jpg")).options.processing(format: .jpeg).identifier)
+        for bad in ["fq:jpg", "fq:jpg:101", "fq:bmp:50", "fq:jpg:-1", "fq:jpg:x", "fq:jpg:1e300"] {
+            #expect(throws: ImageURLError.self, "\(bad)") { try parse("/_/\(bad)/plain/http://x.org/a.jpg") }
+        }
+    }
+
     @Test func fileNameAndAttachment() throws {
         let url = try parse("/_/fn:my%20holiday/att:1/plain/http://x.org/a.jpg")
         #expect(url.options.filename == "my holiday" && url.options.returnAttachment)

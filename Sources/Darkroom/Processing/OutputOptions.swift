@@ -12,15 +12,29 @@ public struct OutputOptions: Sendable, Hashable, Codable {
     /// them that suits the image (JPEG, or PNG when there is alpha). nil:
     /// any format Darkroom writes.
     public var acceptedFormats: Set<ImageFormat>?
+    /// A quality for some formats, over ``quality`` (imgproxy's
+    /// `format_quality`): it applies when the answer turns out in that format.
+    public var formatQuality: [ImageFormat: Int]
 
-    public init(format: ImageFormat? = nil, quality: Int = 85, progressive: Bool = false) {
+    public init(format: ImageFormat? = nil, quality: Int = 85, progressive: Bool = false, formatQuality: [ImageFormat: Int] = [:]) {
         self.format = format
         self.quality = quality
         self.progressive = progressive
+        self.formatQuality = formatQuality
+    }
+
+    /// The quality to write `format` at.
+    public func quality(for format: ImageFormat) -> Int {
+        formatQuality[format] ?? quality
     }
 
     var identifier: String {
         var text = "\(format?.rawValue ?? "source"):q\(quality)\(progressive ? ":progressive" : "")"
+        // Only the formats this answer can turn out in count.
+        let relevant = formatQuality.filter { format == nil || $0.key == format }
+        if !relevant.isEmpty {
+            text += ":fq-" + relevant.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)\($0.value)" }.joined(separator: "+")
+        }
         if format == nil, let acceptedFormats {
             text += ":accepts-" + acceptedFormats.map(\.rawValue).sorted().joined(separator: "+")
         }

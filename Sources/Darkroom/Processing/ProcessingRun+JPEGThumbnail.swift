@@ -10,7 +10,7 @@ extension ProcessingRun {
     /// subsampling and decode scale that libvips would give it.
     func jpegThumbnail(_ raw: UnsafeRawBufferPointer, format: ImageFormat) throws(DarkroomError) -> ProcessedImage? {
         guard format == .jpeg, (options.output.format ?? options.output.formatKeeping(.jpeg, hasAlpha: false)) == .jpeg, !options.output.progressive,
-              (1...100).contains(options.output.quality),
+              (1...100).contains(options.output.quality(for: .jpeg)),
               case .resize(let resize)? = options.operations.first, resize.gravity != .smart,
               [resize.width, resize.height].allSatisfy({ $0.map { (1...100_000).contains($0) } ?? true }),
               let sepia = Self.sepiaAfterResize(options.operations.dropFirst()),
@@ -46,7 +46,7 @@ extension ProcessingRun {
             image.recombine(ImageOperation.sepiaMatrix(intensity: sepia))
         }
         guard let bytes = image.encodedJPEG(left: left, top: top, width: width, height: height,
-                                            quality: options.output.quality, { ByteBuffer(bytes: $0) })
+                                            quality: options.output.quality(for: .jpeg), { ByteBuffer(bytes: $0) })
         else { return nil }
         try killSwitch.check()
         return ProcessedImage(bytes: bytes, format: .jpeg, width: width, height: height,

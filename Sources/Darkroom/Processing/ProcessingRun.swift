@@ -135,7 +135,7 @@ struct ProcessingRun {
     }
 
     private func encode(_ image: VImage, as format: ImageFormat, sourceFormat: ImageFormat) throws(DarkroomError) -> ByteBuffer {
-        let quality = options.output.quality
+        let quality = options.output.quality(for: format)
         guard (1...100).contains(quality) else {
             throw .invalidOption("quality \(quality) is outside 1...100")
         }

@@ -7,7 +7,7 @@ public import Foundation
 /// `ar`/`auto_rotate`, `el`/`enlarge`, `cb`/`cachebuster`, `exp`/`expires`,
 /// `pr`/`preset`, `rot`/`rotate`, `fl`/`flip`, `dpr`, `pd`/`padding`,
 /// `bg`/`background`, `pix`/`pixelate`, `mw`/`min-width`, `mh`/`min-height`,
-/// `z`/`zoom`, `fn`/`filename`, `att`/`return_attachment`; and Darkroom's own
+/// `z`/`zoom`, `fq`/`format_quality`, `fn`/`filename`, `att`/`return_attachment`; and Darkroom's own
 /// `sepia:{intensity}` and `grayscale`.
 public struct ImageURLOptions: Sendable, Hashable {
     public var resizingType: Resize.Mode = .fit
@@ -23,6 +23,8 @@ public struct ImageURLOptions: Sendable, Hashable {
     public var gravity: Gravity = .centre
     public var crop: Crop?
     public var quality = 0
+    /// Per output format, over `quality` (`fq`).
+    public var formatQuality: [ImageFormat: Int] = [:]
     public var format: String?
     public var blur: Double?
     public var sharpen: Double?
@@ -165,6 +167,17 @@ public struct ImageURLOptions: Sendable, Hashable {
             try need(1...1)
             guard let q = try int(0, "quality"), q <= 100 else { throw .init("option '\(name)': quality must be from 0 to 100") }
             quality = q
+        case "fq", "format_quality":
+            // Pairs of format and quality; an empty list clears them.
+            guard args.count.isMultiple(of: 2) else { throw .init("option '\(name)' takes pairs of format and quality (fq:jpg:70:webp:60)") }
+            if args.allSatisfy(\.isEmpty) { formatQuality = [:]; break }
+            for pair in stride(from: 0, to: args.count, by: 2) {
+                guard let format = ImageFormat(name: args[pair].lowercased()), format.canEncode else {
+                    throw .init("option '\(name)': cannot write '\(args[pair])' images (jpg, png, webp, avif)")
+                }
+                guard let q = try int(pair + 1, "quality"), q <= 100 else { throw .init("option '\(name)': quality must be from 0 to 100") }
+                formatQuality[format] = q == 0 ? nil : q
+            }
         case "f", "format", "ext":
             try need(1...1)
             format = args[0].lowercased()
@@ -294,7 +307,7 @@ public struct ImageURLOptions: Sendable, Hashable {
         }
         if let background { operations.append(.background(background)) }
         return ProcessingOptions(operations: operations,
-                                 output: OutputOptions(format: format, quality: quality == 0 ? 80 : quality),
+                                 output: OutputOptions(format: format, quality: quality == 0 ? 80 : quality, formatQuality: formatQuality),
                                  autoRotate: autoRotate)
     }
 }

@@ -26,6 +26,18 @@ import TestSupport
         #expect(isRed(try pixels(of: again).pixel(x: 10, y: 10)))
     }
 
+    @Test(arguments: [ImageFormat.jpeg, .webp])
+    func aFormatsOwnQualityIsTheOneWritten(format: ImageFormat) throws {
+        // Both paths: the JPEG one without libvips (a resize first) and libvips'.
+        for operations in [[ImageOperation.resize(Resize(width: 120, height: 120))], []] {
+            let own = try process(fixture: "landscape.jpg", operations, output: OutputOptions(format: format, quality: 95, formatQuality: [format: 30]))
+            let plain = try process(fixture: "landscape.jpg", operations, output: OutputOptions(format: format, quality: 30))
+            #expect(own.data == plain.data, "\(format) at its own quality")
+            let other = try process(fixture: "landscape.jpg", operations, output: OutputOptions(format: format, quality: 95, formatQuality: [.avif: 30]))
+            #expect(other.data != plain.data, "another format's quality does not apply")
+        }
+    }
+
     @Test func keepsTheSourceFormatWhenNoneIsAsked() throws {
         #expect(try process(fixture: "landscape.webp", output: OutputOptions()).format == .webp)
         #expect(try process(fixture: "landscape.gif", output: OutputOptions()).format == .jpeg)
