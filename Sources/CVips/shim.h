@@ -225,6 +225,13 @@ static inline int darkroom_vips_recomb3_u8(VipsImage *in, VipsImage **out, const
     return 0;
 }
 
+// The pixels of the whole chain, computed once into memory, so that the
+// image can be saved more than once.
+static inline int darkroom_vips_copy_memory(VipsImage *in, VipsImage **out) {
+    *out = vips_image_copy_memory(in);
+    return *out == NULL ? -1 : 0;
+}
+
 static inline int darkroom_vips_grayscale(VipsImage *in, VipsImage **out) {
     return vips_colourspace(in, out, VIPS_INTERPRETATION_B_W, NULL);
 }

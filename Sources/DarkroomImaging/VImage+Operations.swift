@@ -84,6 +84,12 @@ extension VImage {
         }
     }
 
+    /// The image's pixels computed into memory, to be encoded more than
+    /// once; arm a kill switch around it.
+    package func inMemory() throws(VipsError) -> VImage {
+        try VImage.make("copy_memory") { darkroom_vips_copy_memory(pointer, $0) }
+    }
+
     package func grayscale() throws(VipsError) -> VImage {
         try VImage.make("colourspace") { darkroom_vips_grayscale(pointer, $0) }
     }

@@ -142,6 +142,14 @@ import Testing
         }
     }
 
+    @Test func maxBytes() throws {
+        #expect(try parse("/_/mb:30000/plain/http://x.org/a.jpg").options.processing(format: .jpeg).output.maxBytes == 30000)
+        #expect(try parse("/_/max_bytes:0/plain/http://x.org/a.jpg").options.processing(format: .jpeg).output.maxBytes == nil)
+        for bad in ["mb:-1", "mb:x", "mb:1e300", "mb:2000000000", "mb:", "mb:1:2"] {
+            #expect(throws: ImageURLError.self, "\(bad)") { try parse("/_/\(bad)/plain/http://x.org/a.jpg") }
+        }
+    }
+
     @Test func fileNameAndAttachment() throws {
         let url = try parse("/_/fn:my%20holiday/att:1/plain/http://x.org/a.jpg")
         #expect(url.options.filename == "my holiday" && url.options.returnAttachment)

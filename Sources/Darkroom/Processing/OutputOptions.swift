@@ -15,6 +15,9 @@ public struct OutputOptions: Sendable, Hashable, Codable {
     /// A quality for some formats, over ``quality`` (imgproxy's
     /// `format_quality`): it applies when the answer turns out in that format.
     public var formatQuality: [ImageFormat: Int]
+    /// The most bytes a JPEG, WebP or AVIF answer may take: its quality is
+    /// lowered until it fits, or down to 10 (imgproxy's `max_bytes`).
+    public var maxBytes: Int?
 
     public init(format: ImageFormat? = nil, quality: Int = 85, progressive: Bool = false, formatQuality: [ImageFormat: Int] = [:]) {
         self.format = format
@@ -32,6 +35,7 @@ public struct OutputOptions: Sendable, Hashable, Codable {
         var text = "\(format?.rawValue ?? "source"):q\(quality)\(progressive ? ":progressive" : "")"
         // Only the formats this answer can turn out in count.
         let relevant = formatQuality.filter { format == nil || $0.key == format }
+        if let maxBytes { text += ":mb\(maxBytes)" }
         if !relevant.isEmpty {
             text += ":fq-" + relevant.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)\($0.value)" }.joined(separator: "+")
         }

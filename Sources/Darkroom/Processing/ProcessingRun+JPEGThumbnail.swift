@@ -10,6 +10,7 @@ extension ProcessingRun {
     /// subsampling and decode scale that libvips would give it.
     func jpegThumbnail(_ raw: UnsafeRawBufferPointer, format: ImageFormat) throws(DarkroomError) -> ProcessedImage? {
         guard format == .jpeg, (options.output.format ?? options.output.formatKeeping(.jpeg, hasAlpha: false)) == .jpeg, !options.output.progressive,
+              options.output.maxBytes == nil,
               (1...100).contains(options.output.quality(for: .jpeg)),
               case .resize(let resize)? = options.operations.first, resize.gravity != .smart,
               [resize.width, resize.height].allSatisfy({ $0.map { (1...100_000).contains($0) } ?? true }),

@@ -135,20 +135,37 @@ struct ProcessingRun {
     }
 
     private func encode(_ image: VImage, as format: ImageFormat, sourceFormat: ImageFormat) throws(DarkroomError) -> ByteBuffer {
-        let quality = options.output.quality(for: format)
+        var quality = options.output.quality(for: format)
         guard (1...100).contains(quality) else {
             throw .invalidOption("quality \(quality) is outside 1...100")
         }
-        let encoder: VImage.Encoder
-        switch format {
-        case .jpeg: encoder = .jpeg(quality: quality, progressive: options.output.progressive)
-        case .png: encoder = .png
-        case .webp: encoder = .webp(quality: quality)
-        case .avif: encoder = .avif(quality: quality)
-        default: throw DarkroomError(.cannotEncode, "Darkroom cannot write \(format.rawValue.uppercased())")
+        func encoder(_ quality: Int) throws(DarkroomError) -> VImage.Encoder {
+            switch format {
+            case .jpeg: .jpeg(quality: quality, progressive: options.output.progressive)
+            case .png: .png
+            case .webp: .webp(quality: quality)
+            case .avif: .avif(quality: quality)
+            default: throw DarkroomError(.cannotEncode, "Darkroom cannot write \(format.rawValue.uppercased())")
+            }
         }
-        return try computingPixels(of: image, sourceFormat: sourceFormat) { () throws(VipsError) in
-            try image.encoded(encoder) { ByteBuffer(bytes: $0) }
+        guard let maxBytes = options.output.maxBytes, [.jpeg, .webp, .avif].contains(format) else {
+            let encoder = try encoder(quality)
+            return try computingPixels(of: image, sourceFormat: sourceFormat) { () throws(VipsError) in
+                try image.encoded(encoder) { ByteBuffer(bytes: $0) }
+            }
+        }
+        // Encoded more than once: the pixels are computed once, into memory.
+        guard maxBytes > 0 else { throw .invalidOption("the byte limit \(maxBytes) is not above 0") }
+        let pixels = try computingPixels(of: image, sourceFormat: sourceFormat) { () throws(VipsError) in try image.inMemory() }
+        while true {
+            try killSwitch.check()
+            let encoder = try encoder(quality)
+            let bytes = try computingPixels(of: pixels) { () throws(VipsError) in try pixels.encoded(encoder) { ByteBuffer(bytes: $0) } }
+            if bytes.readableBytes <= maxBytes || quality <= 10 { return bytes }
+            // Down in steps by how far over the limit it is; always down.
+            let over = Double(bytes.readableBytes) / Double(maxBytes)
+            let next = Int((Double(quality) * (over > 3 ? 0.25 : over > 1.5 ? 0.5 : 0.75)).rounded())
+            quality = max(1, min(quality - 1, next))
         }
     }
 

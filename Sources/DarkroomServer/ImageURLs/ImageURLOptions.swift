@@ -7,7 +7,7 @@ public import Foundation
 /// `ar`/`auto_rotate`, `el`/`enlarge`, `cb`/`cachebuster`, `exp`/`expires`,
 /// `pr`/`preset`, `rot`/`rotate`, `fl`/`flip`, `dpr`, `pd`/`padding`,
 /// `bg`/`background`, `pix`/`pixelate`, `mw`/`min-width`, `mh`/`min-height`,
-/// `z`/`zoom`, `fq`/`format_quality`, `fn`/`filename`, `att`/`return_attachment`; and Darkroom's own
+/// `z`/`zoom`, `fq`/`format_quality`, `mb`/`max_bytes`, `fn`/`filename`, `att`/`return_attachment`; and Darkroom's own
 /// `sepia:{intensity}` and `grayscale`.
 public struct ImageURLOptions: Sendable, Hashable {
     public var resizingType: Resize.Mode = .fit
@@ -25,6 +25,8 @@ public struct ImageURLOptions: Sendable, Hashable {
     public var quality = 0
     /// Per output format, over `quality` (`fq`).
     public var formatQuality: [ImageFormat: Int] = [:]
+    /// The most bytes of a JPEG, WebP or AVIF answer (`mb`); 0: no limit.
+    public var maxBytes = 0
     public var format: String?
     public var blur: Double?
     public var sharpen: Double?
@@ -167,6 +169,12 @@ public struct ImageURLOptions: Sendable, Hashable {
             try need(1...1)
             guard let q = try int(0, "quality"), q <= 100 else { throw .init("option '\(name)': quality must be from 0 to 100") }
             quality = q
+        case "mb", "max_bytes":
+            try need(1...1)
+            guard let bytes = Int(args[0]), (0...1_000_000_000).contains(bytes) else {
+                throw .init("option '\(name)': '\(args[0])' is not a whole number of bytes from 0 to 1000000000")
+            }
+            maxBytes = bytes
         case "fq", "format_quality":
             // Pairs of format and quality; an empty list clears them.
             guard args.count.isMultiple(of: 2) else { throw .init("option '\(name)' takes pairs of format and quality (fq:jpg:70:webp:60)") }
@@ -307,7 +315,11 @@ public struct ImageURLOptions: Sendable, Hashable {
         }
         if let background { operations.append(.background(background)) }
         return ProcessingOptions(operations: operations,
-                                 output: OutputOptions(format: format, quality: quality == 0 ? 80 : quality, formatQuality: formatQuality),
+                                 output: {
+                                     var output = OutputOptions(format: format, quality: quality == 0 ? 80 : quality, formatQuality: formatQuality)
+                                     output.maxBytes = maxBytes > 0 ? maxBytes : nil
+                                     return output
+                                 }(),
                                  autoRotate: autoRotate)
     }
 }

@@ -38,6 +38,29 @@ import TestSupport
         }
     }
 
+    @Test(arguments: [ImageFormat.jpeg, .webp])
+    func maxBytesLowersTheQualityUntilTheAnswerFits(format: ImageFormat) throws {
+        let photo = try Corpus.data("Aqua.jpg")
+        func encode(_ output: OutputOptions) throws -> ProcessedImage {
+            try process(photo, ProcessingOptions(operations: [.resize(Resize(width: 800, height: 800))], output: output))
+        }
+        let full = try encode(OutputOptions(format: format, quality: 90))
+        var limited = OutputOptions(format: format, quality: 90)
+        limited.maxBytes = full.data.count / 3
+        let fitted = try encode(limited)
+        #expect(fitted.data.count <= full.data.count / 3, "\(fitted.data.count) bytes for a limit of \(full.data.count / 3)")
+        #expect((fitted.width, fitted.height) == (full.width, full.height))
+        #expect(try pixels(of: fitted).width == 800)
+        // A limit nothing meets: the answer at quality 10 or below, not an error.
+        limited.maxBytes = 100
+        let smallest = try encode(limited)
+        #expect(smallest.data.count > 100 && smallest.data.count < fitted.data.count)
+        // PNG has no quality to lower: the limit does not apply.
+        var png = OutputOptions(format: .png)
+        png.maxBytes = 100
+        #expect(try encode(png).data == (try encode(OutputOptions(format: .png))).data)
+    }
+
     @Test func keepsTheSourceFormatWhenNoneIsAsked() throws {
         #expect(try process(fixture: "landscape.webp", output: OutputOptions()).format == .webp)
         #expect(try process(fixture: "landscape.gif", output: OutputOptions()).format == .jpeg)
