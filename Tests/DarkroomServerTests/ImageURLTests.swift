@@ -142,6 +142,27 @@ import Testing
         }
     }
 
+    @Test func extendAndCornerGravities() throws {
+        #expect(try operations("/_/rs:fit:100:80:0:1/plain/http://x.org/a.jpg") == [
+            .resize(Resize(width: 100, height: 80)),
+            .extend(width: 100, height: 80, aspectOnly: false, gravity: .centre, background: nil),
+        ])
+        let orange = try #require(RGBColour(hex: "ff8000"))
+        #expect(try operations("/_/w:100/h:80/ex:1:soea/bg:ff8000/sepia/plain/http://x.org/a.jpg") == [
+            .resize(Resize(width: 100, height: 80)),
+            .sepia(intensity: 0.8),
+            .extend(width: 100, height: 80, aspectOnly: false, gravity: .southEast, background: orange),
+            .background(orange),
+        ], "after the filters, which leave the canvas as it is")
+        #expect(try operations("/_/s:100:100/exar:1/plain/http://x.org/a.jpg").last
+                == .extend(width: 100, height: 100, aspectOnly: true, gravity: .centre, background: nil))
+        #expect(try operations("/_/ex:1/plain/http://x.org/a.jpg").isEmpty, "nothing to extend to without a size")
+        #expect(try parse("/_/g:nowe/plain/http://x.org/a.jpg").options.gravity == .northWest)
+        for bad in ["ex:maybe", "ex:1:zz", "ex:1:ce:1:2:3", "rs:fit:1:1:0:x"] {
+            #expect(throws: ImageURLError.self, "\(bad)") { try parse("/_/\(bad)/plain/http://x.org/a.jpg") }
+        }
+    }
+
     @Test func maxBytes() throws {
         #expect(try parse("/_/mb:30000/plain/http://x.org/a.jpg").options.processing(format: .jpeg).output.maxBytes == 30000)
         #expect(try parse("/_/max_bytes:0/plain/http://x.org/a.jpg").options.processing(format: .jpeg).output.maxBytes == nil)
@@ -183,7 +204,7 @@ import Testing
         ("/_/rs:stretch:1:1/plain/http://x.org/a.jpg", "unknown resizing type 'stretch'"),
         ("/_/w:abc/plain/http://x.org/a.jpg", "width 'abc'"),
         ("/_/q:101/plain/http://x.org/a.jpg", "quality"),
-        ("/_/g:noea/plain/http://x.org/a.jpg", "unsupported gravity 'noea'"),
+        ("/_/g:noso/plain/http://x.org/a.jpg", "unsupported gravity 'noso'"),
         ("/_/bl:x/plain/http://x.org/a.jpg", "sigma 'x'"),
         ("/_/ar:maybe/plain/http://x.org/a.jpg", "not a boolean"),
         ("/_/sepia:3/plain/http://x.org/a.jpg", "intensity '3'"),

@@ -1,6 +1,7 @@
 /// Where a crop keeps the image when it must cut some of it away.
 public enum Gravity: String, Sendable, Hashable, Codable, CaseIterable {
     case centre, north, south, east, west
+    case northEast = "north-east", northWest = "north-west", southEast = "south-east", southWest = "south-west"
     /// The most interesting region, by libvips' attention measure.
     case smart
 }
@@ -14,6 +15,10 @@ extension Gravity {
         case .south: (spareX / 2, spareY)
         case .east: (spareX, spareY / 2)
         case .west: (0, spareY / 2)
+        case .northEast: (spareX, 0)
+        case .northWest: (0, 0)
+        case .southEast: (spareX, spareY)
+        case .southWest: (0, spareY)
         case .centre, .smart: (spareX / 2, spareY / 2)
         }
     }

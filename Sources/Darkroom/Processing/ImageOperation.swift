@@ -29,6 +29,11 @@ public enum ImageOperation: Sendable, Hashable, Codable {
     /// Fills what is transparent with a colour and drops alpha (imgproxy's
     /// `bg`).
     case background(RGBColour)
+    /// A canvas around an image smaller than `width` x `height` (either may
+    /// be nil: that side stays), the image placed by `gravity` and the rest
+    /// filled as padding is; with `aspectOnly`, the smallest canvas of that
+    /// aspect ratio instead (imgproxy's `extend` and `extend_aspect_ratio`).
+    case extend(width: Int?, height: Int?, aspectOnly: Bool, gravity: Gravity, background: RGBColour?)
 
     /// The seeds' default: sepia at 0.8.
     public static let defaultSepiaIntensity = 0.8
@@ -63,6 +68,8 @@ public enum ImageOperation: Sendable, Hashable, Codable {
             return "padding:\(top):\(right):\(bottom):\(left):\(background?.hex ?? "auto")"
         case .background(let colour):
             return "background:\(colour.hex)"
+        case .extend(let width, let height, let aspectOnly, let gravity, let background):
+            return "extend\(aspectOnly ? "-aspect" : ""):\(width.map(String.init) ?? "auto"):\(height.map(String.init) ?? "auto"):\(gravity.rawValue):\(background?.hex ?? "auto")"
         }
     }
 

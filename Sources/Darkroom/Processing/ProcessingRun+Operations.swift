@@ -56,7 +56,36 @@ extension ProcessingRun {
             return try pad(image, top: top, right: right, bottom: bottom, left: left, background: background)
         case .background(let colour):
             return try flattened(image, onto: colour)
+        case .extend(let width, let height, let aspectOnly, let gravity, let background):
+            return try extend(image, width: width, height: height, aspectOnly: aspectOnly, gravity: gravity, background: background)
         }
+    }
+
+    /// The image on a canvas of at least the size (or the aspect ratio)
+    /// asked for, placed by gravity; smart gravity places it centred.
+    private func extend(_ image: VImage, width: Int?, height: Int?, aspectOnly: Bool, gravity: Gravity,
+                        background: RGBColour?) throws(DarkroomError) -> VImage {
+        let limit = options.limits.maxResultDimension
+        for side in [width, height] {
+            if let side, !(1...limit).contains(side) { throw .invalidOption("extend size \(side) is outside 1...\(limit)") }
+        }
+        var canvas = (width: image.width, height: image.height)
+        if aspectOnly {
+            guard let width, let height else { return image }
+            // The smallest canvas of that ratio that holds the image.
+            let ratio = Double(width) / Double(height)
+            if Double(image.width) / Double(image.height) < ratio {
+                canvas.width = max(image.width, Int((Double(image.height) * ratio).rounded()))
+            } else {
+                canvas.height = max(image.height, Int((Double(image.width) / ratio).rounded()))
+            }
+        } else {
+            canvas = (max(image.width, width ?? 0), max(image.height, height ?? 0))
+        }
+        let spareX = canvas.width - image.width, spareY = canvas.height - image.height
+        if spareX == 0 && spareY == 0 { return image }
+        let (left, top) = (gravity == .smart ? Gravity.centre : gravity).placement(spareX: spareX, spareY: spareY)
+        return try pad(image, top: top, right: spareX - left, bottom: spareY - top, left: left, background: background)
     }
 
     /// Transparency filled with `colour`, alpha dropped; an image without

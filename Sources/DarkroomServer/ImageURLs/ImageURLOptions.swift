@@ -7,13 +7,17 @@ public import Foundation
 /// `ar`/`auto_rotate`, `el`/`enlarge`, `cb`/`cachebuster`, `exp`/`expires`,
 /// `pr`/`preset`, `rot`/`rotate`, `fl`/`flip`, `dpr`, `pd`/`padding`,
 /// `bg`/`background`, `pix`/`pixelate`, `mw`/`min-width`, `mh`/`min-height`,
-/// `z`/`zoom`, `fq`/`format_quality`, `mb`/`max_bytes`, `fn`/`filename`, `att`/`return_attachment`; and Darkroom's own
+/// `z`/`zoom`, `ex`/`extend`, `exar`/`extend_aspect_ratio`,
+/// `fq`/`format_quality`, `mb`/`max_bytes`, `fn`/`filename`, `att`/`return_attachment`; and Darkroom's own
 /// `sepia:{intensity}` and `grayscale`.
 public struct ImageURLOptions: Sendable, Hashable {
     public var resizingType: Resize.Mode = .fit
     public var width = 0
     public var height = 0
     public var enlarge = false
+    /// A canvas of the asked size around a smaller result (`ex`), or of its
+    /// aspect ratio (`exar`), placed by its own gravity.
+    public var extend: Extend?
     /// The result at least this wide or high (before `dpr`); 0: no minimum.
     public var minWidth = 0
     public var minHeight = 0
@@ -53,6 +57,11 @@ public struct ImageURLOptions: Sendable, Hashable {
     public var filename: String?
     /// Content-Disposition: attachment rather than inline (`att`).
     public var returnAttachment = false
+
+    public struct Extend: Sendable, Hashable {
+        public var aspectOnly: Bool
+        public var gravity: Gravity
+    }
 
     public struct Padding: Sendable, Hashable {
         public var top: Int
@@ -109,11 +118,18 @@ public struct ImageURLOptions: Sendable, Hashable {
             if let w = try int(1, "width") { width = w }
             if let h = try int(2, "height") { height = h }
             if let e = try bool(3) { enlarge = e }
+            if let x = try bool(4) { extend = x ? Extend(aspectOnly: false, gravity: extend?.gravity ?? .centre) : nil }
         case "s", "size":
             try need(1...4)
             if let w = try int(0, "width") { width = w }
             if let h = try int(1, "height") { height = h }
             if let e = try bool(2) { enlarge = e }
+            if let x = try bool(3) { extend = x ? Extend(aspectOnly: false, gravity: extend?.gravity ?? .centre) : nil }
+        case "ex", "extend", "exar", "extend_aspect_ratio":
+            try need(1...2)
+            let on = try bool(0) ?? false
+            extend = on ? Extend(aspectOnly: name.hasPrefix("exar") || name == "extend_aspect_ratio",
+                                 gravity: try arg(1).map(Self.gravity) ?? .centre) : nil
         case "rt", "resizing_type":
             try need(1...1)
             resizingType = try Self.resizingType(args[0])
@@ -280,8 +296,12 @@ public struct ImageURLOptions: Sendable, Hashable {
         case "ea": .east
         case "we": .west
         case "ce": .centre
+        case "noea": .northEast
+        case "nowe": .northWest
+        case "soea": .southEast
+        case "sowe": .southWest
         case "sm": .smart
-        default: throw .init("unsupported gravity '\(text)' (no, so, ea, we, ce, sm)")
+        default: throw .init("unsupported gravity '\(text)' (no, so, ea, we, noea, nowe, soea, sowe, ce, sm)")
         }
     }
 
@@ -309,6 +329,11 @@ public struct ImageURLOptions: Sendable, Hashable {
         if let blur { operations.append(.blur(sigma: blur)) }
         if let sharpen { operations.append(.sharpen(sigma: sharpen)) }
         if pixelate > 1 { operations.append(.pixelate(size: pixelate)) }
+        // As imgproxy: after the filters, so that they leave the canvas as it is.
+        if let extend, width > 0 || height > 0 {
+            operations.append(.extend(width: width > 0 ? width : nil, height: height > 0 ? height : nil,
+                                      aspectOnly: extend.aspectOnly, gravity: extend.gravity, background: background))
+        }
         if let padding {
             operations.append(.padding(top: scaled(padding.top), right: scaled(padding.right), bottom: scaled(padding.bottom),
                                        left: scaled(padding.left), background: background))

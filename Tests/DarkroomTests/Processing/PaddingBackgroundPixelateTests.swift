@@ -49,6 +49,29 @@ struct PaddingBackgroundPixelateTests {
         #expect((withAlpha.width, withAlpha.height) == (28, 28))
     }
 
+    @Test func extendPlacesTheImageOnACanvasByGravity() throws {
+        let orange = Self.orange
+        let (top, north) = try Self.run(try Self.halves(), [.extend(width: 60, height: 40, aspectOnly: false, gravity: .north, background: orange)])
+        #expect((top.width, top.height) == (60, 40))
+        #expect(Self.near(north.pixel(x: 0, y: 0), [255, 128, 0]))
+        #expect(Self.near(north.pixel(x: 10, y: 0), [220, 20, 20]), "centred across, at the top")
+        #expect(Self.near(north.pixel(x: 49, y: 19), [20, 20, 220]))
+        #expect(Self.near(north.pixel(x: 30, y: 30), [255, 128, 0]), "the canvas below")
+        let (_, corner) = try Self.run(try Self.halves(), [.extend(width: 60, height: 40, aspectOnly: false, gravity: .southEast, background: orange)])
+        #expect(Self.near(corner.pixel(x: 20, y: 20), [220, 20, 20]), "in the bottom right corner")
+        #expect(Self.near(corner.pixel(x: 19, y: 39), [255, 128, 0]))
+        // The aspect ratio only: the smallest square canvas that holds 40 x 20.
+        let (square, squared) = try Self.run(try Self.halves(), [.extend(width: 1, height: 1, aspectOnly: true, gravity: .centre, background: orange)])
+        #expect((square.width, square.height) == (40, 40))
+        #expect(Self.near(squared.pixel(x: 0, y: 10), [220, 20, 20]) && Self.near(squared.pixel(x: 0, y: 9), [255, 128, 0]))
+        // Never a crop: a canvas smaller than the image leaves it as it is.
+        let (same, _) = try Self.run(try Self.halves(), [.extend(width: 10, height: 10, aspectOnly: false, gravity: .centre, background: nil)])
+        #expect((same.width, same.height) == (40, 20))
+        #expect(throws: DarkroomError.self) {
+            try Self.run(try Self.halves(), [.extend(width: 100_000, height: 10, aspectOnly: false, gravity: .centre, background: nil)])
+        }
+    }
+
     @Test func backgroundFillsTransparencyAndDropsAlpha() throws {
         let (_, filled) = try Self.run(try Self.halfTransparent(), [.background(Self.orange)])
         #expect(filled.bands == 3)
