@@ -163,6 +163,12 @@ import Testing
         }
     }
 
+    @Test func skipProcessing() throws {
+        #expect(try parse("/_/skp:jpg:webp/plain/http://x.org/a.jpg").options.processing(format: nil).output.skipProcessing == [.jpeg, .webp])
+        #expect(try parse("/_/skp:jpg/skp:/plain/http://x.org/a.jpg").options.skipProcessing.isEmpty, "an empty list clears it")
+        #expect(throws: ImageURLError.self) { try parse("/_/skp:bmp/plain/http://x.org/a.jpg") }
+    }
+
     @Test func maxBytes() throws {
         #expect(try parse("/_/mb:30000/plain/http://x.org/a.jpg").options.processing(format: .jpeg).output.maxBytes == 30000)
         #expect(try parse("/_/max_bytes:0/plain/http://x.org/a.jpg").options.processing(format: .jpeg).output.maxBytes == nil)

@@ -18,6 +18,14 @@ public struct OutputOptions: Sendable, Hashable, Codable {
     /// The most bytes a JPEG, WebP or AVIF answer may take: its quality is
     /// lowered until it fits, or down to 10 (imgproxy's `max_bytes`).
     public var maxBytes: Int?
+    /// Sources in these formats are answered as they came, unprocessed,
+    /// when the answer may be in their format (imgproxy's `skip_processing`).
+    public var skipProcessing: Set<ImageFormat> = []
+
+    /// Whether a source in `format` is answered as it came.
+    func skips(_ format: ImageFormat) -> Bool {
+        skipProcessing.contains(format) && (self.format ?? format) == format && acceptedFormats?.contains(format) ?? true
+    }
 
     public init(format: ImageFormat? = nil, quality: Int = 85, progressive: Bool = false, formatQuality: [ImageFormat: Int] = [:]) {
         self.format = format
@@ -36,6 +44,7 @@ public struct OutputOptions: Sendable, Hashable, Codable {
         // Only the formats this answer can turn out in count.
         let relevant = formatQuality.filter { format == nil || $0.key == format }
         if let maxBytes { text += ":mb\(maxBytes)" }
+        if !skipProcessing.isEmpty { text += ":skip-" + skipProcessing.map(\.rawValue).sorted().joined(separator: "+") }
         if !relevant.isEmpty {
             text += ":fq-" + relevant.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)\($0.value)" }.joined(separator: "+")
         }

@@ -38,7 +38,7 @@ struct ProcessingRun {
         // The bytes stay valid, and libvips reads them in place, until the
         // last image made from them is released at the end of this closure.
         return try withRawBytes(of: data) { raw throws(DarkroomError) in
-            if usesJPEGThumbnail, let thumbnail = try jpegThumbnail(raw, format: format) { return thumbnail }
+            if usesJPEGThumbnail, !options.output.skips(format), let thumbnail = try jpegThumbnail(raw, format: format) { return thumbnail }
             return try run(raw, format: format)
         }
     }
@@ -67,6 +67,10 @@ struct ProcessingRun {
             throw DarkroomError(.tooManyPixels, "the image is \(header.width) x \(header.height) pixels, over the limit of \(options.limits.maxSourcePixels) pixels")
         }
         let source = ProcessedImage.SourceInfo(format: format, width: header.width, height: header.height)
+        if options.output.skips(format) {
+            // As it came, once its header and limits are checked: no step, no encode.
+            return ProcessedImage(bytes: ByteBuffer(bytes: raw), format: format, width: header.width, height: header.height, source: source)
+        }
         let swaps = options.autoRotate && header.orientationSwapsAxes
         let oriented = swaps ? (width: header.height, height: header.width) : (width: header.width, height: header.height)
 

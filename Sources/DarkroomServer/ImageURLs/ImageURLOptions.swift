@@ -8,7 +8,7 @@ public import Foundation
 /// `pr`/`preset`, `rot`/`rotate`, `fl`/`flip`, `dpr`, `pd`/`padding`,
 /// `bg`/`background`, `pix`/`pixelate`, `mw`/`min-width`, `mh`/`min-height`,
 /// `z`/`zoom`, `ex`/`extend`, `exar`/`extend_aspect_ratio`,
-/// `fq`/`format_quality`, `mb`/`max_bytes`, `fn`/`filename`, `att`/`return_attachment`; and Darkroom's own
+/// `fq`/`format_quality`, `mb`/`max_bytes`, `skp`/`skip_processing`, `fn`/`filename`, `att`/`return_attachment`; and Darkroom's own
 /// `sepia:{intensity}` and `grayscale`.
 public struct ImageURLOptions: Sendable, Hashable {
     public var resizingType: Resize.Mode = .fit
@@ -31,6 +31,8 @@ public struct ImageURLOptions: Sendable, Hashable {
     public var formatQuality: [ImageFormat: Int] = [:]
     /// The most bytes of a JPEG, WebP or AVIF answer (`mb`); 0: no limit.
     public var maxBytes = 0
+    /// Source formats answered unprocessed (`skp`).
+    public var skipProcessing: Set<ImageFormat> = []
     public var format: String?
     public var blur: Double?
     public var sharpen: Double?
@@ -185,6 +187,12 @@ public struct ImageURLOptions: Sendable, Hashable {
             try need(1...1)
             guard let q = try int(0, "quality"), q <= 100 else { throw .init("option '\(name)': quality must be from 0 to 100") }
             quality = q
+        case "skp", "skip_processing":
+            skipProcessing = []
+            for text in args where !text.isEmpty {
+                guard let format = ImageFormat(name: text.lowercased()) else { throw .init("option '\(name)': '\(text)' is not an image format") }
+                skipProcessing.insert(format)
+            }
         case "mb", "max_bytes":
             try need(1...1)
             guard let bytes = Int(args[0]), (0...1_000_000_000).contains(bytes) else {
@@ -343,6 +351,7 @@ public struct ImageURLOptions: Sendable, Hashable {
                                  output: {
                                      var output = OutputOptions(format: format, quality: quality == 0 ? 80 : quality, formatQuality: formatQuality)
                                      output.maxBytes = maxBytes > 0 ? maxBytes : nil
+                                     output.skipProcessing = skipProcessing
                                      return output
                                  }(),
                                  autoRotate: autoRotate)

@@ -61,6 +61,28 @@ import TestSupport
         #expect(try encode(png).data == (try encode(OutputOptions(format: .png))).data)
     }
 
+    @Test func skipProcessingAnswersTheSourceAsItCame() throws {
+        let source = try Fixtures.data("landscape.webp")
+        var output = OutputOptions()
+        output.skipProcessing = [.webp]
+        let resize = [ImageOperation.resize(Resize(width: 50, height: 50))]
+        let skipped = try process(source, ProcessingOptions(operations: resize, output: output))
+        #expect(skipped.data == source && skipped.format == .webp && (skipped.width, skipped.height) == (240, 160))
+        // Not when another format is asked for, or the client does not take WebP.
+        output.format = .png
+        #expect(try process(source, ProcessingOptions(operations: resize, output: output)).width == 50)
+        output.format = nil
+        output.acceptedFormats = [.jpeg]
+        #expect(try process(source, ProcessingOptions(operations: resize, output: output)).format == .jpeg)
+        // Nor for other formats; and the limits still hold for the skipped.
+        var jpeg = OutputOptions()
+        jpeg.skipProcessing = [.webp]
+        #expect(try process(fixture: "landscape.jpg", resize, output: jpeg).width == 50)
+        let limits = ImageLimits(maxSourcePixels: 100)
+        output.acceptedFormats = nil
+        #expect(throws: DarkroomError.self) { try process(source, ProcessingOptions(operations: resize, output: output, limits: limits)) }
+    }
+
     @Test func keepsTheSourceFormatWhenNoneIsAsked() throws {
         #expect(try process(fixture: "landscape.webp", output: OutputOptions()).format == .webp)
         #expect(try process(fixture: "landscape.gif", output: OutputOptions()).format == .jpeg)
