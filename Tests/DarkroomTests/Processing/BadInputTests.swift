@@ -85,8 +85,9 @@ import TestSupport
         // A slow run (an 8000 px PNG made from a photo); pulling the switch
         // from another thread stops it before it would have finished.
         let data = try Corpus.data("RainDrops.jpg")
+        // No time limit to speak of: a loaded parallel run can pass the default 20 s.
         let options = ProcessingOptions(operations: [.resize(Resize(width: 8000, height: nil, enlarge: true)), .sepia(intensity: 0.8)],
-                                        output: OutputOptions(format: .png))
+                                        output: OutputOptions(format: .png), limits: ImageLimits(maxProcessingTime: .seconds(600)))
         func timedRun(pullingAfter pause: Duration?) async throws -> (DarkroomError?, Duration) {
             let killSwitch = KillSwitch()
             let clock = ContinuousClock()
