@@ -45,13 +45,22 @@ public struct TestServer: Sendable {
             throw TestServerError("the test server stopped before it listened")
         }
         let server = TestServer(base: "http://127.0.0.1:\(port)", cacheFolder: configuration.cacheFolder!,
-                                client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow)),
+                                client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.clientConfiguration),
                                 running: running, group: serviceGroup)
         for _ in 0..<200 {
             if (try? await server.get("/health"))?.status == .ok { return server }
             try await Task.sleep(for: .milliseconds(50))
         }
         throw TestServerError("the test server did not start")
+    }
+
+    /// No redirects followed; and as many connections as a test's clients
+    /// ask for at once (the default of 8 per host made a ninth request wait
+    /// for a slow one, and time out waiting under load).
+    static var clientConfiguration: HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        return configuration
     }
 
     public struct Answer: Sendable {
