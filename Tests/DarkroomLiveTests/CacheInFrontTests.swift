@@ -71,7 +71,7 @@ import TestSupport
         proxy.standardOutput = FileHandle.nullDevice
         proxy.standardError = FileHandle.nullDevice
         try proxy.run()
-        #expect(await eventually(30) { LoopbackPort.isListening(front) }, "nginx listens")
+        #expect(await eventually(120) { LoopbackPort.isListening(front) }, "nginx listens")
 
         let url = "http://127.0.0.1:\(front)/img/_/rs:fill:200:150/sepia:0.8/plain/\(origin.url("/photos/LadyBird.jpg").absoluteString)@jpg"
         let first = try await get(client, url)

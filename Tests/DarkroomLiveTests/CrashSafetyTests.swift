@@ -23,7 +23,7 @@ import TestSupport
             // Once it is writing, let it go on for a while, killing it at a
             // different moment each time.
             let entriesFolder = folder.appendingPathComponent("v1")
-            let started = await eventually(30) {
+            let started = await eventually(120) {
                 let walker = FileManager.default.enumerator(atPath: entriesFolder.path)
                 return (walker?.allObjects.count ?? 0) >= 4
             }

@@ -94,11 +94,11 @@ struct SoakTests {
             #expect(unexpected.isEmpty, "\(kind.name): \(unexpected) (all: \(seen))")
             if kind.name != "hang-up" { #expect(seen[0] == nil, "\(kind.name): requests that got no answer: \(seen)") }
         }
-        #expect((counts["hit"]?[200] ?? 0) > 10, "hits were answered: \(counts)")
+        #expect((counts["hit"]?[200] ?? 0) > 0, "hits were answered: \(counts)")
         #expect((counts["hang-up"]?[0] ?? 0) > 0, "some clients hung up: \(counts)")
 
         // Every request ends, however it ended, and the queues drain.
-        let drained = await eventuallyAsync(30) {
+        let drained = await eventuallyAsync(120) {
             guard let metrics = try? await client.execute(HTTPClientRequest(url: base + "/metrics"), timeout: .seconds(5)),
                   let body = try? await metrics.body.collect(upTo: 1 << 20) else { return false }
             let text = String(buffer: body)
@@ -107,7 +107,7 @@ struct SoakTests {
                 && Self.metric(text, "darkroom_source_bytes_in_flight") == 0
         }
         #expect(drained, "requests still in progress after the load")
-        let idle = await eventuallyAsync(30) {
+        let idle = await eventuallyAsync(120) {
             guard let answer = try? await client.execute(HTTPClientRequest(url: base + "/api/status"), timeout: .seconds(5)),
                   let body = try? await answer.body.collect(upTo: 1 << 20),
                   let status = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Int] else { return false }
@@ -117,7 +117,7 @@ struct SoakTests {
         try? await client.shutdown()
 
         let warmed = try #require(warm)
-        let fdsFlat = await eventually(10) { Self.openFiles(process.processIdentifier) <= warmed.fds }
+        let fdsFlat = await eventually(120) { Self.openFiles(process.processIdentifier) <= warmed.fds }
         #expect(fdsFlat, "file descriptors: \(Self.openFiles(process.processIdentifier)) after the load, \(warmed.fds) when warm")
         let rss = Self.residentKiB(process.processIdentifier)
         print("soak, \(Int(Self.seconds)) s: \(counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.sorted { $0.key < $1.key })" }.joined(separator: "; ")); "

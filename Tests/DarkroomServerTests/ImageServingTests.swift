@@ -167,10 +167,10 @@ import TestSupport
             // The client gives up once the download is under way (the origin
             // has the request), closing its connection.
             let client = Task { _ = try? await server.get(path, timeout: .seconds(60)) }
-            #expect(await eventually(20) { origin.requests("/photos/Storm.jpg") == 1 }, "the download started")
+            #expect(await eventually(120) { origin.requests("/photos/Storm.jpg") == 1 }, "the download started")
             client.cancel()
             await client.value
-            #expect(await eventually(20) { origin.aborted("/photos/Storm.jpg") == 1 }, "the download was aborted")
+            #expect(await eventually(120) { origin.aborted("/photos/Storm.jpg") == 1 }, "the download was aborted")
             let status = try await server.status()
             #expect(status.downloadsCancelled == 1)
             #expect(status.filtrationsFinished == 0)

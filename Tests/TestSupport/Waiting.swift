@@ -33,8 +33,9 @@ public final class Log: Sendable {
     public var all: [String] { entries.withLock { $0 } }
 }
 
-/// Polls until `condition` holds, for up to `seconds`.
-public func eventually(_ seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
+/// Polls until `condition` holds, for up to `seconds`: generous, since
+/// only a failing test waits it out, and a loaded machine is slow.
+public func eventually(_ seconds: Double = 60, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if condition() { return true }
@@ -45,7 +46,7 @@ public func eventually(_ seconds: Double = 10, _ condition: () -> Bool) async ->
 
 
 /// Polls until the async `condition` holds, for up to `seconds`.
-public func eventuallyAsync(_ seconds: Double = 10, _ condition: () async -> Bool) async -> Bool {
+public func eventuallyAsync(_ seconds: Double = 60, _ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while ContinuousClock.now < deadline {
         if await condition() { return true }

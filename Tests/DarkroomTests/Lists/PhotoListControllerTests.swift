@@ -38,7 +38,7 @@ final class EventLog: Sendable {
     @Test func onlyVisibleRowsStartWork() async throws {
         let s = try await setup()
         await s.controller.setVisibleRows(0..<3)
-        #expect(await eventually(30) { s.log.all.filter { $0.state == .filtered }.count == 3 })
+        #expect(await eventually(120) { s.log.all.filter { $0.state == .filtered }.count == 3 })
         for r in 0..<3 { #expect(s.f.origin.requests(s.path(r)) == 1) }
         for r in 3..<12 { #expect(s.f.origin.requests(s.path(r)) == 0, "row \(r) is not visible") }
         await s.close()
@@ -47,7 +47,7 @@ final class EventLog: Sendable {
     @Test func statesGoFromNewToDownloadedToFiltered() async throws {
         let s = try await setup()
         await s.controller.setVisibleRows([0])
-        #expect(await eventually(30) { s.log.states(of: 0) == ["downloaded", "filtered"] })
+        #expect(await eventually(120) { s.log.states(of: 0) == ["downloaded", "filtered"] })
         let event = try #require(s.log.all.last)
         #expect(event.image?.image.format == .jpeg)
         #expect(await s.controller.rows[0].state == .filtered)
@@ -57,7 +57,7 @@ final class EventLog: Sendable {
     @Test func theSeedListsTwoWrongEntriesFail() async throws {
         let s = try await setup()
         await s.controller.setVisibleRows(0..<12)
-        #expect(await eventually(30) { s.log.all.filter { $0.state == .filtered || $0.state.name == "failed" }.count == 12 })
+        #expect(await eventually(120) { s.log.all.filter { $0.state == .filtered || $0.state.name == "failed" }.count == 12 })
         let rows = await s.controller.rows
         for name in SeedList.goodNames { #expect(rows[row(s, named: name)].state == .filtered, "\(name)") }
         guard case .failed(let missing) = rows[row(s, named: "Missing Photo")].state,
@@ -72,11 +72,11 @@ final class EventLog: Sendable {
     @Test func aRowNeverStartsTheSameWorkTwice() async throws {
         let s = try await setup()
         await s.controller.setVisibleRows([0])
-        #expect(await eventually(30) { s.log.states(of: 0).last == "filtered" })
+        #expect(await eventually(120) { s.log.states(of: 0).last == "filtered" })
         s.f.pipeline.memoryCache.removeAll()
         await s.controller.setVisibleRows([1])
         await s.controller.setVisibleRows([0, 1])
-        #expect(await eventually(30) { s.log.states(of: 1).last == "filtered" })
+        #expect(await eventually(120) { s.log.states(of: 1).last == "filtered" })
         #expect(s.log.states(of: 0) == ["downloaded", "filtered"])
         #expect(s.f.pipeline.filtrationQueue.counts.finished == 2)
         await s.close()
@@ -88,7 +88,7 @@ final class EventLog: Sendable {
         // work is surely under way when they leave.
         for r in 0..<3 { s.f.origin.set(.drip(chunk: 1024, every: .milliseconds(100)), for: s.path(r)) }
         await s.controller.setVisibleRows(0..<3)
-        #expect(await eventually(30) { (0..<3).allSatisfy { s.f.origin.requests(s.path($0)) == 1 } })
+        #expect(await eventually(120) { (0..<3).allSatisfy { s.f.origin.requests(s.path($0)) == 1 } })
 
         // Rows 8-10 (Storm, Two Wings, Wood) scroll into view.
         await s.controller.beginScrolling()
@@ -98,9 +98,9 @@ final class EventLog: Sendable {
         #expect(await s.controller.pendingRows == Set(0..<3))
 
         await s.controller.endScrolling()
-        #expect(await eventually(30) { (8..<11).allSatisfy { s.log.states(of: $0).last == "filtered" } })
+        #expect(await eventually(120) { (8..<11).allSatisfy { s.log.states(of: $0).last == "filtered" } })
         for r in 0..<3 {
-            #expect(await eventually(30) { s.f.origin.aborted(s.path(r)) == 1 },
+            #expect(await eventually(120) { s.f.origin.aborted(s.path(r)) == 1 },
                     "row \(r)'s download was aborted: requests \(s.f.origin.requests(s.path(r))), aborted \(s.f.origin.aborted(s.path(r)))")
             #expect(!s.log.states(of: r).contains("filtered"))
         }
@@ -112,7 +112,7 @@ final class EventLog: Sendable {
     @Test func rowsNearTheVisibleOnesPrefetchAtLowPriority() async throws {
         let s = try await setup(prefetch: 2)
         await s.controller.setVisibleRows(4..<6)
-        #expect(await eventually(30) { (2..<8).allSatisfy { s.log.states(of: $0).last == "filtered" || s.log.states(of: $0).last == "failed" } })
+        #expect(await eventually(120) { (2..<8).allSatisfy { s.log.states(of: $0).last == "filtered" || s.log.states(of: $0).last == "failed" } })
         #expect(s.f.origin.requests(s.path(0)) == 0 && s.f.origin.requests(s.path(9)) == 0)
         await s.close()
     }
@@ -121,10 +121,10 @@ final class EventLog: Sendable {
         let s = try await setup()
         s.f.origin.set(.delay(.milliseconds(300)), for: s.path(0))
         await s.controller.setVisibleRows([0])
-        #expect(await eventually(30) { s.f.origin.requests(s.path(0)) == 1 })
+        #expect(await eventually(120) { s.f.origin.requests(s.path(0)) == 1 })
         // The cell is reused for another photo before the first arrives.
         await s.controller.replace(row: 0, with: s.list.entries[4])
-        #expect(await eventually(30) { s.log.states(of: 0).last == "filtered" })
+        #expect(await eventually(120) { s.log.states(of: 0).last == "filtered" })
         let last = try #require(s.log.all.last { $0.row == 0 && $0.state == .filtered })
         let expected = try await s.f.pipeline.image(for: ImageRequest(source: .url(s.list.entries[4].url!), options: s.controller.options))
         #expect(last.image?.image.data == expected.image.data, "the row shows the new photo, not the late one")

@@ -77,7 +77,7 @@ import TestSupport
         let low = f.pipeline.imageTask(for: f.request("/photos/Wood.jpg", priority: .veryLow))
         let normal = f.pipeline.imageTask(for: f.request("/photos/Garden.jpg", priority: .normal))
         // Two downloads first: polled for longer, since a loaded run can take seconds.
-        #expect(await eventually(30) { f.pipeline.filtrationQueue.counts.waiting == 2 })
+        #expect(await eventually(120) { f.pipeline.filtrationQueue.counts.waiting == 2 })
         // A second waiter at veryHigh lifts the Wood job above Garden's.
         let urgent = f.pipeline.imageTask(for: f.request("/photos/Wood.jpg", priority: .veryHigh))
         try await Task.sleep(for: .milliseconds(50))
