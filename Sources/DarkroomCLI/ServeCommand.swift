@@ -24,8 +24,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The gallery's photo list: a file or an http(s) URL (default: the bundled samples). [DARKROOM_LIST]") var list: String?
     @Option(help: "Disk cache folder. [DARKROOM_CACHE_DIR]") var cacheDir: String?
     @Option(help: ArgumentHelp("Serve local:///PATH sources from this folder (default: the bundled samples, when no --list is given). [DARKROOM_LOCAL_ROOT]", valueName: "FOLDER")) var localRoot: String?
-    @Option(help: "Hex key for imgproxy URL signatures; with it, unsigned URLs are refused. [DARKROOM_KEY]") var key: String?
-    @Option(help: "Hex salt for imgproxy URL signatures. [DARKROOM_SALT]") var salt: String?
+    @Option(help: "Hex key for imgproxy URL signatures; with it, unsigned URLs are refused. Repeatable, paired with --salt in order, to accept several while keys rotate. [DARKROOM_KEY, comma-separated]") var key: [String] = []
+    @Option(help: "Hex salt for imgproxy URL signatures; one per --key. [DARKROOM_SALT, comma-separated]") var salt: [String] = []
+    @Option(help: "Bytes of the digest a signature carries, 1 to 32 (default 32), as imgproxy's IMGPROXY_SIGNATURE_SIZE. [DARKROOM_SIGNATURE_SIZE]") var signatureSize: Int?
     @Option(help: "A source URL prefix that may be fetched; repeatable. [DARKROOM_ALLOW_SOURCE]") var allowSource: [String] = []
     @Flag(help: "Also fetch from loopback and private addresses. [DARKROOM_ALLOW_PRIVATE_NETWORKS]") var allowPrivateNetworks = false
     @Option(help: "Largest source, in bytes. [DARKROOM_MAX_SOURCE_BYTES]") var maxSourceBytes: Int?
@@ -44,10 +45,39 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The S3 store's address, for the result cache and S3 sources (default: AWS_ENDPOINT_URL, else AWS's for the region). [DARKROOM_S3_ENDPOINT]", valueName: "URL")) var s3Endpoint: String?
     @Flag(help: "With --result-cache, keep downloaded sources there too, so no replica asks the origin for a photo another has. [DARKROOM_SOURCE_CACHE]") var sourceCache = false
     @Option(help: ArgumentHelp("Serve s3://BUCKET/KEY sources from these buckets (comma-separated; * for any the credentials can read). [DARKROOM_S3_SOURCES]", valueName: "BUCKETS")) var s3Sources: String?
-    @Option(help: ArgumentHelp("A named preset for pr:, as NAME=OPTIONS (rs:fill:300:300/sepia:0.8); repeatable. [DARKROOM_PRESET]", valueName: "NAME=OPTIONS")) var preset: [String] = []
+    @Option(help: ArgumentHelp("A named preset for pr:, as NAME=OPTIONS (rs:fill:300:300/sepia:0.8); repeatable; one named default applies to every URL. [DARKROOM_PRESET]", valueName: "NAME=OPTIONS")) var preset: [String] = []
+    @Flag(help: "Image URLs name presets only, in one segment (/img/SIG/thumb:sepia/plain/...). [DARKROOM_ONLY_PRESETS]") var onlyPresets = false
 
     func validate() throws {
         _ = try serverConfiguration(environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// The key and salt pairs, from flags or comma-separated variables.
+    private func signatures(env: (String) -> String?) throws -> [URLSignature] {
+        func list(_ flags: [String], _ name: String) -> [String] {
+            flags.isEmpty ? (env(name)?.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } ?? []) : flags
+        }
+        let keys = list(key, "KEY"), salts = list(salt, "SALT")
+        guard !keys.isEmpty || !salts.isEmpty else {
+            if signatureSize != nil || env("SIGNATURE_SIZE") != nil { throw ValidationError("--signature-size needs --key") }
+            return []
+        }
+        // One salt may serve every key; otherwise they pair in order.
+        guard !keys.isEmpty, salts.count <= 1 || salts.count == keys.count else {
+            throw ValidationError("--key and --salt pair in order: \(keys.count) key(s), \(salts.count) salt(s)")
+        }
+        var size = 32
+        if let text = signatureSize.map(String.init) ?? env("SIGNATURE_SIZE") {
+            guard let value = Int(text), (1...32).contains(value) else { throw ValidationError("--signature-size \(text): expected 1 to 32 bytes") }
+            size = value
+        }
+        return try keys.enumerated().map { index, key in
+            do {
+                return try URLSignature(hexKey: key, hexSalt: salts.count == keys.count ? salts[index] : salts.first ?? "", size: size)
+            } catch {
+                throw ValidationError("--key/--salt (pair \(index + 1)): \(error)")
+            }
+        }
     }
 
     /// The configuration from flags, then `DARKROOM_*` variables, then defaults.
@@ -78,15 +108,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             c.localRoot = URL(fileURLWithPath: folder)
         }
-        let key = self.key ?? env("KEY"), salt = self.salt ?? env("SALT")
-        if key != nil || salt != nil {
-            guard let key else { throw ValidationError("--salt needs --key too") }
-            do {
-                c.signature = try URLSignature(hexKey: key, hexSalt: salt ?? "")
-            } catch {
-                throw ValidationError("--key/--salt: \(error)")
-            }
-        }
+        c.signatures = try signatures(env: env)
         c.allowedSources = allowSource.isEmpty ? (env("ALLOW_SOURCE")?.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } ?? []) : allowSource
         c.allowPrivateNetworks = allowPrivateNetworks || envFlag("ALLOW_PRIVATE_NETWORKS")
         if let bytes = try number(maxSourceBytes, "MAX_SOURCE_BYTES", "max-source-bytes", minimum: 1) { c.limits.maxSourceBytes = bytes }
@@ -138,6 +160,8 @@ struct ServeCommand: AsyncParsableCommand {
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { throw ValidationError("--preset \(entry): expected NAME=OPTIONS") }
             c.presets[parts[0]] = parts[1]
         }
+        c.onlyPresets = onlyPresets || envFlag("ONLY_PRESETS")
+        if c.onlyPresets, c.presets.isEmpty { throw ValidationError("--only-presets needs at least one --preset") }
         return c
     }
 

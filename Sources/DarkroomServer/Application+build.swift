@@ -25,6 +25,11 @@ import ServiceLifecycle
 public func buildApplication(_ configuration: ServerConfiguration, logger: Logger = Logger(label: "darkroom"),
                              onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) async throws -> some ApplicationProtocol {
     ServerMetrics.start()
+    do {
+        try ImageURLOptions.check(presets: configuration.presets)
+    } catch {
+        throw ServerSetupError(error.message)
+    }
 
     let pipelineConfiguration = pipelineConfiguration(for: configuration)
     let pipeline: ImagePipeline
@@ -105,7 +110,7 @@ func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, 
     router.add(middleware: FileMiddleware(Gallery.staticFolder, urlBasePath: "/gallery", cacheControl: .init([(MediaType(type: .any), [.noCache])]), logger: logger))
     router.add(middleware: FileMiddleware(Gallery.samplesFolder, urlBasePath: "/samples", logger: logger))
     GalleryRoutes(gallery: gallery).add(to: router)
-    BookRoutes(gallery: gallery, books: books, signing: configuration.signature != nil).add(to: router)
+    BookRoutes(gallery: gallery, books: books, signing: !configuration.signatures.isEmpty).add(to: router)
     OperationsRoutes(processor: ImageProcessor(), pipeline: pipeline, connections: connections).add(to: router)
     return router
 }

@@ -20,8 +20,14 @@ public struct ServerConfiguration: Sendable {
     public var localRoot: URL?
     /// The disk cache's folder; nil: `$XDG_CACHE_HOME/darkroom` or `~/.cache/darkroom`.
     public var cacheFolder: URL?
-    /// When set, image URLs must carry imgproxy's signature.
-    public var signature: URLSignature?
+    /// When not empty, image URLs must carry imgproxy's signature by one
+    /// of these key and salt pairs (several while keys are rotated).
+    public var signatures: [URLSignature] = []
+    /// The one signing pair, when there is one.
+    public var signature: URLSignature? {
+        get { signatures.first }
+        set { signatures = newValue.map { [$0] } ?? [] }
+    }
     /// Source URL prefixes that may be fetched; empty: any public address.
     public var allowedSources: [String] = []
     /// Fetch from loopback and private addresses too (a server inside a
@@ -37,8 +43,12 @@ public struct ServerConfiguration: Sendable {
     /// New work is refused with 429 while more than this many processing
     /// runs wait; cache hits are still served.
     public var maxWaitingFiltrations = 64
-    /// Named option strings for `pr:`, such as `thumb` -> `rs:fill:300:300/sepia:0.8`.
+    /// Named option strings for `pr:`, such as `thumb` -> `rs:fill:300:300/sepia:0.8`;
+    /// the one named `default` applies to every URL. Checked at start.
     public var presets: [String: String] = [:]
+    /// Image URLs name presets only, in one segment (`/img/SIG/thumb:sepia/plain/...`),
+    /// as imgproxy's presets-only mode.
+    public var onlyPresets = false
     /// Processing threads (`--workers`); one per core by default.
     public var filtrationConcurrency = ProcessInfo.processInfo.activeProcessorCount
     /// The memory cache's size in bytes; nil: a share of the machine

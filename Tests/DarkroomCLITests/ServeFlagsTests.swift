@@ -48,6 +48,30 @@ import Testing
         }
     }
 
+    @Test func keyRotationSignatureSizeAndPresetsOnly() throws {
+        let pairs = try configuration(["--key", "6b31", "--salt", "7331", "--key", "6b32", "--salt", "7332", "--signature-size", "8"])
+        #expect(pairs.signatures.map(\.key) == [[0x6b, 0x31], [0x6b, 0x32]])
+        #expect(pairs.signatures.map(\.salt) == [[0x73, 0x31], [0x73, 0x32]])
+        #expect(pairs.signatures.allSatisfy { $0.size == 8 })
+        let fromEnvironment = try configuration([], environment: ["DARKROOM_KEY": "6b31,6b32", "DARKROOM_SALT": "7331", "DARKROOM_SIGNATURE_SIZE": "16"])
+        #expect(fromEnvironment.signatures.count == 2 && fromEnvironment.signatures.allSatisfy { $0.salt == [0x73, 0x31] && $0.size == 16 })
+        #expect(try configuration([]).signatures.isEmpty)
+        for (arguments, word) in [
+            (["--key", "6b31", "--key", "6b32", "--salt", "01", "--salt", "02", "--salt", "03"], "pair"),
+            (["--salt", "7331"], "pair"),
+            (["--key", "6b31", "--signature-size", "33"], "signature-size"),
+            (["--key", "6b31", "--signature-size", "0"], "signature-size"),
+            (["--signature-size", "8"], "signature-size"),
+            (["--key", "xyz"], "hex"),
+            (["--only-presets"], "only-presets"),
+        ] {
+            #expect(throws: (any Error).self, "\(arguments)") { try configuration(arguments) }
+            do { _ = try configuration(arguments) } catch { #expect("\(error)".contains(word), "\(arguments): \(error)") }
+        }
+        let only = try configuration(["--only-presets", "--preset", "thumb=rs:fill:100:100"])
+        #expect(only.onlyPresets && only.presets == ["thumb": "rs:fill:100:100"])
+    }
+
     @Test func resultSizeAndProcessingTimeLimits() throws {
         let defaults = try configuration([])
         #expect(defaults.limits.maxResultDimension == 8192)

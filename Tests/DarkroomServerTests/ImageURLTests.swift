@@ -4,8 +4,8 @@ import Foundation
 import Testing
 
 @Suite struct ImageURLTests {
-    func parse(_ path: String, presets: [String: String] = [:]) throws -> ImageURL {
-        try ImageURL(path: path, presets: presets)
+    func parse(_ path: String, presets: [String: String] = [:], onlyPresets: Bool = false) throws -> ImageURL {
+        try ImageURL(path: path, presets: presets, onlyPresets: onlyPresets)
     }
 
     func operations(_ path: String) throws -> [ImageOperation] {
@@ -226,6 +226,56 @@ import Testing
         } throws: { error in
             (error as? ImageURLError)?.message.contains(words) == true
         }
+    }
+
+    @Test func presetsAsImgproxyDoesThem() throws {
+        let presets = ["default": "q:60/w:100", "thumb": "rs:fill:120:120", "a": "pr:b/w:10", "b": "pr:a/h:20"]
+        // The default preset first, then the URL's own options over it.
+        let plain = try parse("/_/plain/http://x.org/a.jpg", presets: presets)
+        #expect(plain.options.quality == 60 && plain.options.width == 100)
+        let own = try parse("/_/w:300/plain/http://x.org/a.jpg", presets: presets)
+        #expect(own.options.quality == 60 && own.options.width == 300)
+        // A loop is skipped where it closes: a -> b -> (a skipped), h then w.
+        let loop = try parse("/_/pr:a/plain/http://x.org/a.jpg", presets: presets)
+        #expect(loop.options.width == 10 && loop.options.height == 20)
+        // Presets-only mode: one segment of names, nothing else.
+        let only = try parse("/_/thumb:a/plain/http://x.org/a.jpg", presets: presets, onlyPresets: true)
+        #expect(only.options.resizingType == .fill && only.options.width == 10 && only.options.height == 20)
+        #expect(throws: ImageURLError.self) { try parse("/_/w:10/plain/http://x.org/a.jpg", presets: presets, onlyPresets: true) }
+        #expect(throws: ImageURLError.self) { try parse("/_/thumb/w:10/plain/http://x.org/a.jpg", presets: presets, onlyPresets: true) }
+        // Checked at start: each preset as a URL would use it.
+        try ImageURLOptions.check(presets: presets)
+        #expect(throws: ImageURLError.self) { try ImageURLOptions.check(presets: ["x": "vignette:2"]) }
+        #expect(throws: ImageURLError.self) { try ImageURLOptions.check(presets: ["x": "pr:missing"]) }
+        #expect(throws: ImageURLError.self) { try ImageURLOptions.check(presets: ["x:y": "w:10"]) }
+    }
+
+    @Test func urlRepairsAndRefusals() throws {
+        // Escaped colons in options, and a scheme that lost a slash.
+        let url = try parse("/_/rs%3Afill%3A10%3A20/plain/http:/x.org/a.jpg@png")
+        #expect(url.options.resizingType == .fill && url.options.width == 10 && url.options.height == 20)
+        #expect(url.source.absoluteString == "http://x.org/a.jpg")
+        #expect(url.requestedExtension == "png")
+        #expect(try parse("/_/plain/https:/x.org/a.jpg").source.absoluteString == "https://x.org/a.jpg")
+        #expect(try parse("/_/plain/local:///a.jpg").source.absoluteString == "local:///a.jpg")
+        #expect(try parse("/_/plain/http://x.org/a%40b.jpg@png").source.absoluteString == "http://x.org/a@b.jpg")
+        #expect(throws: ImageURLError.self) { try parse("/_/plain/http://x.org/a.jpg@png@webp") }
+        #expect(throws: ImageURLError.self) { try parse("/_/plain/http://x.org/a%zz.jpg") }
+    }
+
+    @Test func truncatedSignaturesAndTheSignedPart() throws {
+        let full = try URLSignature(hexKey: "736563726574", hexSalt: "68656C6C6F")
+        let short = try URLSignature(hexKey: "736563726574", hexSalt: "68656C6C6F", size: 8)
+        let path = "/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png"
+        // The first 8 bytes of the same digest: 11 characters of base64url.
+        #expect(short.sign(path) == "oKfUtW34Dvo")
+        #expect(short.verify("oKfUtW34Dvo", path: path) && !short.verify(full.sign(path), path: path))
+        #expect(!full.verify("oKfUtW34Dvo", path: path))
+        #expect(throws: (any Error).self) { try URLSignature(hexKey: "00", hexSalt: "", size: 33) }
+        // The split reads nothing but the first segment.
+        let split = try #require(ImageURL.split("/sig/vignette:2/anything"))
+        #expect(split.signature == "sig" && split.signedPath == "/vignette:2/anything")
+        #expect(ImageURL.split("/sig") == nil && ImageURL.split("//x") == nil)
     }
 
     @Test func formatNegotiation() {

@@ -1,10 +1,12 @@
 import Darkroom
+import DarkroomImaging
 @testable import DarkroomServer
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import NIOCore
 import Testing
 import TestSupport
 
@@ -71,6 +73,43 @@ import TestSupport
         try await withRouter({ $0.signature = try? URLSignature(hexKey: "736563726574", hexSalt: "68656C6C6F") }) { client in
             let response = try await client.execute(uri: "/img/_/w:64/plain/local:///photos/Aqua.jpg", method: .get)
             #expect(response.status == .forbidden)
+        }
+    }
+
+    @Test func signaturesAreCheckedFirstByEveryPairAndSize() async throws {
+        let old = try URLSignature(hexKey: "736563726574", hexSalt: "68656C6C6F", size: 16)
+        let new = try URLSignature(hexKey: "6e6577", hexSalt: "73616c74", size: 16)
+        try await withRouter({ $0.signatures = [new, old] }) { client in
+            // Either pair of a rotation signs.
+            for signer in [old, new] {
+                let path = "/w:64/plain/local:///photos/Aqua.jpg"
+                let response = try await client.execute(uri: "/img/\(signer.sign(path))\(path)", method: .get)
+                #expect(response.status == .ok, "\(Self.text(response))")
+            }
+            // Unsigned, an unknown option or preset is not revealed: 403, not 404.
+            for path in ["/_/vignette:2/plain/local:///photos/Aqua.jpg", "/_/pr:secret/plain/local:///photos/Aqua.jpg",
+                         "/w:64/plain/local:///photos/Aqua.jpg"] {
+                let response = try await client.execute(uri: "/img\(path)", method: .get)
+                #expect(response.status == .forbidden, "\(path): \(Self.text(response))")
+                #expect(!Self.text(response).contains("vignette") && !Self.text(response).contains("secret"))
+            }
+            // A full-length signature is not one of 16 bytes.
+            let path = "/w:64/plain/local:///photos/Aqua.jpg"
+            let long = try URLSignature(hexKey: "6e6577", hexSalt: "73616c74").sign(path)
+            #expect(try await client.execute(uri: "/img/\(long)\(path)", method: .get).status == .forbidden)
+        }
+    }
+
+    @Test func theDefaultPresetAndPresetsOnlyMode() async throws {
+        try await withRouter({ $0.presets = ["default": "rs:fit:40:40", "wide": "rs:fill:80:20"]; $0.onlyPresets = true }) { client in
+            let fallback = try await client.execute(uri: "/img/_//plain/local:///photos/Aqua.jpg@png", method: .get)
+            #expect(fallback.status == .ok, "\(Self.text(fallback))")
+            let wide = try await client.execute(uri: "/img/_/wide/plain/local:///photos/Aqua.jpg@png", method: .get)
+            #expect(wide.status == .ok, "\(Self.text(wide))")
+            let image = try RawPixels.decode(Array(buffer: wide.body), loader: .png)
+            #expect(image.width == 80 && image.height == 20)
+            let options = try await client.execute(uri: "/img/_/rs:fit:10:10/plain/local:///photos/Aqua.jpg", method: .get)
+            #expect(options.status == .notFound && Self.text(options).contains("unknown preset 'rs'"), "\(Self.text(options))")
         }
     }
 

@@ -18,36 +18,51 @@ public struct ImageURL: Sendable, Hashable {
 
     /// Parses the path after `/img` (starting with `/`).
     ///
-    /// - Parameter presets: named option strings for `pr:`/`preset:`.
+    /// - Parameters:
+    ///   - presets: named option strings for `pr:`/`preset:`; the one named
+    ///     `default` applies to every URL.
+    ///   - onlyPresets: the options are one segment of preset names
+    ///     (`thumb:blurry`), as imgproxy's presets-only mode; nothing else.
     /// - Throws: ``ImageURLError`` naming what is wrong.
-    public init(path: String, presets: [String: String] = [:], now: Date = Date()) throws(ImageURLError) {
-        var segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        if segments.first == "" { segments.removeFirst() }
-        guard segments.count >= 2, !segments[0].isEmpty else {
+    public init(path: String, presets: [String: String] = [:], onlyPresets: Bool = false, now: Date = Date()) throws(ImageURLError) {
+        guard let (signature, signedPath) = Self.split(path) else {
             throw .init("the URL has no signature and source; expected /img/{signature}/{options}/plain/{source}")
         }
-        signature = segments[0]
-        signedPath = "/" + segments.dropFirst().joined(separator: "/")
+        self.signature = String(signature)
+        self.signedPath = String(signedPath)
+        let segments = signedPath.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
 
-        // Options run until "plain" or the first segment that is not an option.
-        var index = 1
+        // Options run until "plain" or the first segment that is not an
+        // option; in presets-only mode they are the first segment alone.
+        var index = 0
         var optionSegments: [String] = []
-        while index < segments.count, Self.isOption(segments[index]) {
-            optionSegments.append(segments[index])
-            index += 1
+        if onlyPresets {
+            guard segments.count > 1 else { throw .init("the URL has no source after its presets") }
+            optionSegments = segments[0].isEmpty ? [] : ["pr:" + Self.repaired(option: segments[0])]
+            index = 1
+        } else {
+            while index < segments.count, Self.isOption(Self.repaired(option: segments[index])) {
+                optionSegments.append(Self.repaired(option: segments[index]))
+                index += 1
+            }
         }
         guard index < segments.count else {
             throw .init("the URL has no source after its options")
         }
         if segments[index] == "plain" {
             var text = segments[(index + 1)...].joined(separator: "/")
-            if let at = text.lastIndex(of: "@"), !text[text.index(after: at)...].contains("/") {
+            if let at = Self.extensionMark(in: text) {
                 requestedExtension = String(text[text.index(after: at)...])
                 text = String(text[..<at])
+                guard Self.extensionMark(in: text) == nil else {
+                    throw .init("the source has more than one @extension (write '@' in the source as %40)")
+                }
             }
             guard !text.isEmpty else { throw .init("the plain source URL is empty") }
-            let decoded = text.removingPercentEncoding ?? text
-            guard let url = URL(string: decoded) ?? URL(string: text) else {
+            guard let decoded = text.removingPercentEncoding else {
+                throw .init("the plain source has a bad percent-escape ('%' must be followed by two hex digits)")
+            }
+            guard let url = URL(string: Self.repaired(source: decoded)) ?? URL(string: Self.repaired(source: text)) else {
                 throw .init("the source '\(decoded)' is not a URL")
             }
             source = url
@@ -65,6 +80,40 @@ public struct ImageURL: Sendable, Hashable {
         }
         if requestedExtension?.isEmpty == true { requestedExtension = nil }
         options = try ImageURLOptions(segments: optionSegments, presets: presets, now: now)
+    }
+
+    /// The signature segment and the path it signs (from the `/` after it),
+    /// without parsing anything else: a server that signs checks the
+    /// signature before it reads options or presets, so an unsigned client
+    /// learns nothing about them. Nil when there is no segment after the
+    /// signature.
+    public static func split(_ path: String) -> (signature: Substring, signedPath: Substring)? {
+        let body = path.hasPrefix("/") ? path.dropFirst() : Substring(path)
+        guard let slash = body.firstIndex(of: "/"), slash != body.startIndex else { return nil }
+        return (body[..<slash], body[slash...])
+    }
+
+    /// An option segment with `%3A` read as `:`, as imgproxy does for
+    /// clients that escape the colons.
+    static func repaired(option segment: String) -> String {
+        segment.contains("%3") ? segment.replacingOccurrences(of: "%3A", with: ":").replacingOccurrences(of: "%3a", with: ":") : segment
+    }
+
+    /// An http(s) source whose `://` lost a slash on the way (`http:/host`,
+    /// as some proxies merge slashes) with the slash back.
+    static func repaired(source text: String) -> String {
+        for scheme in ["http:/", "https:/"] where text.hasPrefix(scheme) {
+            let rest = text.dropFirst(scheme.count)
+            return rest.hasPrefix("/") || rest.isEmpty ? text : scheme + "/" + rest
+        }
+        return text
+    }
+
+    /// The `@` that starts a plain source's extension: the last one with no
+    /// `/` after it.
+    private static func extensionMark(in text: String) -> String.Index? {
+        guard let at = text.lastIndex(of: "@"), !text[text.index(after: at)...].contains("/") else { return nil }
+        return at
     }
 
     /// Option segments have a colon (`rs:fill:300`); `sepia` and `grayscale`

@@ -81,13 +81,39 @@ public struct ImageURLOptions: Sendable, Hashable {
 
     init() {}
 
+    /// The options of `segments`, after the `default` preset when there is
+    /// one (as imgproxy: the URL's own options override it).
     init(segments: [String], presets: [String: String], now: Date) throws(ImageURLError) {
+        if presets[Self.defaultPreset] != nil {
+            try apply("pr:\(Self.defaultPreset)", presets: presets, now: now, using: [])
+        }
         for segment in segments {
-            try apply(segment, presets: presets, now: now, depth: 0)
+            try apply(segment, presets: presets, now: now, using: [])
         }
     }
 
-    private mutating func apply(_ segment: String, presets: [String: String], now: Date, depth: Int) throws(ImageURLError) {
+    /// The preset applied to every URL, when it is defined.
+    static let defaultPreset = "default"
+
+    /// Checks every preset as a URL would use it, so that a server with a
+    /// bad one stops at start rather than refusing its URLs.
+    static func check(presets: [String: String]) throws(ImageURLError) {
+        for name in presets.keys.sorted() {
+            guard !name.isEmpty, !name.contains(":"), !name.contains("/") else {
+                throw .init("preset name '\(name)' is empty or has ':' or '/'")
+            }
+            var options = ImageURLOptions()
+            do {
+                try options.apply("pr:\(name)", presets: presets, now: Date(), using: [])
+            } catch {
+                throw .init("preset '\(name)': \(error.message)")
+            }
+        }
+    }
+
+    /// - Parameter using: the presets this segment comes from, innermost
+    ///   last: a preset met again among them is skipped, as imgproxy does.
+    private mutating func apply(_ segment: String, presets: [String: String], now: Date, using: [String]) throws(ImageURLError) {
         let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         let name = parts[0], args = Array(parts.dropFirst())
         func arg(_ i: Int) -> String? { i < args.count && !args[i].isEmpty ? args[i] : nil }
@@ -234,11 +260,13 @@ public struct ImageURLOptions: Sendable, Hashable {
             expires = Date(timeIntervalSince1970: stamp)
         case "pr", "preset":
             try need(1...16)
-            guard depth < 4 else { throw .init("presets refer to each other too deeply") }
+            guard using.count < 8 else { throw .init("presets nest more than 8 deep") }
             for preset in args {
                 guard let definition = presets[preset] else { throw .init("unknown preset '\(preset)'") }
+                // A preset inside itself, directly or not, is a loop: skipped.
+                if using.contains(preset) { continue }
                 for part in definition.split(separator: "/") {
-                    try apply(String(part), presets: presets, now: now, depth: depth + 1)
+                    try apply(String(part), presets: presets, now: now, using: using + [preset])
                 }
             }
         case "rot", "rotate":

@@ -89,15 +89,21 @@ struct ImageRoutes: Sendable {
 
     /// Parses, verifies and negotiates a URL not seen before.
     private func parse(_ path: String, accept: AcceptedFormats) -> Result<ParsedURLCache.Entry, Refusal> {
+        // The signature first: a client without it learns nothing of the
+        // options and presets from the errors below.
+        if !configuration.signatures.isEmpty {
+            guard let (signature, signedPath) = ImageURL.split(path),
+                  configuration.signatures.contains(where: { $0.verify(signature, path: signedPath) })
+            else {
+                return .failure(Refusal(response: errorResponse(.forbidden, "the URL's signature is missing or wrong")))
+            }
+        }
         let url: ImageURL
         do {
-            url = try ImageURL(path: path, presets: configuration.presets)
+            url = try ImageURL(path: path, presets: configuration.presets, onlyPresets: configuration.onlyPresets)
         } catch {
             // As imgproxy: a URL that does not parse names no image, 404.
             return .failure(Refusal(response: errorResponse(.notFound, "bad image URL: \(error.message)")))
-        }
-        if let signature = configuration.signature, !signature.verify(url.signature, path: url.signedPath) {
-            return .failure(Refusal(response: errorResponse(.forbidden, "the URL's signature is missing or wrong")))
         }
         let (format, negotiated): (ImageFormat?, Bool)
         switch Self.format(asked: url.options.format ?? url.requestedExtension, accept: accept) {
