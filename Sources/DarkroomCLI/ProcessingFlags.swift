@@ -9,7 +9,7 @@ struct ProcessingFlags: ParsableArguments {
     @Option(name: .long, help: "How to resize: fit (inside the box) or fill (crop to fill it).")
     var fit: Resize.Mode = .fit
 
-    @Option(name: .long, help: "Where a fill crop keeps the image: centre, north, south, east, west, smart.")
+    @Option(name: .long, help: ArgumentHelp("Where a fill crop keeps the image: centre, north, south, east, west, north-east, north-west, south-east, south-west or smart, each with :X:Y pixels of offset from its edge; or focus-point:X:Y, X and Y from 0 to 1.", valueName: "GRAVITY[:X:Y]"))
     var gravity: Gravity = .centre
 
     @Option(name: .long, help: ArgumentHelp("A filter, applied in order: sepia[:INTENSITY], grayscale, blur:SIGMA, sharpen[:SIGMA]. Repeatable.", valueName: "NAME[:ARG]"))
@@ -64,4 +64,20 @@ struct ProcessingFlags: ParsableArguments {
 }
 
 extension Resize.Mode: ExpressibleByArgument {}
-extension Gravity: ExpressibleByArgument {}
+extension Gravity: ExpressibleByArgument {
+    /// A kind, then its offsets or focus point: `east`, `east:10:0`,
+    /// `focus-point:0.3:0.6`; the same form as ``key``.
+    init?(argument: String) {
+        let parts = argument.split(separator: ":", omittingEmptySubsequences: false)
+        guard let kind = Kind(rawValue: String(parts[0])), parts.count == 1 || parts.count == 3 else { return nil }
+        let defaultValue = kind == .focusPoint ? 0.5 : 0
+        guard let x = parts.count == 3 ? Double(parts[1]) : defaultValue,
+              let y = parts.count == 3 ? Double(parts[2]) : defaultValue else { return nil }
+        let gravity = Gravity(kind, x: x, y: y)
+        guard gravity.isValid, kind != .smart || (x == 0 && y == 0) else { return nil }
+        self = gravity
+    }
+
+    static var allValueStrings: [String] { Kind.allCases.map(\.rawValue) }
+    var defaultValueDescription: String { key }
+}

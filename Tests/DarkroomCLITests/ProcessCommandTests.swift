@@ -33,6 +33,24 @@ import TestSupport
         #expect((pixels.width, pixels.height) == (200, 100))
     }
 
+    @Test func gravityWithOffsetsAndFocusPoints() async throws {
+        let out = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: out) }
+        let landscape = Fixtures.url("landscape.jpg").path   // 240 x 160, red at the top-left
+        for (gravity, red) in [("east:80:0", true), ("west:60:0", false), ("focus-point:0:0", true), ("focus-point:1:0.5", false)] {
+            let target = out.appendingPathComponent("\(red)-\(gravity).png").path
+            let code = await CommandLineRunner.run(["process", landscape, "--resize", "160x160", "--fit", "fill", "--gravity", gravity, "--format", "png", "-o", target])
+            #expect(code == 0, "\(gravity)")
+            let pixels = try RawPixels.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: target))), loader: .png)
+            let corner = Array(pixels.bytes[0..<3])
+            #expect((corner[0] > 200 && corner[1] < 60) == red, "\(gravity): \(corner)")
+        }
+        for bad in ["focus-point:2:0", "east:1", "smart:1:1", "up"] {
+            let code = await CommandLineRunner.run(["process", landscape, "--resize", "100", "--gravity", bad, "-o", out.appendingPathComponent("x.jpg").path])
+            #expect(code != 0, "\(bad)")
+        }
+    }
+
     @Test func aBadInputIsReportedAndTheOthersStillRun() async throws {
         let out = try Fixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: out) }

@@ -214,7 +214,7 @@ import Testing
         ("/_/bl:x/plain/http://x.org/a.jpg", "sigma 'x'"),
         ("/_/ar:maybe/plain/http://x.org/a.jpg", "not a boolean"),
         ("/_/sepia:3/plain/http://x.org/a.jpg", "intensity '3'"),
-        ("/_/c:0:10/plain/http://x.org/a.jpg", "positive width and height"),
+        ("/_/c:-5:10/plain/http://x.org/a.jpg", "width '-5'"),
         ("/_/w:10", "no source"),
         ("/_/w:10/plain/", "empty"),
         ("/_/w:10/!!!notbase64!!!", "not a base64url-encoded URL"),
@@ -225,6 +225,23 @@ import Testing
             try parse(path)
         } throws: { error in
             (error as? ImageURLError)?.message.contains(words) == true
+        }
+    }
+
+    @Test func gravityOffsetsFocusPointsAndCropSides() throws {
+        #expect(try parse("/_/g:ea:10:5/plain/http://x.org/a.jpg").options.gravity == Gravity(.east, x: 10, y: 5))
+        #expect(try parse("/_/g:fp:0.3:0.7/plain/http://x.org/a.jpg").options.gravity == .focusPoint(x: 0.3, y: 0.7))
+        #expect(try parse("/_/g:fp/plain/http://x.org/a.jpg").options.gravity == .focusPoint(x: 0.5, y: 0.5))
+        // Offsets are the result's pixels, so dpr scales them; a focus point is a fraction.
+        let fill = try operations("/_/rs:fill:100:100/g:so:0:4/dpr:2/plain/http://x.org/a.jpg")
+        #expect(fill == [.resize(Resize(width: 200, height: 200, mode: .fill, gravity: Gravity(.south, x: 0, y: 8)))])
+        #expect(try operations("/_/c:0.5:0.25:fp:0.1:0.2/plain/http://x.org/a.jpg")
+                == [.cropPlaced(width: 0.5, height: 0.25, gravity: .focusPoint(x: 0.1, y: 0.2))])
+        #expect(try operations("/_/c:300/plain/http://x.org/a.jpg") == [.cropPlaced(width: 300, height: 0, gravity: .centre)])
+        #expect(try operations("/_/c:0:0/plain/http://x.org/a.jpg") == [])
+        #expect(try parse("/_/ex:1:soea:5:6/plain/http://x.org/a.jpg").options.extend?.gravity == Gravity(.southEast, x: 5, y: 6))
+        for bad in ["g:fp:1.5:0", "g:fp:nan:0", "g:sm:1:1", "g:ea:1e300:0", "g:ce:1:2:3", "c:-1:10", "c:nan:1", "ex:1:fp", "ex:1:sm"] {
+            #expect(throws: ImageURLError.self, "\(bad)") { try parse("/_/\(bad)/plain/http://x.org/a.jpg") }
         }
     }
 

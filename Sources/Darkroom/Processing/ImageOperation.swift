@@ -6,8 +6,10 @@ import Foundation
 public enum ImageOperation: Sendable, Hashable, Codable {
     case resize(Resize)
     case crop(CropRect)
-    /// Cuts a `width` x `height` region, placed by gravity (imgproxy's `crop`).
-    case cropPlaced(width: Int, height: Int, gravity: Gravity)
+    /// Cuts a `width` x `height` region, placed by gravity (imgproxy's
+    /// `crop`). A side from 1 up is in pixels; between 0 and 1, a fraction
+    /// of the image's side; 0, the whole side.
+    case cropPlaced(width: Double, height: Double, gravity: Gravity)
     /// The classic sepia matrix blended with the identity by `intensity`
     /// (0 leaves the image as it is; 1 is full sepia).
     case sepia(intensity: Double)
@@ -43,13 +45,13 @@ public enum ImageOperation: Sendable, Hashable, Codable {
         switch self {
         case .resize(let r):
             // Minimums and zoom only when set, so that older keys stay the same.
-            return "resize:\(r.mode.rawValue):\(r.width.map(String.init) ?? "auto"):\(r.height.map(String.init) ?? "auto"):\(r.gravity.rawValue):\(r.enlarge ? 1 : 0)"
+            return "resize:\(r.mode.rawValue):\(r.width.map(String.init) ?? "auto"):\(r.height.map(String.init) ?? "auto"):\(r.gravity.key):\(r.enlarge ? 1 : 0)"
                 + (r.minWidth.map { ":mw\($0)" } ?? "") + (r.minHeight.map { ":mh\($0)" } ?? "")
                 + (r.zoomX == nil && r.zoomY == nil ? "" : ":z\(Self.format(r.zoomX ?? 1))x\(Self.format(r.zoomY ?? 1))")
         case .crop(let c):
             return "crop:\(c.x):\(c.y):\(c.width):\(c.height)"
         case .cropPlaced(let width, let height, let gravity):
-            return "crop:\(width):\(height):\(gravity.rawValue)"
+            return "crop:\(Self.format(width)):\(Self.format(height)):\(gravity.key)"
         case .sepia(let intensity):
             return "sepia:\(Self.format(intensity))"
         case .grayscale:
@@ -69,7 +71,7 @@ public enum ImageOperation: Sendable, Hashable, Codable {
         case .background(let colour):
             return "background:\(colour.hex)"
         case .extend(let width, let height, let aspectOnly, let gravity, let background):
-            return "extend\(aspectOnly ? "-aspect" : ""):\(width.map(String.init) ?? "auto"):\(height.map(String.init) ?? "auto"):\(gravity.rawValue):\(background?.hex ?? "auto")"
+            return "extend\(aspectOnly ? "-aspect" : ""):\(width.map(String.init) ?? "auto"):\(height.map(String.init) ?? "auto"):\(gravity.key):\(background?.hex ?? "auto")"
         }
     }
 

@@ -12,7 +12,7 @@ extension ProcessingRun {
         guard format == .jpeg, (options.output.format ?? options.output.formatKeeping(.jpeg, hasAlpha: false)) == .jpeg, !options.output.progressive,
               options.output.maxBytes == nil,
               (1...100).contains(options.output.quality(for: .jpeg)),
-              case .resize(let resize)? = options.operations.first, resize.gravity != .smart,
+              case .resize(let resize)? = options.operations.first, resize.gravity.kind != .smart, resize.gravity.isValid,
               [resize.width, resize.height].allSatisfy({ $0.map { (1...100_000).contains($0) } ?? true }),
               let sepia = Self.sepiaAfterResize(options.operations.dropFirst()),
               let header = JPEGThumbnail.header(raw), header.isYCbCr,
@@ -29,7 +29,7 @@ extension ProcessingRun {
             .map { (min($0.width, scaledWidth), min($0.height, scaledHeight)) } ?? (scaledWidth, scaledHeight)
         // As on the libvips path, the step's image after its crop is what is checked.
         try checkResultSize(width: width, height: height)
-        let (left, top) = resize.gravity.placement(spareX: scaledWidth - width, spareY: scaledHeight - height)
+        let (left, top) = resize.gravity.placement(outer: (scaledWidth, scaledHeight), inner: (width, height))
         let shrink = ShrinkOnLoad.plan(operations: options.operations, format: .jpeg,
                                        width: header.width, height: header.height).factor
 

@@ -14,8 +14,15 @@ extension ProcessingRun {
         case .crop(let rect):
             return try crop(image, rect)
         case .cropPlaced(let width, let height, let gravity):
-            guard width > 0, height > 0 else { throw .invalidOption("crop \(width)x\(height) must have a positive size") }
-            return try cut(image, width: width, height: height, gravity: gravity)
+            // Whole sides, fractions of them, or pixels.
+            func side(_ value: Double, of whole: Int) throws(DarkroomError) -> Int {
+                guard value.isFinite, (0...1_000_000).contains(value) else {
+                    throw .invalidOption("crop side \(value) is not from 0 (the whole side) to 1000000")
+                }
+                if value == 0 { return whole }
+                return value < 1 ? max(1, Int((Double(whole) * value).rounded())) : Int(value)
+            }
+            return try cut(image, width: try side(width, of: image.width), height: try side(height, of: image.height), gravity: gravity)
         case .sepia(let intensity):
             guard (0...1).contains(intensity) else { throw .invalidOption("sepia intensity \(intensity) is outside 0...1") }
             if intensity == 0 { return image }
@@ -65,6 +72,7 @@ extension ProcessingRun {
     /// asked for, placed by gravity; smart gravity places it centred.
     private func extend(_ image: VImage, width: Int?, height: Int?, aspectOnly: Bool, gravity: Gravity,
                         background: RGBColour?) throws(DarkroomError) -> VImage {
+        guard gravity.isValid else { throw .invalidOption("gravity \(gravity.key) is out of range") }
         let limit = options.limits.maxResultDimension
         for side in [width, height] {
             if let side, !(1...limit).contains(side) { throw .invalidOption("extend size \(side) is outside 1...\(limit)") }
@@ -84,7 +92,7 @@ extension ProcessingRun {
         }
         let spareX = canvas.width - image.width, spareY = canvas.height - image.height
         if spareX == 0 && spareY == 0 { return image }
-        let (left, top) = (gravity == .smart ? Gravity.centre : gravity).placement(spareX: spareX, spareY: spareY)
+        let (left, top) = (gravity.kind == .smart ? Gravity.centre : gravity).placement(outer: canvas, inner: (image.width, image.height))
         return try pad(image, top: top, right: spareX - left, bottom: spareY - top, left: left, background: background)
     }
 
@@ -168,11 +176,12 @@ extension ProcessingRun {
 
     /// Cuts a `width` x `height` region out of `image`, placed by `gravity`.
     private func cut(_ image: VImage, width: Int, height: Int, gravity: Gravity) throws(DarkroomError) -> VImage {
+        guard gravity.isValid else { throw .invalidOption("gravity \(gravity.key) is out of range") }
         let width = min(width, image.width), height = min(height, image.height)
-        if gravity == .smart {
+        if gravity.kind == .smart {
             return try vips("smart crop") { try image.smartCropped(width: width, height: height) }
         }
-        let (left, top) = gravity.placement(spareX: image.width - width, spareY: image.height - height)
+        let (left, top) = gravity.placement(outer: (image.width, image.height), inner: (width, height))
         return try vips("crop") { try image.cropped(left: left, top: top, width: width, height: height) }
     }
 

@@ -72,10 +72,12 @@ public struct ImageURLOptions: Sendable, Hashable {
         public var left: Int
     }
 
-    /// A region cut before resizing; its own gravity, or the URL's.
+    /// A region cut before resizing; its own gravity, or the URL's. A side
+    /// from 1 up is in pixels, below 1 a fraction of the source's, 0 all
+    /// of it.
     public struct Crop: Sendable, Hashable {
-        public var width: Int
-        public var height: Int
+        public var width: Double
+        public var height: Double
         public var gravity: Gravity?
     }
 
@@ -154,10 +156,11 @@ public struct ImageURLOptions: Sendable, Hashable {
             if let e = try bool(2) { enlarge = e }
             if let x = try bool(3) { extend = x ? Extend(aspectOnly: false, gravity: extend?.gravity ?? .centre) : nil }
         case "ex", "extend", "exar", "extend_aspect_ratio":
-            try need(1...2)
+            try need(1...4)
             let on = try bool(0) ?? false
-            extend = on ? Extend(aspectOnly: name.hasPrefix("exar") || name == "extend_aspect_ratio",
-                                 gravity: try arg(1).map(Self.gravity) ?? .centre) : nil
+            let gravity = try Self.gravity(Array(args.dropFirst()), option: name) ?? .centre
+            guard gravity.kind != .smart, gravity.kind != .focusPoint else { throw .init("option '\(name)': an extend's gravity is a side, a corner or ce") }
+            extend = on ? Extend(aspectOnly: name.hasPrefix("exar") || name == "extend_aspect_ratio", gravity: gravity) : nil
         case "rt", "resizing_type":
             try need(1...1)
             resizingType = try Self.resizingType(args[0])
@@ -202,13 +205,12 @@ public struct ImageURLOptions: Sendable, Hashable {
             enlarge = try bool(0) ?? false
         case "g", "gravity":
             try need(1...3)
-            gravity = try Self.gravity(args[0])
+            gravity = try Self.gravity(args, option: name) ?? .centre
         case "c", "crop":
-            try need(2...5)
-            guard let w = try int(0, "width"), let h = try int(1, "height"), w > 0, h > 0 else {
-                throw .init("option '\(name)' needs a positive width and height")
-            }
-            crop = Crop(width: w, height: h, gravity: try arg(2).map(Self.gravity))
+            // A width alone keeps the whole height; 0 is the whole side.
+            try need(1...5)
+            let w = try number(0, "width", 0...100_000) ?? 0, h = try number(1, "height", 0...100_000) ?? 0
+            crop = w == 0 && h == 0 ? nil : Crop(width: w, height: h, gravity: try Self.gravity(Array(args.dropFirst(2)), option: name))
         case "q", "quality":
             try need(1...1)
             guard let q = try int(0, "quality"), q <= 100 else { throw .init("option '\(name)': quality must be from 0 to 100") }
@@ -325,20 +327,37 @@ public struct ImageURLOptions: Sendable, Hashable {
         return mode
     }
 
-    static func gravity(_ text: String) throws(ImageURLError) -> Gravity {
+    /// imgproxy's gravity arguments: a kind, then the offsets in pixels
+    /// (`g:ea:10:0`), or `fp` and the point as fractions (`g:fp:0.3:0.6`).
+    /// Nil when the kind is left out.
+    static func gravity(_ args: [String], option: String) throws(ImageURLError) -> Gravity? {
+        guard let text = args.first, !text.isEmpty else { return nil }
+        guard args.count <= 3 else { throw .init("option '\(option)': a gravity takes a type and two offsets at most") }
+        let kind: Gravity.Kind
         switch text {
-        case "no": .north
-        case "so": .south
-        case "ea": .east
-        case "we": .west
-        case "ce": .centre
-        case "noea": .northEast
-        case "nowe": .northWest
-        case "soea": .southEast
-        case "sowe": .southWest
-        case "sm": .smart
-        default: throw .init("unsupported gravity '\(text)' (no, so, ea, we, noea, nowe, soea, sowe, ce, sm)")
+        case "no": kind = .north
+        case "so": kind = .south
+        case "ea": kind = .east
+        case "we": kind = .west
+        case "ce": kind = .centre
+        case "noea": kind = .northEast
+        case "nowe": kind = .northWest
+        case "soea": kind = .southEast
+        case "sowe": kind = .southWest
+        case "sm": kind = .smart
+        case "fp": kind = .focusPoint
+        default: throw .init("unsupported gravity '\(text)' (no, so, ea, we, noea, nowe, soea, sowe, ce, sm, fp)")
         }
+        let range = kind == .focusPoint ? 0.0...1.0 : -100_000.0...100_000.0
+        var offsets = [kind == .focusPoint ? 0.5 : 0, kind == .focusPoint ? 0.5 : 0]
+        for (i, text) in args.dropFirst().enumerated() where !text.isEmpty {
+            guard kind != .smart else { throw .init("option '\(option)': smart gravity takes no offsets") }
+            guard let value = Double(text), value.isFinite, range.contains(value) else {
+                throw .init("option '\(option)': \(kind == .focusPoint ? "a focus point's coordinate" : "an offset") '\(text)' is not a number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            offsets[i] = value
+        }
+        return Gravity(kind, x: offsets[0], y: offsets[1])
     }
 
     /// The steps, in imgproxy's order: crop, resize, colour, blur, sharpen.
@@ -351,12 +370,16 @@ public struct ImageURLOptions: Sendable, Hashable {
         }
         // dpr scales what the URL asks for; 0 stays "keep the ratio".
         func scaled(_ value: Int) -> Int { value == 0 ? 0 : max(1, Int((Double(value) * dpr).rounded())) }
+        // Offsets are in the result's pixels, so dpr scales them too.
+        func scaled(_ gravity: Gravity) -> Gravity {
+            gravity.kind == .focusPoint ? gravity : Gravity(gravity.kind, x: gravity.x * dpr, y: gravity.y * dpr)
+        }
         let (width, height) = (scaled(self.width), scaled(self.height))
         let (minWidth, minHeight) = (scaled(self.minWidth), scaled(self.minHeight))
         let zoomed = zoomX != 1 || zoomY != 1
         if width > 0 || height > 0 || minWidth > 0 || minHeight > 0 || zoomed {
             operations.append(.resize(Resize(width: width > 0 ? width : nil, height: height > 0 ? height : nil,
-                                             mode: resizingType, gravity: gravity, enlarge: enlarge,
+                                             mode: resizingType, gravity: scaled(gravity), enlarge: enlarge,
                                              minWidth: minWidth > 0 ? minWidth : nil, minHeight: minHeight > 0 ? minHeight : nil,
                                              zoomX: zoomed ? zoomX : nil, zoomY: zoomed ? zoomY : nil)))
         }
@@ -368,7 +391,7 @@ public struct ImageURLOptions: Sendable, Hashable {
         // As imgproxy: after the filters, so that they leave the canvas as it is.
         if let extend, width > 0 || height > 0 {
             operations.append(.extend(width: width > 0 ? width : nil, height: height > 0 ? height : nil,
-                                      aspectOnly: extend.aspectOnly, gravity: extend.gravity, background: background))
+                                      aspectOnly: extend.aspectOnly, gravity: scaled(extend.gravity), background: background))
         }
         if let padding {
             operations.append(.padding(top: scaled(padding.top), right: scaled(padding.right), bottom: scaled(padding.bottom),
