@@ -85,6 +85,27 @@ static void read_orientation(struct jpeg_decompress_struct *cinfo, dr_jpeg_heade
     }
 }
 
+/// Whether `needle` occurs in the `length` bytes at `data`.
+static int contains(const uint8_t *data, size_t length, const char *needle) {
+    size_t n = strlen(needle);
+    for (size_t i = 0; i + n <= length; i++) {
+        if (memcmp(data + i, needle, n) == 0) return 1;
+    }
+    return 0;
+}
+
+/// An APP2 "ICC_PROFILE" segment whose profile does not name sRGB (in its
+/// description, which the first segment carries).
+static int read_foreign_profile(struct jpeg_decompress_struct *cinfo) {
+    int found = 0;
+    for (jpeg_saved_marker_ptr marker = cinfo->marker_list; marker; marker = marker->next) {
+        if (marker->marker != JPEG_APP0 + 2 || marker->data_length < 14 || memcmp(marker->data, "ICC_PROFILE\0", 12) != 0) continue;
+        if (contains(marker->data, marker->data_length, "sRGB")) return 0;
+        found = 1;
+    }
+    return found;
+}
+
 int dr_jpeg_read_header(const uint8_t *data, size_t length, dr_jpeg_header *header) {
     struct jpeg_decompress_struct cinfo;
     error_manager errors;
@@ -97,11 +118,13 @@ int dr_jpeg_read_header(const uint8_t *data, size_t length, dr_jpeg_header *head
     jpeg_create_decompress(&cinfo);
     jpeg_mem_src(&cinfo, data, (unsigned long)length);
     jpeg_save_markers(&cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(&cinfo, JPEG_APP0 + 2, 0xFFFF);
     jpeg_read_header(&cinfo, TRUE);
     header->width = (int)cinfo.image_width;
     header->height = (int)cinfo.image_height;
     header->is_ycbcr = cinfo.num_components == 3 && cinfo.jpeg_color_space == JCS_YCbCr;
     read_orientation(&cinfo, header);
+    header->foreign_profile = read_foreign_profile(&cinfo);
     jpeg_destroy_decompress(&cinfo);
     return errors.base.num_warnings ? DR_JPEG_DECLINED : DR_JPEG_OK;
 }

@@ -127,6 +127,29 @@ static inline int darkroom_vips_has_icc(VipsImage *image) {
 
 // MARK: - Colour
 
+/// Whether `needle` occurs in the `length` bytes at `data`.
+static inline int darkroom_contains(const void *data, size_t length, const char *needle) {
+    size_t n = strlen(needle);
+    const char *bytes = (const char *)data;
+    for (size_t i = 0; i + n <= length; i++) {
+        if (memcmp(bytes + i, needle, n) == 0) return 1;
+    }
+    return 0;
+}
+
+/// An embedded ICC profile that does not describe itself as sRGB (Display
+/// P3, Adobe RGB...): the pixels need a transform to look right once the
+/// profile is stripped.
+static inline int darkroom_vips_has_foreign_icc(VipsImage *image) {
+    const void *data;
+    size_t length;
+    if (vips_image_get_typeof(image, VIPS_META_ICC_NAME) == 0 ||
+        vips_image_get_blob(image, VIPS_META_ICC_NAME, &data, &length) != 0) {
+        return 0;
+    }
+    return !darkroom_contains(data, length, "sRGB");
+}
+
 /// Any input (CMYK, 16-bit, grey, Lab...) to 8-bit sRGB, alpha kept.
 /// CMYK goes through its embedded profile, or libvips' built-in one.
 static inline int darkroom_vips_to_srgb8(VipsImage *in, VipsImage **out) {
@@ -138,7 +161,12 @@ static inline int darkroom_vips_to_srgb8(VipsImage *in, VipsImage **out) {
                                     "input_profile", "cmyk",
                                     "depth", 8,
                                     NULL);
+    } else if (darkroom_vips_has_foreign_icc(in) &&
+               vips_icc_transform(in, &t, "srgb", "embedded", TRUE, "depth", 8, NULL) == 0) {
+        result = 0;
     } else {
+        // No profile, an sRGB one, or one lcms cannot use: as sRGB.
+        vips_error_clear();
         result = vips_colourspace(in, &t, VIPS_INTERPRETATION_sRGB, NULL);
     }
     if (result != 0) {

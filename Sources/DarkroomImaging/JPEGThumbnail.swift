@@ -17,6 +17,9 @@ package enum JPEGThumbnail {
         package var isYCbCr: Bool
         /// The EXIF orientation, 1 when there is none.
         package var orientation: Int
+        /// An embedded ICC profile other than sRGB: the pixels need a
+        /// colour transform, which this path does not make.
+        package var hasForeignProfile = false
     }
 
     /// The header and the EXIF orientation, or nil when libjpeg finds
@@ -28,7 +31,8 @@ package enum JPEGThumbnail {
             return nil
         }
         return Header(width: Int(header.width), height: Int(header.height),
-                      isYCbCr: header.is_ycbcr != 0, orientation: Int(header.orientation))
+                      isYCbCr: header.is_ycbcr != 0, orientation: Int(header.orientation),
+                      hasForeignProfile: header.foreign_profile != 0)
     }
 
     package enum Failure: Error, Equatable {

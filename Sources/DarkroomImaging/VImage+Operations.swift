@@ -12,9 +12,10 @@ extension VImage {
         return try VImage.make("autorot") { darkroom_vips_autorot(pointer, $0) }
     }
 
-    /// Converts to 8-bit sRGB (from CMYK, 16-bit, grey...), keeping alpha.
+    /// Converts to 8-bit sRGB (from CMYK, 16-bit, grey, or RGB under
+    /// another profile such as Display P3), keeping alpha.
     package func srgb8() throws(VipsError) -> VImage {
-        guard !isSRGB8 else { return self }
+        guard !isSRGB8 || hasForeignProfile else { return self }
         return try VImage.make("colourspace") { darkroom_vips_to_srgb8(pointer, $0) }
     }
 

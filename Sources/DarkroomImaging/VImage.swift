@@ -46,4 +46,6 @@ package final class VImage {
     }
 
     package var hasICCProfile: Bool { darkroom_vips_has_icc(pointer) != 0 }
+    /// An embedded profile other than sRGB: the pixels need a transform.
+    package var hasForeignProfile: Bool { darkroom_vips_has_foreign_icc(pointer) != 0 }
 }

@@ -25,6 +25,9 @@ typedef struct {
     int is_ycbcr;
     /// The EXIF orientation, 1 when there is none.
     int orientation;
+    /// 1 when an ICC profile is embedded that does not describe itself as
+    /// sRGB (Display P3, Adobe RGB...): its pixels need a colour transform.
+    int foreign_profile;
 } dr_jpeg_header;
 
 /// Returns nonzero when the work should stop.

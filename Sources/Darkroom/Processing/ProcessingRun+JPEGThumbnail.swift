@@ -15,7 +15,7 @@ extension ProcessingRun {
               case .resize(let resize)? = options.operations.first, resize.gravity.kind != .smart, resize.gravity.isValid,
               [resize.width, resize.height].allSatisfy({ $0.map { (1...100_000).contains($0) } ?? true }),
               let sepia = Self.sepiaAfterResize(options.operations.dropFirst()),
-              let header = JPEGThumbnail.header(raw), header.isYCbCr,
+              let header = JPEGThumbnail.header(raw), header.isYCbCr, !header.hasForeignProfile,
               header.orientation == 1 || !options.autoRotate
         else { return nil }
         let pixels = header.width.multipliedReportingOverflow(by: header.height)

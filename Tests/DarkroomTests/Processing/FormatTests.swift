@@ -108,6 +108,20 @@ import TestSupport
         }
     }
 
+    /// The fixture is landscape.jpg in Display P3 with its profile: its red
+    /// block is stored as about (232, 51, 34), which is pure red in P3. Once
+    /// the profile is stripped, only a transform keeps it red.
+    @Test(arguments: [
+        ([], ImageFormat.png), ([], .jpeg),
+        ([ImageOperation.resize(Resize(width: 120, height: 120))], .jpeg),   // the JPEG fast path's shape
+        ([.resize(Resize(width: 120, height: 120)), .sepia(intensity: 0)], .webp),
+    ])
+    func anotherProfileIsTransformedToSRGB(operations: [ImageOperation], format: ImageFormat) throws {
+        let result = try process(fixture: "display-p3.jpg", operations, output: OutputOptions(format: format))
+        let pixel = try pixels(of: result).pixel(x: 3, y: 3)
+        #expect(pixel[0] > 240 && pixel[1] < 25 && pixel[2] < 25, "\(pixel)")
+    }
+
     @Test func metadataIsStripped() throws {
         let result = try process(fixture: "right-orientation.jpg", output: OutputOptions(format: .jpeg))
         #expect(result.data.range(of: Data("Exif".utf8)) == nil)

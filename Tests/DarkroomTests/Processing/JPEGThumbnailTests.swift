@@ -79,6 +79,7 @@ import TestSupport
         let small: [ImageOperation] = [.resize(Resize(width: 100, height: 100))]
         #expect(try takesThePath(photo, small))
         #expect(try !takesThePath(Fixtures.data("cmyk.jpg"), small))
+        #expect(try !takesThePath(Fixtures.data("display-p3.jpg"), small))
         #expect(try !takesThePath(Fixtures.data("gray.jpg"), small))
         #expect(try !takesThePath(Fixtures.data("truncated.jpg"), small))
         #expect(try !takesThePath(photo, [.resize(Resize(width: 10_000, height: 10_000, enlarge: true))]))
