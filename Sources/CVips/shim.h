@@ -325,6 +325,37 @@ static inline int darkroom_vips_crop(VipsImage *in, VipsImage **out, int left, i
 /// Attention-based crop (libvips' saliency), for gravity "smart".
 /// The attention measure reads the image more than once, which a sequential
 /// source cannot do, so the (already resized) image is held in memory first.
+/// The box of `in` that is not background: pixels differing from the
+/// background by more than `threshold`. The background is `r, g, b` when
+/// `has_background`, else the top-left pixel's colour. An image that is all
+/// background gives width and height 0. `in` should be in memory: the
+/// search reads every pixel, and the crop after it reads them again.
+static inline int darkroom_vips_find_trim(VipsImage *in, double threshold, int has_background,
+                                          double r, double g, double b,
+                                          int *left, int *top, int *width, int *height) {
+    double colour[3] = { r, g, b };
+    int bands = vips_image_get_bands(in) - (vips_image_hasalpha(in) ? 1 : 0);
+    if (bands < 1 || bands > 3) {
+        vips_error("darkroom", "trim takes grey or RGB images");
+        return -1;
+    }
+    if (!has_background) {
+        double *vector = NULL;
+        int n = 0;
+        if (vips_getpoint(in, &vector, &n, 0, 0, NULL) != 0) {
+            return -1;
+        }
+        for (int i = 0; i < bands && i < n; i++) {
+            colour[i] = vector[i];
+        }
+        g_free(vector);
+    }
+    VipsArrayDouble *background = vips_array_double_new(colour, bands);
+    int result = vips_find_trim(in, left, top, width, height, "threshold", threshold, "background", background, NULL);
+    vips_area_unref(VIPS_AREA(background));
+    return result;
+}
+
 static inline int darkroom_vips_smartcrop(VipsImage *in, VipsImage **out, int width, int height) {
     VipsImage *memory = vips_image_copy_memory(in);
     if (memory == NULL) {

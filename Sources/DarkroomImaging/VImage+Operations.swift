@@ -87,6 +87,20 @@ extension VImage {
 
     /// The image's pixels computed into memory, to be encoded more than
     /// once; arm a kill switch around it.
+    /// The box that is not background (libvips' `find_trim`): pixels that
+    /// differ from `background` (the top-left pixel's colour when nil) by
+    /// more than `threshold`. Width and height 0 when all is background.
+    /// Reads every pixel: call it on an image in memory.
+    package func trimBox(threshold: Double, background: (red: Double, green: Double, blue: Double)?) throws(VipsError)
+        -> (left: Int, top: Int, width: Int, height: Int) {
+        var left: Int32 = 0, top: Int32 = 0, width: Int32 = 0, height: Int32 = 0
+        let colour = background ?? (0, 0, 0)
+        guard darkroom_vips_find_trim(pointer, threshold, background == nil ? 0 : 1, colour.red, colour.green, colour.blue,
+                                      &left, &top, &width, &height) == 0
+        else { throw VipsError.fromBuffer(operation: "find_trim") }
+        return (Int(left), Int(top), Int(width), Int(height))
+    }
+
     package func inMemory() throws(VipsError) -> VImage {
         try VImage.make("copy_memory") { darkroom_vips_copy_memory(pointer, $0) }
     }

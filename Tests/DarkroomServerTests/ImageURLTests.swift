@@ -245,6 +245,17 @@ import Testing
         }
     }
 
+    @Test func trimComesFirst() throws {
+        let white = RGBColour(red: 255, green: 255, blue: 255)!
+        #expect(try operations("/_/rot:90/t:10:ffffff:1/plain/http://x.org/a.jpg")
+                == [.trim(threshold: 10, colour: white, equalHorizontal: true, equalVertical: false), .rotate(degrees: 90)])
+        #expect(try operations("/_/trim:5.5/plain/http://x.org/a.jpg") == [.trim(threshold: 5.5, colour: nil, equalHorizontal: false, equalVertical: false)])
+        #expect(try operations("/_/t:0/plain/http://x.org/a.jpg") == [])
+        for bad in ["t:300", "t:nan", "t:10:zz", "t", "t:10:fff:2"] {
+            #expect(throws: ImageURLError.self, "\(bad)") { try parse("/_/\(bad)/plain/http://x.org/a.jpg") }
+        }
+    }
+
     @Test func presetsAsImgproxyDoesThem() throws {
         let presets = ["default": "q:60/w:100", "thumb": "rs:fill:120:120", "a": "pr:b/w:10", "b": "pr:a/h:20"]
         // The default preset first, then the URL's own options over it.

@@ -10,6 +10,13 @@ public enum ImageOperation: Sendable, Hashable, Codable {
     /// `crop`). A side from 1 up is in pixels; between 0 and 1, a fraction
     /// of the image's side; 0, the whole side.
     case cropPlaced(width: Double, height: Double, gravity: Gravity)
+    /// Cuts away a border of one colour (imgproxy's `trim`): pixels that
+    /// differ from `colour` (the top-left pixel's when nil) by at most
+    /// `threshold` are border. With `equalHorizontal`, as much is cut from
+    /// the left as from the right (the less of the two); `equalVertical`
+    /// the same for top and bottom. An image that is all border stays as it
+    /// is.
+    case trim(threshold: Double, colour: RGBColour?, equalHorizontal: Bool, equalVertical: Bool)
     /// The classic sepia matrix blended with the identity by `intensity`
     /// (0 leaves the image as it is; 1 is full sepia).
     case sepia(intensity: Double)
@@ -52,6 +59,8 @@ public enum ImageOperation: Sendable, Hashable, Codable {
             return "crop:\(c.x):\(c.y):\(c.width):\(c.height)"
         case .cropPlaced(let width, let height, let gravity):
             return "crop:\(Self.format(width)):\(Self.format(height)):\(gravity.key)"
+        case .trim(let threshold, let colour, let equalHorizontal, let equalVertical):
+            return "trim:\(Self.format(threshold)):\(colour?.hex ?? "auto"):\(equalHorizontal ? 1 : 0):\(equalVertical ? 1 : 0)"
         case .sepia(let intensity):
             return "sepia:\(Self.format(intensity))"
         case .grayscale:

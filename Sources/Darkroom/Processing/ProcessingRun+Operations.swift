@@ -23,6 +23,8 @@ extension ProcessingRun {
                 return value < 1 ? max(1, Int((Double(whole) * value).rounded())) : Int(value)
             }
             return try cut(image, width: try side(width, of: image.width), height: try side(height, of: image.height), gravity: gravity)
+        case .trim(let threshold, let colour, let equalHorizontal, let equalVertical):
+            return try trim(image, threshold: threshold, colour: colour, equalHorizontal: equalHorizontal, equalVertical: equalVertical)
         case .sepia(let intensity):
             guard (0...1).contains(intensity) else { throw .invalidOption("sepia intensity \(intensity) is outside 0...1") }
             if intensity == 0 { return image }
@@ -66,6 +68,30 @@ extension ProcessingRun {
         case .extend(let width, let height, let aspectOnly, let gravity, let background):
             return try extend(image, width: width, height: height, aspectOnly: aspectOnly, gravity: gravity, background: background)
         }
+    }
+
+    /// The image without its border; see ``ImageOperation/trim(threshold:colour:equalHorizontal:equalVertical:)``.
+    private func trim(_ image: VImage, threshold: Double, colour: RGBColour?, equalHorizontal: Bool,
+                      equalVertical: Bool) throws(DarkroomError) -> VImage {
+        guard threshold.isFinite, (0...255).contains(threshold) else { throw .invalidOption("trim threshold \(threshold) is outside 0...255") }
+        guard image.width >= 3, image.height >= 3 else { return image }
+        // In memory: the search reads every pixel and the cut reads them
+        // again, which a sequentially decoded image cannot serve.
+        let pixels = try computingPixels(of: image) { () throws(VipsError) in try image.inMemory() }
+        var box = try vips("trim") {
+            try pixels.trimBox(threshold: threshold, background: colour.map { (Double($0.red), Double($0.green), Double($0.blue)) })
+        }
+        if box.width == 0 || box.height == 0 { return pixels }
+        if equalHorizontal {
+            let cut = min(box.left, pixels.width - box.left - box.width)
+            (box.left, box.width) = (cut, pixels.width - 2 * cut)
+        }
+        if equalVertical {
+            let cut = min(box.top, pixels.height - box.top - box.height)
+            (box.top, box.height) = (cut, pixels.height - 2 * cut)
+        }
+        if box.width == pixels.width && box.height == pixels.height { return pixels }
+        return try vips("crop") { try pixels.cropped(left: box.left, top: box.top, width: box.width, height: box.height) }
     }
 
     /// The image on a canvas of at least the size (or the aspect ratio)

@@ -193,7 +193,7 @@ struct ProcessingRun {
     }
 
     /// Runs a libvips step, giving its failure a sentence.
-    func vips(_ what: String, _ body: () throws -> VImage) throws(DarkroomError) -> VImage {
+    func vips<T>(_ what: String, _ body: () throws -> T) throws(DarkroomError) -> T {
         do {
             return try body()
         } catch {

@@ -7,7 +7,7 @@ public import Foundation
 /// `ar`/`auto_rotate`, `el`/`enlarge`, `cb`/`cachebuster`, `exp`/`expires`,
 /// `pr`/`preset`, `rot`/`rotate`, `fl`/`flip`, `dpr`, `pd`/`padding`,
 /// `bg`/`background`, `pix`/`pixelate`, `mw`/`min-width`, `mh`/`min-height`,
-/// `z`/`zoom`, `ex`/`extend`, `exar`/`extend_aspect_ratio`,
+/// `z`/`zoom`, `t`/`trim`, `ex`/`extend`, `exar`/`extend_aspect_ratio`,
 /// `fq`/`format_quality`, `mb`/`max_bytes`, `skp`/`skip_processing`, `fn`/`filename`, `att`/`return_attachment`; and Darkroom's own
 /// `sepia:{intensity}` and `grayscale`.
 public struct ImageURLOptions: Sendable, Hashable {
@@ -55,6 +55,8 @@ public struct ImageURLOptions: Sendable, Hashable {
     /// Transparency and padding filled with this colour.
     public var background: RGBColour?
     public var pixelate = 0
+    /// A border of one colour cut away first (`t`).
+    public var trim: Trim?
     /// The answer's file name, without extension (`fn`).
     public var filename: String?
     /// Content-Disposition: attachment rather than inline (`att`).
@@ -63,6 +65,14 @@ public struct ImageURLOptions: Sendable, Hashable {
     public struct Extend: Sendable, Hashable {
         public var aspectOnly: Bool
         public var gravity: Gravity
+    }
+
+    public struct Trim: Sendable, Hashable {
+        public var threshold: Double
+        /// nil: the top-left pixel's colour.
+        public var colour: RGBColour?
+        public var equalHorizontal: Bool
+        public var equalVertical: Bool
     }
 
     public struct Padding: Sendable, Hashable {
@@ -306,6 +316,16 @@ public struct ImageURLOptions: Sendable, Hashable {
                 background = colour
             default: throw .init("option '\(name)' takes a hex colour or red:green:blue")
             }
+        case "t", "trim":
+            // trim:THRESHOLD:COLOUR:EQUAL_HOR:EQUAL_VER; a threshold of 0 is off.
+            try need(1...4)
+            guard let threshold = try number(0, "threshold", 0...255) else { throw .init("option '\(name)' needs a threshold (0 to 255)") }
+            var colour: RGBColour?
+            if let text = arg(1) {
+                guard let parsed = RGBColour(hex: text) else { throw .init("option '\(name)': '\(text)' is not a hex colour (ff8000)") }
+                colour = parsed
+            }
+            trim = threshold == 0 ? nil : Trim(threshold: threshold, colour: colour, equalHorizontal: try bool(2) ?? false, equalVertical: try bool(3) ?? false)
         case "pix", "pixelate":
             try need(1...1)
             pixelate = try int(0, "size") ?? 0
@@ -363,6 +383,9 @@ public struct ImageURLOptions: Sendable, Hashable {
     /// The steps, in imgproxy's order: crop, resize, colour, blur, sharpen.
     public func processing(format: ImageFormat?) -> ProcessingOptions {
         var operations: [ImageOperation] = []
+        if let trim {
+            operations.append(.trim(threshold: trim.threshold, colour: trim.colour, equalHorizontal: trim.equalHorizontal, equalVertical: trim.equalVertical))
+        }
         if rotate != 0 { operations.append(.rotate(degrees: rotate)) }
         if flipHorizontal || flipVertical { operations.append(.flip(horizontal: flipHorizontal, vertical: flipVertical)) }
         if let crop {

@@ -117,3 +117,40 @@ struct PaddingBackgroundPixelateTests {
 private extension RGBColour {
     func withGreen(_ green: Int) -> RGBColour { RGBColour(red: red, green: green, blue: blue)! }
 }
+
+@Suite struct TrimTests {
+    static let white = RGBColour(red: 255, green: 255, blue: 255)!
+    static let black = RGBColour(red: 0, green: 0, blue: 0)!
+
+    /// The 240 x 160 fixture on a border, then trimmed.
+    func trimmed(border: (top: Int, right: Int, bottom: Int, left: Int), colour: RGBColour,
+                 _ trim: ImageOperation) throws -> ProcessedImage {
+        try process(fixture: "landscape.jpg", [.padding(top: border.top, right: border.right, bottom: border.bottom, left: border.left, background: colour), trim])
+    }
+
+    @Test func aBorderOfTheCornersColourIsCutAway() throws {
+        let result = try trimmed(border: (20, 30, 40, 50), colour: Self.white, .trim(threshold: 10, colour: nil, equalHorizontal: false, equalVertical: false))
+        #expect(abs(result.width - 240) <= 2 && abs(result.height - 160) <= 2, "\(result.width) x \(result.height)")
+        // What is left starts with the red block.
+        #expect(isRed(try pixels(of: result).pixel(x: 4, y: 4)))
+    }
+
+    @Test func aNamedColourAndEqualSides() throws {
+        let black = try trimmed(border: (10, 10, 10, 10), colour: Self.black, .trim(threshold: 10, colour: Self.black, equalHorizontal: false, equalVertical: false))
+        #expect(abs(black.width - 240) <= 2 && abs(black.height - 160) <= 2, "\(black.width) x \(black.height)")
+        // A white border is not black: nothing is cut.
+        let kept = try trimmed(border: (10, 10, 10, 10), colour: Self.white, .trim(threshold: 10, colour: Self.black, equalHorizontal: false, equalVertical: false))
+        #expect((kept.width, kept.height) == (260, 180))
+        // 50 left and 10 right: equal sides cut 10 from each.
+        let equal = try trimmed(border: (0, 10, 0, 50), colour: Self.white, .trim(threshold: 10, colour: nil, equalHorizontal: true, equalVertical: false))
+        #expect(abs(equal.width - 280) <= 2 && equal.height == 160, "\(equal.width) x \(equal.height)")
+    }
+
+    @Test func allBorderStaysAndBadThresholdsAreRefused() throws {
+        let all = try trimmed(border: (10, 10, 10, 10), colour: Self.white, .trim(threshold: 255, colour: nil, equalHorizontal: false, equalVertical: false))
+        #expect((all.width, all.height) == (260, 180))
+        for bad in [Double.nan, -1, 256, 1e300] {
+            #expect(throws: DarkroomError.self) { try process(fixture: "landscape.jpg", [.trim(threshold: bad, colour: nil, equalHorizontal: false, equalVertical: false)]) }
+        }
+    }
+}
