@@ -100,6 +100,20 @@ import TestSupport
         }
     }
 
+    @Test func rawAnswersTheSourceAsItCame() async throws {
+        let original = try Data(contentsOf: URL(fileURLWithPath: Gallery.samplesFolder).appendingPathComponent("photos/Aqua.jpg"))
+        try await withRouter { client in
+            // The extension, the size and the Accept header change nothing.
+            let response = try await client.execute(uri: "/img/_/raw:1/w:64/plain/local:///photos/Aqua.jpg@webp", method: .get,
+                                                    headers: [.accept: "image/webp"])
+            #expect(response.status == .ok, "\(Self.text(response))")
+            #expect(response.headers[.contentType] == "image/jpeg")
+            #expect(Data(buffer: response.body) == original)
+            let notAnImage = try await client.execute(uri: "/img/_/raw:1/plain/local:///list.json", method: .get)
+            #expect(notAnImage.status != .ok)
+        }
+    }
+
     @Test func theDefaultPresetAndPresetsOnlyMode() async throws {
         try await withRouter({ $0.presets = ["default": "rs:fit:40:40", "wide": "rs:fill:80:20"]; $0.onlyPresets = true }) { client in
             let fallback = try await client.execute(uri: "/img/_//plain/local:///photos/Aqua.jpg@png", method: .get)

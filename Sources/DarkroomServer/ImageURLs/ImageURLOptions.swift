@@ -8,7 +8,7 @@ public import Foundation
 /// `pr`/`preset`, `rot`/`rotate`, `fl`/`flip`, `dpr`, `pd`/`padding`,
 /// `bg`/`background`, `pix`/`pixelate`, `mw`/`min-width`, `mh`/`min-height`,
 /// `z`/`zoom`, `t`/`trim`, `ex`/`extend`, `exar`/`extend_aspect_ratio`,
-/// `fq`/`format_quality`, `mb`/`max_bytes`, `skp`/`skip_processing`, `fn`/`filename`, `att`/`return_attachment`; and Darkroom's own
+/// `fq`/`format_quality`, `mb`/`max_bytes`, `skp`/`skip_processing`, `raw`, `fn`/`filename`, `att`/`return_attachment`; and Darkroom's own
 /// `sepia:{intensity}` and `grayscale`.
 public struct ImageURLOptions: Sendable, Hashable {
     public var resizingType: Resize.Mode = .fit
@@ -33,6 +33,9 @@ public struct ImageURLOptions: Sendable, Hashable {
     public var maxBytes = 0
     /// Source formats answered unprocessed (`skp`).
     public var skipProcessing: Set<ImageFormat> = []
+    /// The source answered as it came, whatever the format asked or
+    /// accepted (`raw`); its size, type and header limits are still checked.
+    public var raw = false
     public var format: String?
     public var blur: Double?
     public var sharpen: Double?
@@ -231,6 +234,9 @@ public struct ImageURLOptions: Sendable, Hashable {
                 guard let format = ImageFormat(name: text.lowercased()) else { throw .init("option '\(name)': '\(text)' is not an image format") }
                 skipProcessing.insert(format)
             }
+        case "raw":
+            try need(1...1)
+            raw = try bool(0) ?? false
         case "mb", "max_bytes":
             try need(1...1)
             guard let bytes = Int(args[0]), (0...1_000_000_000).contains(bytes) else {
@@ -382,6 +388,11 @@ public struct ImageURLOptions: Sendable, Hashable {
 
     /// The steps, in imgproxy's order: crop, resize, colour, blur, sharpen.
     public func processing(format: ImageFormat?) -> ProcessingOptions {
+        if raw {
+            var output = OutputOptions()
+            output.skipProcessing = Set(ImageFormat.allCases)
+            return ProcessingOptions(operations: [], output: output, autoRotate: false)
+        }
         var operations: [ImageOperation] = []
         if let trim {
             operations.append(.trim(threshold: trim.threshold, colour: trim.colour, equalHorizontal: trim.equalHorizontal, equalVertical: trim.equalVertical))

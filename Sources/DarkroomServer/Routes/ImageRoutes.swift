@@ -105,13 +105,16 @@ struct ImageRoutes: Sendable {
             // As imgproxy: a URL that does not parse names no image, 404.
             return .failure(Refusal(response: errorResponse(.notFound, "bad image URL: \(error.message)")))
         }
-        let (format, negotiated): (ImageFormat?, Bool)
-        switch Self.format(asked: url.options.format ?? url.requestedExtension, accept: accept) {
-        case .success(let answer): (format, negotiated) = answer
-        case .failure(let error): return .failure(Refusal(response: errorResponse(.notFound, "bad image URL: \(error.message)")))
+        var (format, negotiated): (ImageFormat?, Bool) = (nil, false)
+        // A raw answer is the source's bytes, whatever is asked or accepted.
+        if !url.options.raw {
+            switch Self.format(asked: url.options.format ?? url.requestedExtension, accept: accept) {
+            case .success(let answer): (format, negotiated) = answer
+            case .failure(let error): return .failure(Refusal(response: errorResponse(.notFound, "bad image URL: \(error.message)")))
+            }
         }
         var options = url.options.processing(format: format)
-        if format == nil {
+        if format == nil, !url.options.raw {
             // The source's format only if the client takes it.
             options.output.acceptedFormats = accept.accepted
         }
