@@ -404,6 +404,14 @@ static inline int darkroom_vips_avifsave(VipsImage *in, void **buf, size_t *len,
                                 NULL);
 }
 
+static inline int darkroom_vips_gifsave(VipsImage *in, void **buf, size_t *len) {
+    return vips_gifsave_buffer(in, buf, len, "strip", TRUE, NULL);
+}
+
+static inline int darkroom_vips_tiffsave(VipsImage *in, void **buf, size_t *len) {
+    return vips_tiffsave_buffer(in, buf, len, "compression", VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE, "strip", TRUE, NULL);
+}
+
 // MARK: - Cancellation
 
 /// Lets another thread stop a running evaluation: with progress on, libvips

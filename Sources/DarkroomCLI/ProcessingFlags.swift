@@ -15,7 +15,7 @@ struct ProcessingFlags: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("A filter, applied in order: sepia[:INTENSITY], grayscale, blur:SIGMA, sharpen[:SIGMA]. Repeatable.", valueName: "NAME[:ARG]"))
     var filter: [String] = []
 
-    @Option(name: .long, help: "Output format: jpeg, png, webp or avif (default: the source's).")
+    @Option(name: .long, help: "Output format: jpeg, png, webp, avif, gif or tiff (default: the source's, or JPEG or PNG for GIF, TIFF and HEIC).")
     var format: String?
 
     @Option(name: .long, help: "Quality for JPEG, WebP and AVIF, 1...100.")
@@ -44,7 +44,7 @@ struct ProcessingFlags: ParsableArguments {
         }
         if let format {
             guard let parsed = ImageFormat(name: format), parsed.canEncode else {
-                throw ValidationError("--format \(format): not a format Darkroom writes (jpeg, png, webp, avif)")
+                throw ValidationError("--format \(format): not a format Darkroom writes (jpeg, png, webp, avif, gif, tiff)")
             }
             output.format = parsed
         }

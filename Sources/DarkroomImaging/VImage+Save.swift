@@ -7,6 +7,10 @@ extension VImage {
         case png
         case webp(quality: Int)
         case avif(quality: Int)
+        /// 256 colours at most, dithered by libvips' cgif saver.
+        case gif
+        /// Lossless (deflate).
+        case tiff
     }
 
     /// Encodes the image. This is where libvips decodes and computes the
@@ -35,6 +39,12 @@ extension VImage {
         case .avif(let quality):
             name = "heifsave_buffer"
             status = darkroom_vips_avifsave(pointer, &buffer, &length, Int32(quality))
+        case .gif:
+            name = "gifsave_buffer"
+            status = darkroom_vips_gifsave(pointer, &buffer, &length)
+        case .tiff:
+            name = "tiffsave_buffer"
+            status = darkroom_vips_tiffsave(pointer, &buffer, &length)
         }
         guard status == 0, let buffer else {
             throw VipsError.fromBuffer(operation: name)

@@ -321,6 +321,7 @@ import Testing
         #expect(format(nil, nil) == "source+vary")
         #expect(format("png", "image/avif") == "png")
         #expect(format("jpg", nil) == "jpeg")
-        #expect(format("gif", nil) == "error")
+        #expect(format("gif", nil) == "gif" && format("tiff", "image/webp") == "tiff")
+        #expect(format("bmp", nil) == "error")
     }
 }

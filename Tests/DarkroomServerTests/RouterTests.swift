@@ -100,6 +100,17 @@ import TestSupport
         }
     }
 
+    @Test func gifAndTIFFWhenAskedByName() async throws {
+        try await withRouter { client in
+            for (ext, type, loader) in [("gif", "image/gif", VImage.Loader.gif), ("tiff", "image/tiff", .tiff), ("tif", "image/tiff", .tiff)] {
+                let response = try await client.execute(uri: "/img/_/rs:fit:64:64/plain/local:///photos/Aqua.jpg@\(ext)", method: .get)
+                #expect(response.status == .ok && response.headers[.contentType] == type, "\(ext): \(Self.text(response))")
+                let image = try RawPixels.decode(Array(buffer: response.body), loader: loader)
+                #expect((image.width, image.height) == (64, 40), "\(ext)")
+            }
+        }
+    }
+
     @Test func rawAnswersTheSourceAsItCame() async throws {
         let original = try Data(contentsOf: URL(fileURLWithPath: Gallery.samplesFolder).appendingPathComponent("photos/Aqua.jpg"))
         try await withRouter { client in

@@ -5,7 +5,12 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
     case jpeg, png, webp, avif, heic, tiff, gif
 
     /// Formats that Darkroom can encode.
-    public static let encodable: [ImageFormat] = [.jpeg, .png, .webp, .avif]
+    public static let encodable: [ImageFormat] = [.jpeg, .png, .webp, .avif, .gif, .tiff]
+
+    /// The formats an answer takes without being asked for one: those
+    /// browsers show and that suit photos. GIF and TIFF are written only
+    /// when asked for by name.
+    public static let webFormats: [ImageFormat] = [.jpeg, .png, .webp, .avif]
 
     public var canEncode: Bool { Self.encodable.contains(self) }
 

@@ -59,8 +59,8 @@ public struct OutputOptions: Sendable, Hashable, Codable {
     /// client takes of JPEG, WebP, AVIF, PNG (PNG, WebP, AVIF first when
     /// there is alpha); else JPEG or PNG.
     func formatKeeping(_ source: ImageFormat, hasAlpha: Bool) -> ImageFormat {
-        let accepted = acceptedFormats ?? Set(ImageFormat.encodable)
-        if source.canEncode, accepted.contains(source) { return source }
+        let accepted = acceptedFormats ?? Set(ImageFormat.webFormats)
+        if ImageFormat.webFormats.contains(source), accepted.contains(source) { return source }
         let order: [ImageFormat] = hasAlpha ? [.png, .webp, .avif, .jpeg] : [.jpeg, .webp, .avif, .png]
         return order.first { accepted.contains($0) && $0.canEncode } ?? (hasAlpha ? .png : .jpeg)
     }

@@ -149,6 +149,8 @@ struct ProcessingRun {
             case .png: .png
             case .webp: .webp(quality: quality)
             case .avif: .avif(quality: quality)
+            case .gif: .gif
+            case .tiff: .tiff
             default: throw DarkroomError(.cannotEncode, "Darkroom cannot write \(format.rawValue.uppercased())")
             }
         }

@@ -48,14 +48,14 @@ package struct AcceptedFormats: Hashable, Sendable {
         } else {
             preferred = nil
         }
-        let taken = Set(ImageFormat.encodable.filter(takes))
+        let taken = Set(ImageFormat.webFormats.filter(takes))
         accepted = taken.isEmpty ? nil : taken
     }
 
     /// Part of the parsed-URL cache's key: requests that would be answered
     /// in different formats are different entries.
     package var key: String {
-        let taken = accepted.map { set in ImageFormat.encodable.filter(set.contains).map(\.rawValue).joined(separator: "+") } ?? "*"
+        let taken = accepted.map { set in ImageFormat.webFormats.filter(set.contains).map(\.rawValue).joined(separator: "+") } ?? "*"
         return "\(preferred?.rawValue ?? "-")/\(taken)"
     }
 }

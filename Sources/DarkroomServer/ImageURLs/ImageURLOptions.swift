@@ -249,7 +249,7 @@ public struct ImageURLOptions: Sendable, Hashable {
             if args.allSatisfy(\.isEmpty) { formatQuality = [:]; break }
             for pair in stride(from: 0, to: args.count, by: 2) {
                 guard let format = ImageFormat(name: args[pair].lowercased()), format.canEncode else {
-                    throw .init("option '\(name)': cannot write '\(args[pair])' images (jpg, png, webp, avif)")
+                    throw .init("option '\(name)': cannot write '\(args[pair])' images (jpg, png, webp, avif, gif, tiff)")
                 }
                 guard let q = try int(pair + 1, "quality"), q <= 100 else { throw .init("option '\(name)': quality must be from 0 to 100") }
                 formatQuality[format] = q == 0 ? nil : q

@@ -183,7 +183,7 @@ struct ImageRoutes: Sendable {
     static func format(asked: String?, accept: AcceptedFormats) -> Result<(ImageFormat?, negotiated: Bool), ImageURLError> {
         if let asked, asked != "auto" {
             guard let format = ImageFormat(name: asked), format.canEncode else {
-                return .failure(.init("cannot write '\(asked)' images (jpg, png, webp, avif, or auto)"))
+                return .failure(.init("cannot write '\(asked)' images (jpg, png, webp, avif, gif, tiff, or auto)"))
             }
             return .success((format, false))
         }

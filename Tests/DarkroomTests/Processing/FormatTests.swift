@@ -86,6 +86,7 @@ import TestSupport
     @Test func keepsTheSourceFormatWhenNoneIsAsked() throws {
         #expect(try process(fixture: "landscape.webp", output: OutputOptions()).format == .webp)
         #expect(try process(fixture: "landscape.gif", output: OutputOptions()).format == .jpeg)
+        #expect(try process(fixture: "landscape.tif", output: OutputOptions()).format == .jpeg, "TIFF and GIF are written only when asked for")
         #expect(try process(fixture: "landscape.tif", output: OutputOptions()).format == .jpeg)
     }
 
