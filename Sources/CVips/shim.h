@@ -356,6 +356,59 @@ static inline int darkroom_vips_find_trim(VipsImage *in, double threshold, int h
     return result;
 }
 
+/// `mark` (8-bit sRGB, with or without alpha) laid over `base` at `left`,
+/// `top`, its alpha multiplied by `opacity`; with `replicate`, tiled from
+/// the top-left corner with `gap_x`, `gap_y` between tiles. The result
+/// keeps `base`'s bands: alpha only if `base` had it.
+static inline int darkroom_vips_watermark(VipsImage *base, VipsImage *mark, VipsImage **out,
+                                          int left, int top, double opacity,
+                                          int replicate, int gap_x, int gap_y) {
+    VipsImage *t[8] = { NULL };
+    int result = -1;
+    VipsImage *overlay = mark;
+    if (!vips_image_hasalpha(overlay)) {
+        if (vips_addalpha(overlay, &t[0], NULL)) goto done;
+        overlay = t[0];
+    }
+    if (opacity < 1) {
+        int bands = vips_image_get_bands(overlay);
+        if (vips_extract_band(overlay, &t[1], 0, "n", bands - 1, NULL) ||
+            vips_extract_band(overlay, &t[2], bands - 1, NULL) ||
+            vips_linear1(t[2], &t[3], opacity, 0, "uchar", TRUE, NULL) ||
+            vips_bandjoin2(t[1], t[3], &t[4], NULL)) goto done;
+        overlay = t[4];
+    }
+    if (replicate) {
+        // One tile with its gap, repeated over the base, cut to its size.
+        int tile_w = vips_image_get_width(overlay) + gap_x, tile_h = vips_image_get_height(overlay) + gap_y;
+        int across = vips_image_get_width(base) / tile_w + 1, down = vips_image_get_height(base) / tile_h + 1;
+        if (vips_embed(overlay, &t[5], 0, 0, tile_w, tile_h, "extend", VIPS_EXTEND_BLACK, NULL) ||
+            vips_replicate(t[5], &t[6], across, down, NULL)) goto done;
+        overlay = t[6];
+        left = 0;
+        top = 0;
+    }
+    VipsImage *composed = NULL;
+    if (vips_composite2(base, overlay, &composed, VIPS_BLEND_MODE_OVER, "x", left, "y", top, NULL)) goto done;
+    t[7] = composed;
+    // Back to the base's bands and 8 bits.
+    VipsImage *bands = NULL;
+    int keep = vips_image_get_bands(base);
+    if (vips_image_get_bands(composed) != keep) {
+        if (vips_extract_band(composed, &bands, 0, "n", keep, NULL)) goto done;
+    } else {
+        bands = composed;
+        g_object_ref(bands);
+    }
+    result = vips_cast_uchar(bands, out, NULL);
+    g_object_unref(bands);
+done:
+    for (int i = 0; i < 8; i++) {
+        if (t[i]) g_object_unref(t[i]);
+    }
+    return result;
+}
+
 static inline int darkroom_vips_smartcrop(VipsImage *in, VipsImage **out, int width, int height) {
     VipsImage *memory = vips_image_copy_memory(in);
     if (memory == NULL) {

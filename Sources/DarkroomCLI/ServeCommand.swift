@@ -46,10 +46,26 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "With --result-cache, keep downloaded sources there too, so no replica asks the origin for a photo another has. [DARKROOM_SOURCE_CACHE]") var sourceCache = false
     @Option(help: ArgumentHelp("Serve s3://BUCKET/KEY sources from these buckets (comma-separated; * for any the credentials can read). [DARKROOM_S3_SOURCES]", valueName: "BUCKETS")) var s3Sources: String?
     @Option(help: ArgumentHelp("A named preset for pr:, as NAME=OPTIONS (rs:fill:300:300/sepia:0.8); repeatable; one named default applies to every URL. [DARKROOM_PRESET]", valueName: "NAME=OPTIONS")) var preset: [String] = []
+    @Option(help: ArgumentHelp("The image wm: lays over results (a PNG with transparency, usually). [DARKROOM_WATERMARK]", valueName: "FILE")) var watermark: String?
     @Flag(help: "Image URLs name presets only, in one segment (/img/SIG/thumb:sepia/plain/...). [DARKROOM_ONLY_PRESETS]") var onlyPresets = false
 
     func validate() throws {
         _ = try serverConfiguration(environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// The watermark file, read off the cooperative pool and checked to be
+    /// an image Darkroom reads.
+    static func watermark(at path: String) async throws -> WatermarkImage {
+        let data: Data
+        do {
+            data = try await BlockingExecutor.shared.run { try Data(contentsOf: URL(fileURLWithPath: path)) }
+        } catch {
+            throw ValidationError("--watermark \(path): cannot read it (\(error.localizedDescription))")
+        }
+        guard case .image = ImageFormat.sniff(data) else {
+            throw ValidationError("--watermark \(path): not an image Darkroom reads")
+        }
+        return WatermarkImage(data: data)
     }
 
     /// The key and salt pairs, from flags or comma-separated variables.
@@ -178,7 +194,10 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let configuration = try serverConfiguration(environment: ProcessInfo.processInfo.environment)
+        var configuration = try serverConfiguration(environment: ProcessInfo.processInfo.environment)
+        if let path = watermark ?? ProcessInfo.processInfo.environment["DARKROOM_WATERMARK"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            configuration.watermark = try await Self.watermark(at: path)
+        }
         var logger = Logger(label: "darkroom")
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let app: any ApplicationProtocol

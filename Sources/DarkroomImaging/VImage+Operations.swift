@@ -101,6 +101,17 @@ extension VImage {
         return (Int(left), Int(top), Int(width), Int(height))
     }
 
+    /// `mark` laid over this image at `left`, `top` (or tiled over all of
+    /// it, `gap` apart), its alpha multiplied by `opacity`. The result has
+    /// this image's bands.
+    package func watermarked(with mark: VImage, left: Int, top: Int, opacity: Double,
+                             replicate: Bool, gap: (x: Int, y: Int)) throws(VipsError) -> VImage {
+        try VImage.make("composite2") {
+            darkroom_vips_watermark(pointer, mark.pointer, $0, Int32(left), Int32(top), opacity,
+                                    replicate ? 1 : 0, Int32(gap.x), Int32(gap.y))
+        }
+    }
+
     package func inMemory() throws(VipsError) -> VImage {
         try VImage.make("copy_memory") { darkroom_vips_copy_memory(pointer, $0) }
     }

@@ -46,6 +46,9 @@ public struct ServerConfiguration: Sendable {
     /// Named option strings for `pr:`, such as `thumb` -> `rs:fill:300:300/sepia:0.8`;
     /// the one named `default` applies to every URL. Checked at start.
     public var presets: [String: String] = [:]
+    /// The image `wm:` lays over results (`--watermark FILE`); nil: `wm:`
+    /// is refused.
+    public var watermark: WatermarkImage?
     /// Image URLs name presets only, in one segment (`/img/SIG/thumb:sepia/plain/...`),
     /// as imgproxy's presets-only mode.
     public var onlyPresets = false

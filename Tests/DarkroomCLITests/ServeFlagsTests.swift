@@ -1,7 +1,9 @@
 @testable import DarkroomCLI
 import Darkroom
 import DarkroomServer
+import Foundation
 import Testing
+import TestSupport
 
 @Suite struct ServeFlagsTests {
     func configuration(_ arguments: [String], environment: [String: String] = [:]) throws -> ServerConfiguration {
@@ -70,6 +72,13 @@ import Testing
         }
         let only = try configuration(["--only-presets", "--preset", "thumb=rs:fill:100:100"])
         #expect(only.onlyPresets && only.presets == ["thumb": "rs:fill:100:100"])
+    }
+
+    @Test func theWatermarkFileIsReadAndChecked() async throws {
+        let mark = try await ServeCommand.watermark(at: Fixtures.url("alpha.png").path)
+        #expect(mark.data == (try Data(contentsOf: Fixtures.url("alpha.png"))))
+        await #expect(throws: (any Error).self) { try await ServeCommand.watermark(at: Fixtures.url("page.html").path) }
+        await #expect(throws: (any Error).self) { try await ServeCommand.watermark(at: "/nonexistent/mark.png") }
     }
 
     @Test func resultSizeAndProcessingTimeLimits() throws {

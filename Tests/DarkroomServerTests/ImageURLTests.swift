@@ -247,6 +247,20 @@ import Testing
         }
     }
 
+    @Test func watermarkComesLast() throws {
+        let image = WatermarkImage(data: Data([1, 2, 3]))
+        let url = try parse("/_/wm:0.5:soea:10:5:0.2/bg:ffffff/dpr:2/plain/http://x.org/a.jpg")
+        let steps = url.options.processing(format: nil, watermark: image).operations
+        #expect(steps.last == .watermark(Watermark(image: image, opacity: 0.5, gravity: Gravity(.southEast, x: 20, y: 10), scale: 0.2)))
+        #expect(!url.options.processing(format: nil).operations.contains { if case .watermark = $0 { true } else { false } })
+        let tiled = try parse("/_/wm:1:re:30/plain/http://x.org/a.jpg").options.watermark
+        #expect(tiled?.replicate == true && tiled?.gravity.x == 30 && tiled?.gravity.y == 0)
+        #expect(try parse("/_/wm:0/plain/http://x.org/a.jpg").options.watermark == nil)
+        for bad in ["wm:2", "wm:nan", "wm:1:sm", "wm:1:fp", "wm:1:ce:0:0:2", "wm:1:up", "wm"] {
+            #expect(throws: ImageURLError.self, "\(bad)") { try parse("/_/\(bad)/plain/http://x.org/a.jpg") }
+        }
+    }
+
     @Test func trimComesFirst() throws {
         let white = RGBColour(red: 255, green: 255, blue: 255)!
         #expect(try operations("/_/rot:90/t:10:ffffff:1/plain/http://x.org/a.jpg")

@@ -111,6 +111,21 @@ import TestSupport
         }
     }
 
+    @Test func aWatermarkNeedsTheServersImage() async throws {
+        let path = "/img/_/rs:fit:64:64/wm:1:soea/plain/local:///photos/Aqua.jpg@png"
+        try await withRouter { client in
+            let response = try await client.execute(uri: path, method: .get)
+            #expect(response.status == .notFound && Self.text(response).contains("--watermark"), "\(Self.text(response))")
+        }
+        let mark = try Data(contentsOf: URL(fileURLWithPath: Gallery.samplesFolder).appendingPathComponent("photos/Aqua.jpg"))
+        try await withRouter({ $0.watermark = WatermarkImage(data: mark) }) { client in
+            let marked = try await client.execute(uri: path, method: .get)
+            #expect(marked.status == .ok, "\(Self.text(marked))")
+            let plain = try await client.execute(uri: "/img/_/rs:fit:64:64/plain/local:///photos/Aqua.jpg@png", method: .get)
+            #expect(Array(buffer: marked.body) != Array(buffer: plain.body))
+        }
+    }
+
     @Test func rawAnswersTheSourceAsItCame() async throws {
         let original = try Data(contentsOf: URL(fileURLWithPath: Gallery.samplesFolder).appendingPathComponent("photos/Aqua.jpg"))
         try await withRouter { client in

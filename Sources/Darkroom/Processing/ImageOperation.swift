@@ -43,6 +43,8 @@ public enum ImageOperation: Sendable, Hashable, Codable {
     /// filled as padding is; with `aspectOnly`, the smallest canvas of that
     /// aspect ratio instead (imgproxy's `extend` and `extend_aspect_ratio`).
     case extend(width: Int?, height: Int?, aspectOnly: Bool, gravity: Gravity, background: RGBColour?)
+    /// An image laid over the result (imgproxy's `wm`).
+    case watermark(Watermark)
 
     /// The seeds' default: sepia at 0.8.
     public static let defaultSepiaIntensity = 0.8
@@ -61,6 +63,8 @@ public enum ImageOperation: Sendable, Hashable, Codable {
             return "crop:\(Self.format(width)):\(Self.format(height)):\(gravity.key)"
         case .trim(let threshold, let colour, let equalHorizontal, let equalVertical):
             return "trim:\(Self.format(threshold)):\(colour?.hex ?? "auto"):\(equalHorizontal ? 1 : 0):\(equalVertical ? 1 : 0)"
+        case .watermark(let watermark):
+            return watermark.identifier
         case .sepia(let intensity):
             return "sepia:\(Self.format(intensity))"
         case .grayscale:

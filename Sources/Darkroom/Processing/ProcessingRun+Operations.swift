@@ -23,6 +23,8 @@ extension ProcessingRun {
                 return value < 1 ? max(1, Int((Double(whole) * value).rounded())) : Int(value)
             }
             return try cut(image, width: try side(width, of: image.width), height: try side(height, of: image.height), gravity: gravity)
+        case .watermark(let watermark):
+            return try self.watermark(image, watermark)
         case .trim(let threshold, let colour, let equalHorizontal, let equalVertical):
             return try trim(image, threshold: threshold, colour: colour, equalHorizontal: equalHorizontal, equalVertical: equalVertical)
         case .sepia(let intensity):
@@ -67,6 +69,56 @@ extension ProcessingRun {
             return try flattened(image, onto: colour)
         case .extend(let width, let height, let aspectOnly, let gravity, let background):
             return try extend(image, width: width, height: height, aspectOnly: aspectOnly, gravity: gravity, background: background)
+        }
+    }
+
+    /// The watermark over the image: scaled to its share of the width,
+    /// placed by its gravity (kept inside) or tiled, at its opacity.
+    private func watermark(_ image: VImage, _ watermark: Watermark) throws(DarkroomError) -> VImage {
+        guard watermark.opacity.isFinite, (0...1).contains(watermark.opacity) else {
+            throw .invalidOption("watermark opacity \(watermark.opacity) is outside 0...1")
+        }
+        guard watermark.scale.isFinite, (0...1).contains(watermark.scale) else {
+            throw .invalidOption("watermark scale \(watermark.scale) is outside 0...1")
+        }
+        guard watermark.gravity.isValid, watermark.gravity.kind != .smart, watermark.gravity.kind != .focusPoint else {
+            throw .invalidOption("watermark position \(watermark.gravity.key) is not a side, a corner or the centre")
+        }
+        if watermark.opacity == 0 { return image }
+        var mark = try loadWatermark(watermark.image)
+        if watermark.scale > 0 {
+            let factor = Double(image.width) * watermark.scale / Double(mark.width)
+            let height = Double(mark.height) * factor
+            guard height >= 1, factor * Double(mark.width) >= 1 else { return image }
+            mark = try vips("scaling the watermark") { try mark.resized(horizontal: factor, vertical: factor) }
+        }
+        let (left, top) = watermark.gravity.placement(outer: (image.width, image.height), inner: (mark.width, mark.height))
+        let gap = (max(0, Int(watermark.gravity.x.rounded())), max(0, Int(watermark.gravity.y.rounded())))
+        guard gap.0 <= options.limits.maxResultDimension, gap.1 <= options.limits.maxResultDimension else {
+            throw .invalidOption("watermark spacing \(gap) is over \(options.limits.maxResultDimension)")
+        }
+        return try vips("watermark") {
+            try image.watermarked(with: mark, left: left, top: top, opacity: watermark.opacity, replicate: watermark.replicate, gap: gap)
+        }
+    }
+
+    /// The watermark's pixels, in memory as 8-bit sRGB: decoded while its
+    /// bytes are certainly alive, since libvips reads a buffer lazily.
+    private func loadWatermark(_ watermark: WatermarkImage) throws(DarkroomError) -> VImage {
+        guard case .image(let format) = ImageFormat.sniff(watermark.data) else {
+            throw DarkroomError(.notAnImage, "the watermark is not an image")
+        }
+        return try withRawBytes(of: watermark.data) { raw throws(DarkroomError) in
+            do throws(VipsError) {
+                let image = try VImage.load(raw, loader: format.loader, randomAccess: true)
+                let pixels = image.width.multipliedReportingOverflow(by: image.height)
+                guard !pixels.overflow, pixels.partialValue <= options.limits.maxSourcePixels else {
+                    throw VipsError(operation: "watermark", message: "the watermark is \(image.width) x \(image.height) pixels, over the limit")
+                }
+                return try image.srgb8().inMemory()
+            } catch {
+                throw DarkroomError(.corruptImage, "the watermark image could not be read", underlying: error.message)
+            }
         }
     }
 

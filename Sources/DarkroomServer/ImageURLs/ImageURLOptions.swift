@@ -7,7 +7,7 @@ public import Foundation
 /// `ar`/`auto_rotate`, `el`/`enlarge`, `cb`/`cachebuster`, `exp`/`expires`,
 /// `pr`/`preset`, `rot`/`rotate`, `fl`/`flip`, `dpr`, `pd`/`padding`,
 /// `bg`/`background`, `pix`/`pixelate`, `mw`/`min-width`, `mh`/`min-height`,
-/// `z`/`zoom`, `t`/`trim`, `ex`/`extend`, `exar`/`extend_aspect_ratio`,
+/// `z`/`zoom`, `t`/`trim`, `wm`/`watermark`, `ex`/`extend`, `exar`/`extend_aspect_ratio`,
 /// `fq`/`format_quality`, `mb`/`max_bytes`, `skp`/`skip_processing`, `raw`, `fn`/`filename`, `att`/`return_attachment`; and Darkroom's own
 /// `sepia:{intensity}` and `grayscale`.
 public struct ImageURLOptions: Sendable, Hashable {
@@ -60,6 +60,8 @@ public struct ImageURLOptions: Sendable, Hashable {
     public var pixelate = 0
     /// A border of one colour cut away first (`t`).
     public var trim: Trim?
+    /// The server's watermark laid over the result (`wm`).
+    public var watermark: WatermarkPlacement?
     /// The answer's file name, without extension (`fn`).
     public var filename: String?
     /// Content-Disposition: attachment rather than inline (`att`).
@@ -68,6 +70,16 @@ public struct ImageURLOptions: Sendable, Hashable {
     public struct Extend: Sendable, Hashable {
         public var aspectOnly: Bool
         public var gravity: Gravity
+    }
+
+    public struct WatermarkPlacement: Sendable, Hashable {
+        public var opacity: Double
+        /// A side, a corner or the centre with offsets; with `replicate`,
+        /// the offsets are the space between tiles.
+        public var gravity: Gravity
+        public var replicate: Bool
+        /// The watermark's width as a fraction of the result's; 0: its own.
+        public var scale: Double
     }
 
     public struct Trim: Sendable, Hashable {
@@ -322,6 +334,19 @@ public struct ImageURLOptions: Sendable, Hashable {
                 background = colour
             default: throw .init("option '\(name)' takes a hex colour or red:green:blue")
             }
+        case "wm", "watermark":
+            // wm:OPACITY:POSITION:X:Y:SCALE; an opacity of 0 is off.
+            try need(1...5)
+            guard let opacity = try number(0, "opacity", 0...1) else { throw .init("option '\(name)' needs an opacity (0 to 1)") }
+            let replicate = arg(1) == "re"
+            var gravity = replicate ? Gravity.centre : try Self.gravity(Array(args.dropFirst().prefix(3)), option: name) ?? .centre
+            guard gravity.kind != .smart, gravity.kind != .focusPoint else { throw .init("option '\(name)': the position is a side, a corner, ce or re") }
+            if replicate {
+                gravity.x = try number(2, "spacing", 0...10_000) ?? 0
+                gravity.y = try number(3, "spacing", 0...10_000) ?? 0
+            }
+            let scale = try number(4, "scale", 0...1) ?? 0
+            watermark = opacity == 0 ? nil : WatermarkPlacement(opacity: opacity, gravity: gravity, replicate: replicate, scale: scale)
         case "t", "trim":
             // trim:THRESHOLD:COLOUR:EQUAL_HOR:EQUAL_VER; a threshold of 0 is off.
             try need(1...4)
@@ -386,8 +411,10 @@ public struct ImageURLOptions: Sendable, Hashable {
         return Gravity(kind, x: offsets[0], y: offsets[1])
     }
 
-    /// The steps, in imgproxy's order: crop, resize, colour, blur, sharpen.
-    public func processing(format: ImageFormat?) -> ProcessingOptions {
+    /// The steps, in imgproxy's order: crop, resize, colour, blur, sharpen,
+    /// then extend, padding, background and last the watermark (when the
+    /// server has an image for it).
+    public func processing(format: ImageFormat?, watermark image: WatermarkImage? = nil) -> ProcessingOptions {
         if raw {
             var output = OutputOptions()
             output.skipProcessing = Set(ImageFormat.allCases)
@@ -432,6 +459,10 @@ public struct ImageURLOptions: Sendable, Hashable {
                                        left: scaled(padding.left), background: background))
         }
         if let background { operations.append(.background(background)) }
+        if let watermark, let image {
+            operations.append(.watermark(Watermark(image: image, opacity: watermark.opacity, gravity: scaled(watermark.gravity),
+                                                   replicate: watermark.replicate, scale: watermark.scale)))
+        }
         return ProcessingOptions(operations: operations,
                                  output: {
                                      var output = OutputOptions(format: format, quality: quality == 0 ? 80 : quality, formatQuality: formatQuality)

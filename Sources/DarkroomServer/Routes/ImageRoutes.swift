@@ -113,7 +113,10 @@ struct ImageRoutes: Sendable {
             case .failure(let error): return .failure(Refusal(response: errorResponse(.notFound, "bad image URL: \(error.message)")))
             }
         }
-        var options = url.options.processing(format: format)
+        if url.options.watermark != nil, configuration.watermark == nil {
+            return .failure(Refusal(response: errorResponse(.notFound, "bad image URL: option 'wm': this server has no watermark image (darkroom serve --watermark FILE)")))
+        }
+        var options = url.options.processing(format: format, watermark: configuration.watermark)
         if format == nil, !url.options.raw {
             // The source's format only if the client takes it.
             options.output.acceptedFormats = accept.accepted

@@ -1,0 +1,56 @@
+public import Foundation
+
+/// An image laid over results (imgproxy's `wm`), its opacity, where it goes
+/// and how large it is.
+public struct Watermark: Sendable, Hashable, Codable {
+    public var image: WatermarkImage
+    /// 0 (invisible) to 1 (as the image is).
+    public var opacity: Double
+    /// A side, a corner or the centre, with offsets in pixels from it; the
+    /// same kinds as a crop's gravity but smart and focus point.
+    public var gravity: Gravity
+    /// Tiled over the whole result (imgproxy's `re` position); the offsets
+    /// are then the space between tiles.
+    public var replicate: Bool
+    /// The watermark's width as a fraction of the result's (0: its own size).
+    public var scale: Double
+
+    public init(image: WatermarkImage, opacity: Double, gravity: Gravity = .centre, replicate: Bool = false, scale: Double = 0) {
+        self.image = image
+        self.opacity = opacity
+        self.gravity = gravity
+        self.replicate = replicate
+        self.scale = scale
+    }
+
+    /// A stable text form for cache keys: the image by its checksum.
+    var identifier: String {
+        "watermark:\(image.key):\(ImageOperation.format(opacity)):\(replicate ? "replicate:\(ImageOperation.format(gravity.x)):\(ImageOperation.format(gravity.y))" : gravity.key):\(ImageOperation.format(scale))"
+    }
+}
+
+/// The bytes of a watermark image, read once (at a server's start) and
+/// shared by every request that uses it; compared by a checksum, so that
+/// a request's options compare and hash without touching the bytes.
+public final class WatermarkImage: Sendable, Hashable, Codable {
+    public let data: Data
+    /// The checksum of `data`, in hex.
+    public let key: String
+
+    public init(data: Data) {
+        self.data = data
+        key = String(Checksum.of(data), radix: 16)
+    }
+
+    public static func == (lhs: WatermarkImage, rhs: WatermarkImage) -> Bool { lhs.key == rhs.key && lhs.data == rhs.data }
+    public func hash(into hasher: inout Hasher) { hasher.combine(key) }
+
+    public convenience init(from decoder: any Decoder) throws {
+        self.init(data: try decoder.singleValueContainer().decode(Data.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(data)
+    }
+}

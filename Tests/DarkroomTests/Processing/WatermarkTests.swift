@@ -1,0 +1,62 @@
+@testable import Darkroom
+import DarkroomImaging
+import Foundation
+import Testing
+import TestSupport
+
+/// Over the 240 x 160 fixture (a red block at the top-left, blue-grey
+/// elsewhere), a 20 x 20 red square as the watermark.
+@Suite struct WatermarkTests {
+    static func redSquare() throws -> WatermarkImage {
+        let square = try process(fixture: "landscape.jpg", [.crop(CropRect(x: 0, y: 0, width: 20, height: 20))], output: OutputOptions(format: .png))
+        return WatermarkImage(data: Data(buffer: square.bytes))
+    }
+
+    func marked(_ watermark: Watermark, fixture: String = "landscape.jpg") throws -> RawPixels {
+        try pixels(of: process(fixture: fixture, [.watermark(watermark)], output: OutputOptions(format: .png)))
+    }
+
+    @Test func placedByGravityWithOffsets() throws {
+        let mark = try Self.redSquare()
+        let corner = try marked(Watermark(image: mark, opacity: 1, gravity: .southEast))
+        #expect((corner.width, corner.height) == (240, 160))
+        #expect(isRed(corner.pixel(x: 235, y: 155)) && !isRed(corner.pixel(x: 215, y: 135)))
+        // 30 px in from the right edge, 10 up from the bottom.
+        let moved = try marked(Watermark(image: mark, opacity: 1, gravity: Gravity(.southEast, x: 30, y: 10)))
+        #expect(isRed(moved.pixel(x: 200, y: 140)) && !isRed(moved.pixel(x: 235, y: 155)))
+    }
+
+    @Test func opacityBlends() throws {
+        let half = try marked(Watermark(image: Self.redSquare(), opacity: 0.5, gravity: .southEast)).pixel(x: 235, y: 155)
+        let base = try pixels(of: process(fixture: "landscape.jpg")).pixel(x: 235, y: 155)
+        let red = try RawPixels.decode([UInt8](Self.redSquare().data), loader: .png).pixel(x: 10, y: 10)
+        // Halfway between the square's red and the image under it.
+        for band in 0..<3 {
+            #expect(abs(Int(half[band]) - (Int(base[band]) + Int(red[band])) / 2) <= 6, "band \(band): \(half), under it \(base)")
+        }
+    }
+
+    @Test func scaledToAShareOfTheWidth() throws {
+        // Half of 240: a 120 x 120 square in the middle, from (60, 20).
+        let scaled = try marked(Watermark(image: Self.redSquare(), opacity: 1, gravity: .centre, scale: 0.5))
+        #expect(isRed(scaled.pixel(x: 100, y: 100)) && isRed(scaled.pixel(x: 175, y: 135)))
+        #expect(!isRed(scaled.pixel(x: 30, y: 100)) && !isRed(scaled.pixel(x: 190, y: 100)))
+    }
+
+    @Test func replicatedWithGaps() throws {
+        // Tiles every 40 px from the top-left: red at 120...139, a gap at 100...119.
+        let tiled = try marked(Watermark(image: Self.redSquare(), opacity: 1, gravity: Gravity(.centre, x: 20, y: 20), replicate: true))
+        #expect(isRed(tiled.pixel(x: 125, y: 85)) && isRed(tiled.pixel(x: 205, y: 125)))
+        #expect(!isRed(tiled.pixel(x: 105, y: 105)) && !isRed(tiled.pixel(x: 125, y: 105)))
+    }
+
+    @Test func alphaStaysAndBadNumbersAreRefused() throws {
+        let withAlpha = try marked(Watermark(image: Self.redSquare(), opacity: 1), fixture: "alpha.png")
+        #expect(withAlpha.bands == 4)
+        let mark = try Self.redSquare()
+        for bad in [Watermark(image: mark, opacity: .nan), Watermark(image: mark, opacity: 2), Watermark(image: mark, opacity: 1, scale: -1),
+                    Watermark(image: mark, opacity: 1, gravity: .smart), Watermark(image: WatermarkImage(data: Data("<html>".utf8)), opacity: 1)] {
+            #expect(throws: DarkroomError.self) { try process(fixture: "landscape.jpg", [.watermark(bad)]) }
+        }
+    }
+}
