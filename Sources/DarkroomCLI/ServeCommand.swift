@@ -47,25 +47,26 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Serve s3://BUCKET/KEY sources from these buckets (comma-separated; * for any the credentials can read). [DARKROOM_S3_SOURCES]", valueName: "BUCKETS")) var s3Sources: String?
     @Option(help: ArgumentHelp("A named preset for pr:, as NAME=OPTIONS (rs:fill:300:300/sepia:0.8); repeatable; one named default applies to every URL. [DARKROOM_PRESET]", valueName: "NAME=OPTIONS")) var preset: [String] = []
     @Option(help: ArgumentHelp("The image wm: lays over results (a PNG with transparency, usually). [DARKROOM_WATERMARK]", valueName: "FILE")) var watermark: String?
+    @Option(help: ArgumentHelp("Answered, with the URL's options, in place of a source that cannot be had (not found, failing, not an image); the source's status is in the Darkroom-Source-Status header. [DARKROOM_FALLBACK_IMAGE]", valueName: "FILE")) var fallbackImage: String?
     @Flag(help: "Image URLs name presets only, in one segment (/img/SIG/thumb:sepia/plain/...). [DARKROOM_ONLY_PRESETS]") var onlyPresets = false
 
     func validate() throws {
         _ = try serverConfiguration(environment: ProcessInfo.processInfo.environment)
     }
 
-    /// The watermark file, read off the cooperative pool and checked to be
-    /// an image Darkroom reads.
-    static func watermark(at path: String) async throws -> WatermarkImage {
+    /// An image file the server is given (a watermark, a fallback), read
+    /// off the cooperative pool and checked to be an image Darkroom reads.
+    static func imageFile(at path: String, flag: String) async throws -> Data {
         let data: Data
         do {
             data = try await BlockingExecutor.shared.run { try Data(contentsOf: URL(fileURLWithPath: path)) }
         } catch {
-            throw ValidationError("--watermark \(path): cannot read it (\(error.localizedDescription))")
+            throw ValidationError("\(flag) \(path): cannot read it (\(error.localizedDescription))")
         }
         guard case .image = ImageFormat.sniff(data) else {
-            throw ValidationError("--watermark \(path): not an image Darkroom reads")
+            throw ValidationError("\(flag) \(path): not an image Darkroom reads")
         }
-        return WatermarkImage(data: data)
+        return data
     }
 
     /// The key and salt pairs, from flags or comma-separated variables.
@@ -195,8 +196,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = try serverConfiguration(environment: ProcessInfo.processInfo.environment)
-        if let path = watermark ?? ProcessInfo.processInfo.environment["DARKROOM_WATERMARK"].flatMap({ $0.isEmpty ? nil : $0 }) {
-            configuration.watermark = try await Self.watermark(at: path)
+        let environment = ProcessInfo.processInfo.environment
+        if let path = watermark ?? environment["DARKROOM_WATERMARK"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            configuration.watermark = WatermarkImage(data: try await Self.imageFile(at: path, flag: "--watermark"))
+        }
+        if let path = fallbackImage ?? environment["DARKROOM_FALLBACK_IMAGE"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            configuration.fallbackImage = try await Self.imageFile(at: path, flag: "--fallback-image")
         }
         var logger = Logger(label: "darkroom")
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info

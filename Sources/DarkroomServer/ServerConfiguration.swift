@@ -49,6 +49,11 @@ public struct ServerConfiguration: Sendable {
     /// The image `wm:` lays over results (`--watermark FILE`); nil: `wm:`
     /// is refused.
     public var watermark: WatermarkImage?
+    /// Answered, processed with the URL's options, in place of a source
+    /// that cannot be had (`--fallback-image FILE`): not found, failing,
+    /// not an image, damaged. The answer says the source's own status in
+    /// `Darkroom-Source-Status` and is not cached by anyone.
+    public var fallbackImage: Data?
     /// Image URLs name presets only, in one segment (`/img/SIG/thumb:sepia/plain/...`),
     /// as imgproxy's presets-only mode.
     public var onlyPresets = false

@@ -74,11 +74,11 @@ import TestSupport
         #expect(only.onlyPresets && only.presets == ["thumb": "rs:fill:100:100"])
     }
 
-    @Test func theWatermarkFileIsReadAndChecked() async throws {
-        let mark = try await ServeCommand.watermark(at: Fixtures.url("alpha.png").path)
-        #expect(mark.data == (try Data(contentsOf: Fixtures.url("alpha.png"))))
-        await #expect(throws: (any Error).self) { try await ServeCommand.watermark(at: Fixtures.url("page.html").path) }
-        await #expect(throws: (any Error).self) { try await ServeCommand.watermark(at: "/nonexistent/mark.png") }
+    @Test func watermarkAndFallbackFilesAreReadAndChecked() async throws {
+        let mark = try await ServeCommand.imageFile(at: Fixtures.url("alpha.png").path, flag: "--watermark")
+        #expect(mark == (try Data(contentsOf: Fixtures.url("alpha.png"))))
+        await #expect(throws: (any Error).self) { try await ServeCommand.imageFile(at: Fixtures.url("page.html").path, flag: "--fallback-image") }
+        await #expect(throws: (any Error).self) { try await ServeCommand.imageFile(at: "/nonexistent/mark.png", flag: "--watermark") }
     }
 
     @Test func resultSizeAndProcessingTimeLimits() throws {

@@ -1,3 +1,4 @@
+import Crypto
 import Darkroom
 import Foundation
 import HTTPTypes
@@ -12,6 +13,8 @@ struct ImageRoutes: Sendable {
     let connections: ConnectionWatch
     /// `public, max-age=N`, made once.
     let cacheControl: String
+    /// The fallback image as a source, keyed by its digest.
+    let fallback: ImageSource?
     let dates = HTTPDate()
 
     init(pipeline: ImagePipeline, configuration: ServerConfiguration, connections: ConnectionWatch) {
@@ -20,6 +23,9 @@ struct ImageRoutes: Sendable {
         self.connections = connections
         parsedURLs = ParsedURLCache()
         cacheControl = "public, max-age=\(configuration.cacheMaxAge)"
+        fallback = configuration.fallbackImage.map { data in
+            .data(data, key: "fallback:" + SHA256.hash(data: data).prefix(12).map { String(format: "%02x", $0) }.joined())
+        }
     }
 
     /// Image URLs are answered by a middleware, before the router: an image
@@ -75,12 +81,41 @@ struct ImageRoutes: Sendable {
                 let error = error as? DarkroomError ?? .cancelled
                 var headers = HTTPFields()
                 if parsed.negotiated { headers[.vary] = "Accept" }
+                if let answer = await fallbackAnswer(for: error, request: request, parsed: parsed, context: context) { return answer }
                 return error.response(headers: headers)
             }
         }
         // A cachebuster changes the URL (so CDNs miss), not the image.
         return Self.answer(response, request: request, cacheControl: cacheControl, headers: parsed.headers(for: response.image.format))
     }
+
+    /// The fallback image with the URL's options, in place of a source that
+    /// cannot be had; nil when there is none, the error is not the
+    /// source's, or the fallback fails too.
+    private func fallbackAnswer(for error: DarkroomError, request: Request, parsed: ParsedURLCache.Entry,
+                                context: ServerContext) async -> Response? {
+        guard let fallback, Self.fallbackKinds.contains(error.kind) else { return nil }
+        let substitute = {
+            var request = parsed.request
+            request.source = fallback
+            return request
+        }()
+        guard let response = try? await connections.run(on: context.channel, { () async throws(DarkroomError) in
+            try await pipeline.image(for: substitute)
+        }) else { return nil }
+        var headers = parsed.headers(for: response.image.format)
+        headers[Self.sourceStatus] = String(error.httpStatus.code)
+        return Self.answer(response, request: request, cacheControl: "no-store", headers: headers)
+    }
+
+    /// Errors of the source itself, which a fallback image stands in for;
+    /// not refusals, overload, or the URL's own mistakes.
+    static let fallbackKinds: Set<DarkroomError.Kind> = [
+        .httpStatus, .networkFailure, .timedOut, .tooManyRedirects, .notAnImage, .corruptImage, .emptyInput, .tooManyBytes, .tooManyPixels,
+    ]
+
+    /// The status the source's error would have had, on a fallback answer.
+    static let sourceStatus = HTTPField.Name("Darkroom-Source-Status")!
 
     /// A refused URL, as the answer to send.
     struct Refusal: Error {
