@@ -119,6 +119,32 @@ static inline int darkroom_vips_height(const VipsImage *image) { return vips_ima
 static inline int darkroom_vips_bands(const VipsImage *image) { return vips_image_get_bands(image); }
 static inline int darkroom_vips_has_alpha(VipsImage *image) { return vips_image_hasalpha(image); }
 static inline int darkroom_vips_orientation(VipsImage *image) { return vips_image_get_orientation(image); }
+static inline int darkroom_vips_page_count(VipsImage *image) { return vips_image_get_n_pages(image); }
+
+/// The metadata field `name` as text (libvips' form for EXIF fields:
+/// "value (description, type, ...)"), or NULL when there is none. Valid
+/// while the image is.
+static inline const char *darkroom_vips_field_string(VipsImage *image, const char *name) {
+    const char *text = NULL;
+    if (vips_image_get_typeof(image, name) == 0 || vips_image_get_string(image, name, &text) != 0) {
+        vips_error_clear();
+        return NULL;
+    }
+    return text;
+}
+
+/// `in` with an opaque alpha band added when it has none.
+static inline int darkroom_vips_with_alpha(VipsImage *in, VipsImage **out) {
+    if (vips_image_hasalpha(in)) {
+        return vips_copy(in, out, NULL);
+    }
+    return vips_addalpha(in, out, NULL);
+}
+
+/// The pixels, row by row, into a buffer to be freed with g_free.
+static inline void *darkroom_vips_pixels(VipsImage *image, size_t *size) {
+    return vips_image_write_to_memory(image, size);
+}
 static inline int darkroom_vips_interpretation(VipsImage *image) { return (int)vips_image_get_interpretation(image); }
 static inline int darkroom_vips_band_format(VipsImage *image) { return (int)vips_image_get_format(image); }
 static inline int darkroom_vips_has_icc(VipsImage *image) {

@@ -35,6 +35,31 @@ package final class VImage {
     /// The EXIF orientation, 1...8 (1 when there is none).
     package var orientation: Int { Int(darkroom_vips_orientation(pointer)) }
 
+    /// Frames in the image: more than 1 for an animated GIF or WebP.
+    package var pageCount: Int { Int(darkroom_vips_page_count(pointer)) }
+
+    /// A metadata field as libvips gives it in text, such as an EXIF field
+    /// ("exif-ifd0-Make"): "Canon (Canon, ASCII, 6 components, 6 bytes)".
+    package func field(_ name: String) -> String? {
+        darkroom_vips_field_string(pointer, name).map { String(cString: $0) }
+    }
+
+    /// This image with an opaque alpha band when it has none.
+    package func withAlpha() throws(VipsError) -> VImage {
+        try VImage.make("addalpha") { darkroom_vips_with_alpha(pointer, $0) }
+    }
+
+    /// The computed pixels, row by row, band by band; 8-bit images only.
+    package func pixelBytes() throws(VipsError) -> [UInt8] {
+        guard darkroom_vips_band_format(pointer) == Int32(VIPS_FORMAT_UCHAR.rawValue) else {
+            throw VipsError(operation: "write_to_memory", message: "not 8-bit pixels")
+        }
+        var size = 0
+        guard let memory = darkroom_vips_pixels(pointer, &size) else { throw VipsError.fromBuffer(operation: "write_to_memory") }
+        defer { g_free(memory) }
+        return [UInt8](UnsafeRawBufferPointer(start: memory, count: size))
+    }
+
     /// Whether the EXIF orientation swaps width and height (5...8).
     package var orientationSwapsAxes: Bool { (5...8).contains(orientation) }
 

@@ -43,6 +43,29 @@ public struct ImageProcessor: Sendable {
         }
     }
 
+    /// What the image in `data` is: format, upright size, orientation,
+    /// frames, the EXIF fields that matter (GPS only with `includeGPS`), its
+    /// dominant colour, and BlurHash and ThumbHash placeholders. The limits
+    /// apply as for processing.
+    ///
+    /// - Throws: ``DarkroomError`` saying what was wrong with the input.
+    public func info(of data: Data, limits: ImageLimits = ImageLimits(), includeGPS: Bool = false) async throws(DarkroomError) -> ImageInfo {
+        let killSwitch = KillSwitch()
+        do {
+            return try await withTaskCancellationHandler {
+                try await executor.run { () throws(DarkroomError) -> ImageInfo in
+                    try ProcessingRun(data: data, options: ProcessingOptions(limits: limits), killSwitch: killSwitch).inspect(includeGPS: includeGPS)
+                }
+            } onCancel: {
+                killSwitch.pull()
+            }
+        } catch let error as DarkroomError {
+            throw error
+        } catch {
+            throw Task.isCancelled ? .cancelled : DarkroomError(.processingFailed, "reading the image failed", underlying: "\(error)")
+        }
+    }
+
     /// Processes on the calling thread, which must be one that may block.
     package static func processBlocking(
         _ data: Data,

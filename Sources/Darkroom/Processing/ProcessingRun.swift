@@ -27,12 +27,7 @@ struct ProcessingRun {
     }
 
     private func runUntimed() throws(DarkroomError) -> ProcessedImage {
-        LibvipsLog.installed
-        do {
-            try VipsRuntime.start()
-        } catch {
-            throw DarkroomError(.processingFailed, "libvips could not start", underlying: error.message)
-        }
+        try Self.startLibvips()
         let format = try checkedFormat()
         try killSwitch.check()
         // The bytes stay valid, and libvips reads them in place, until the
@@ -43,8 +38,17 @@ struct ProcessingRun {
         }
     }
 
+    static func startLibvips() throws(DarkroomError) {
+        LibvipsLog.installed
+        do {
+            try VipsRuntime.start()
+        } catch {
+            throw DarkroomError(.processingFailed, "libvips could not start", underlying: error.message)
+        }
+    }
+
     /// Checks size and magic bytes before libvips sees anything.
-    private func checkedFormat() throws(DarkroomError) -> ImageFormat {
+    func checkedFormat() throws(DarkroomError) -> ImageFormat {
         let limits = options.limits
         if data.count > limits.maxSourceBytes {
             throw DarkroomError(.tooManyBytes, "the image is \(data.count) bytes, over the limit of \(limits.maxSourceBytes) bytes")
@@ -120,7 +124,7 @@ struct ProcessingRun {
         }
     }
 
-    private func load(_ raw: UnsafeRawBufferPointer, format: ImageFormat, shrink: Int, randomAccess: Bool = false) throws(DarkroomError) -> VImage {
+    func load(_ raw: UnsafeRawBufferPointer, format: ImageFormat, shrink: Int, randomAccess: Bool = false) throws(DarkroomError) -> VImage {
         do {
             return try VImage.load(raw, loader: format.loader, shrink: shrink, randomAccess: randomAccess)
         } catch {
