@@ -48,6 +48,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A named preset for pr:, as NAME=OPTIONS (rs:fill:300:300/sepia:0.8); repeatable; one named default applies to every URL. [DARKROOM_PRESET]", valueName: "NAME=OPTIONS")) var preset: [String] = []
     @Option(help: ArgumentHelp("The image wm: lays over results (a PNG with transparency, usually). [DARKROOM_WATERMARK]", valueName: "FILE")) var watermark: String?
     @Option(help: ArgumentHelp("Answered, with the URL's options, in place of a source that cannot be had (not found, failing, not an image); the source's status is in the Darkroom-Source-Status header. [DARKROOM_FALLBACK_IMAGE]", valueName: "FILE")) var fallbackImage: String?
+    @Flag(help: "Include a photo's GPS position in /info answers when its EXIF has one. [DARKROOM_INFO_GPS]") var infoGps = false
     @Flag(help: "Image URLs name presets only, in one segment (/img/SIG/thumb:sepia/plain/...). [DARKROOM_ONLY_PRESETS]") var onlyPresets = false
 
     func validate() throws {
@@ -178,6 +179,7 @@ struct ServeCommand: AsyncParsableCommand {
             c.presets[parts[0]] = parts[1]
         }
         c.onlyPresets = onlyPresets || envFlag("ONLY_PRESETS")
+        c.infoIncludesGPS = infoGps || envFlag("INFO_GPS")
         if c.onlyPresets, c.presets.isEmpty { throw ValidationError("--only-presets needs at least one --preset") }
         return c
     }

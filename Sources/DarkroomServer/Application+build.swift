@@ -112,6 +112,7 @@ func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, 
     GalleryRoutes(gallery: gallery).add(to: router)
     BookRoutes(gallery: gallery, books: books, signing: !configuration.signatures.isEmpty).add(to: router)
     OperationsRoutes(processor: ImageProcessor(), pipeline: pipeline, connections: connections).add(to: router)
+    InfoRoutes(pipeline: pipeline, configuration: configuration, processor: ImageProcessor(), connections: connections).add(to: router)
     return router
 }
 

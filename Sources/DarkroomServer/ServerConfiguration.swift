@@ -54,6 +54,9 @@ public struct ServerConfiguration: Sendable {
     /// not an image, damaged. The answer says the source's own status in
     /// `Darkroom-Source-Status` and is not cached by anyone.
     public var fallbackImage: Data?
+    /// `/info` answers include a photo's GPS position when its EXIF has one
+    /// (`--info-gps`); off by default, since it says where someone was.
+    public var infoIncludesGPS = false
     /// Image URLs name presets only, in one segment (`/img/SIG/thumb:sepia/plain/...`),
     /// as imgproxy's presets-only mode.
     public var onlyPresets = false

@@ -144,6 +144,28 @@ import TestSupport
         }
     }
 
+    @Test func infoDescribesTheSource() async throws {
+        try await withRouter { client in
+            let response = try await client.execute(uri: "/info/_/plain/local:///photos/Aqua.jpg", method: .get)
+            #expect(response.status == .ok && response.headers[.contentType] == "application/json", "\(Self.text(response))")
+            let info = try JSONDecoder().decode(ImageInfo.self, from: Data(buffer: response.body))
+            let image = try await client.execute(uri: "/img/_/plain/local:///photos/Aqua.jpg@png", method: .get)
+            let pixels = try RawPixels.decode(Array(buffer: image.body), loader: .png)
+            #expect(info.format == .jpeg && (info.width, info.height) == (pixels.width, pixels.height))
+            #expect(info.blurHash.count == 28 && !info.thumbHash.isEmpty)
+            let json = Self.text(response)
+            for key in ["\"animated\":false", "\"dominant_color\"", "\"blurhash\"", "\"thumbhash\"", "\"exif\"", "\"orientation\":1"] {
+                #expect(json.contains(key), "\(key) in \(json)")
+            }
+            let missing = try await client.execute(uri: "/info/_/plain/local:///photos/Nothing.jpg", method: .get)
+            #expect(missing.status == .notFound)
+        }
+        try await withRouter({ $0.signature = try? URLSignature(hexKey: "736563726574", hexSalt: "68656C6C6F") }) { client in
+            let unsigned = try await client.execute(uri: "/info/_/plain/local:///photos/Aqua.jpg", method: .get)
+            #expect(unsigned.status == .forbidden)
+        }
+    }
+
     @Test func rawAnswersTheSourceAsItCame() async throws {
         let original = try Data(contentsOf: URL(fileURLWithPath: Gallery.samplesFolder).appendingPathComponent("photos/Aqua.jpg"))
         try await withRouter { client in

@@ -117,15 +117,10 @@ struct ImageRoutes: Sendable {
     /// The status the source's error would have had, on a fallback answer.
     static let sourceStatus = HTTPField.Name("Darkroom-Source-Status")!
 
-    /// A refused URL, as the answer to send.
-    struct Refusal: Error {
-        let response: Response
-    }
-
-    /// Parses, verifies and negotiates a URL not seen before.
-    private func parse(_ path: String, accept: AcceptedFormats) -> Result<ParsedURLCache.Entry, Refusal> {
-        // The signature first: a client without it learns nothing of the
-        // options and presets from the errors below.
+    /// The URL after `/img` or `/info`, its signature checked first: a client
+    /// without it learns nothing of the options and presets from the errors
+    /// that parsing gives.
+    static func verifiedURL(_ path: String, configuration: ServerConfiguration) -> Result<ImageURL, Refusal> {
         if !configuration.signatures.isEmpty {
             guard let (signature, signedPath) = ImageURL.split(path),
                   configuration.signatures.contains(where: { $0.verify(signature, path: signedPath) })
@@ -133,12 +128,25 @@ struct ImageRoutes: Sendable {
                 return .failure(Refusal(response: errorResponse(.forbidden, "the URL's signature is missing or wrong")))
             }
         }
-        let url: ImageURL
         do {
-            url = try ImageURL(path: path, presets: configuration.presets, onlyPresets: configuration.onlyPresets)
+            return .success(try ImageURL(path: path, presets: configuration.presets, onlyPresets: configuration.onlyPresets))
         } catch {
             // As imgproxy: a URL that does not parse names no image, 404.
             return .failure(Refusal(response: errorResponse(.notFound, "bad image URL: \(error.message)")))
+        }
+    }
+
+    /// A refused URL, as the answer to send.
+    struct Refusal: Error {
+        let response: Response
+    }
+
+    /// Parses, verifies and negotiates a URL not seen before.
+    private func parse(_ path: String, accept: AcceptedFormats) -> Result<ParsedURLCache.Entry, Refusal> {
+        let url: ImageURL
+        switch Self.verifiedURL(path, configuration: configuration) {
+        case .success(let verified): url = verified
+        case .failure(let refusal): return .failure(refusal)
         }
         var (format, negotiated): (ImageFormat?, Bool) = (nil, false)
         // A raw answer is the source's bytes, whatever is asked or accepted.
