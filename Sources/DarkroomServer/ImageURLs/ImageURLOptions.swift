@@ -285,9 +285,12 @@ public struct ImageURLOptions: Sendable, Hashable {
             cachebuster = args[0]
         case "exp", "expires":
             try need(1...1)
-            guard let stamp = Double(args[0]) else { throw .init("option '\(name)': '\(args[0])' is not a Unix timestamp") }
-            if now.timeIntervalSince1970 > stamp { throw .init("the URL expired at \(Date(timeIntervalSince1970: stamp))") }
-            expires = Date(timeIntervalSince1970: stamp)
+            // An integer Unix time, as imgproxy reads it.
+            guard let stamp = Int(args[0]), (0...253_402_300_799).contains(stamp) else {
+                throw .init("option '\(name)': '\(args[0])' is not a Unix time in whole seconds")
+            }
+            if now.timeIntervalSince1970 > Double(stamp) { throw .init("the URL expired at \(Date(timeIntervalSince1970: Double(stamp)))") }
+            expires = Date(timeIntervalSince1970: Double(stamp))
         case "pr", "preset":
             try need(1...16)
             guard using.count < 8 else { throw .init("presets nest more than 8 deep") }

@@ -86,7 +86,7 @@ struct ImageRoutes: Sendable {
             }
         }
         // A cachebuster changes the URL (so CDNs miss), not the image.
-        return Self.answer(response, request: request, cacheControl: cacheControl, headers: parsed.headers(for: response.image.format))
+        return Self.answer(response, request: request, cacheControl: cacheControl(for: parsed), headers: parsed.headers(for: response.image.format))
     }
 
     /// The fallback image with the URL's options, in place of a source that
@@ -209,10 +209,18 @@ struct ImageRoutes: Sendable {
               let hit = pipeline.memoryCachedImage(processedKey: parsed.processedKey)
         else { return nil }
         var (status, headers, body) = Self.answerParts(hit, ifNoneMatch: request.headerFields[.ifNoneMatch],
-                                                       cacheControl: cacheControl, headers: parsed.headers(for: hit.image.format))
+                                                       cacheControl: cacheControl(for: parsed), headers: parsed.headers(for: hit.image.format))
         headers[.date] = dates.now
         headers[.server] = ServerConfiguration.serverName
         return (HTTPResponse(status: status, headerFields: headers), body)
+    }
+
+    /// Cache-Control for a URL: the server's max-age, cut so that no cache
+    /// keeps the answer past the URL's own expiry (`exp`).
+    func cacheControl(for parsed: ParsedURLCache.Entry, now: Date = Date()) -> String {
+        guard let expires = parsed.expires else { return cacheControl }
+        let left = max(0, Int(expires.timeIntervalSince(now).rounded(.down)))
+        return left < configuration.cacheMaxAge ? "public, max-age=\(left)" : cacheControl
     }
 
     /// Whether an If-None-Match list names `etag` (or is `*`).
