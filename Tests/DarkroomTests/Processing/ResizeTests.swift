@@ -1,4 +1,5 @@
 @testable import Darkroom
+import DarkroomImaging
 import Foundation
 import Testing
 import TestSupport
@@ -56,6 +57,19 @@ import TestSupport
             operations: [.resize(Resize(width: 300, height: 300, mode: .fill, gravity: .smart))],
             output: OutputOptions(format: .jpeg)))
         #expect((result.width, result.height) == (300, 300))
+    }
+
+    @Test func smartCropKeepsTheSalientPart() throws {
+        // The fixture's red block (top-left, 40 x 40) is the one salient
+        // thing on a flat blue-grey: a 100-wide smart crop keeps it, where
+        // a centred one (70...169) cuts it away.
+        let smart = try pixels(of: process(fixture: "landscape.jpg", [.resize(Resize(width: 100, height: 160, mode: .fill, gravity: .smart))]))
+        let centred = try pixels(of: process(fixture: "landscape.jpg", [.resize(Resize(width: 100, height: 160, mode: .fill))]))
+        func redPixels(_ image: RawPixels) -> Int {
+            (0..<image.height).reduce(0) { sum, y in sum + (0..<image.width).filter { isRed(image.pixel(x: $0, y: y)) }.count }
+        }
+        #expect(redPixels(smart) > 1000, "the block is kept")
+        #expect(redPixels(centred) == 0)
     }
 
     @Test func cropCutsARectangleAndClampsToTheImage() throws {
