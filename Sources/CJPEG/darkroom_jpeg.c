@@ -49,6 +49,26 @@ static uint32_t read32(const uint8_t *p, int little) {
                   : (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 
+/// Whether IFD0 of an APP1 "Exif" segment has the tag `wanted`.
+static int exif_has_tag(const uint8_t *data, size_t length, unsigned wanted) {
+    if (length < 14 || memcmp(data, "Exif\0\0", 6) != 0) return 0;
+    const uint8_t *tiff = data + 6;
+    size_t size = length - 6;
+    int little;
+    if (tiff[0] == 'I' && tiff[1] == 'I') little = 1;
+    else if (tiff[0] == 'M' && tiff[1] == 'M') little = 0;
+    else return 0;
+    uint32_t ifd = read32(tiff + 4, little);
+    if (ifd > size - 2) return 0;
+    unsigned count = read16(tiff + ifd, little);
+    for (unsigned i = 0; i < count; i++) {
+        size_t entry = (size_t)ifd + 2 + (size_t)i * 12;
+        if (entry + 12 > size) return 0;
+        if (read16(tiff + entry, little) == wanted) return 1;
+    }
+    return 0;
+}
+
 /// The orientation tag of IFD0 in an APP1 "Exif" segment, 1 when absent.
 static int exif_orientation(const uint8_t *data, size_t length) {
     if (length < 14 || memcmp(data, "Exif\0\0", 6) != 0) return 1;
@@ -125,6 +145,10 @@ int dr_jpeg_read_header(const uint8_t *data, size_t length, dr_jpeg_header *head
     header->is_ycbcr = cinfo.num_components == 3 && cinfo.jpeg_color_space == JCS_YCbCr;
     read_orientation(&cinfo, header);
     header->foreign_profile = read_foreign_profile(&cinfo);
+    header->copyright = 0;
+    for (jpeg_saved_marker_ptr marker = cinfo.marker_list; marker; marker = marker->next) {
+        if (marker->marker == JPEG_APP0 + 1 && exif_has_tag(marker->data, marker->data_length, 0x8298)) header->copyright = 1;
+    }
     jpeg_destroy_decompress(&cinfo);
     return errors.base.num_warnings ? DR_JPEG_DECLINED : DR_JPEG_OK;
 }

@@ -178,7 +178,7 @@ static inline int darkroom_vips_has_foreign_icc(VipsImage *image) {
 
 /// Any input (CMYK, 16-bit, grey, Lab...) to 8-bit sRGB, alpha kept.
 /// CMYK goes through its embedded profile, or libvips' built-in one.
-static inline int darkroom_vips_to_srgb8(VipsImage *in, VipsImage **out) {
+static inline int darkroom_vips_to_srgb8(VipsImage *in, VipsImage **out, int transform_profile) {
     VipsImage *t = NULL;
     int result;
     if (vips_image_get_interpretation(in) == VIPS_INTERPRETATION_CMYK) {
@@ -187,7 +187,7 @@ static inline int darkroom_vips_to_srgb8(VipsImage *in, VipsImage **out) {
                                     "input_profile", "cmyk",
                                     "depth", 8,
                                     NULL);
-    } else if (darkroom_vips_has_foreign_icc(in) &&
+    } else if (transform_profile && darkroom_vips_has_foreign_icc(in) &&
                vips_icc_transform(in, &t, "srgb", "embedded", TRUE, "depth", 8, NULL) == 0) {
         result = 0;
     } else {
@@ -457,38 +457,68 @@ static inline int darkroom_vips_sharpen(VipsImage *in, VipsImage **out, double s
 
 // MARK: - Saving (metadata stripped)
 
-static inline int darkroom_vips_jpegsave(VipsImage *in, void **buf, size_t *len, int quality, int progressive) {
+static inline int darkroom_vips_jpegsave(VipsImage *in, void **buf, size_t *len, int quality, int progressive, int strip) {
     return vips_jpegsave_buffer(in, buf, len,
                                 "Q", quality,
                                 "interlace", progressive,
-                                "strip", TRUE,
+                                "strip", strip,
                                 "optimize_coding", FALSE,
                                 NULL);
 }
 
-static inline int darkroom_vips_pngsave(VipsImage *in, void **buf, size_t *len) {
-    return vips_pngsave_buffer(in, buf, len, "strip", TRUE, "compression", 6, NULL);
+static inline int darkroom_vips_pngsave(VipsImage *in, void **buf, size_t *len, int strip) {
+    return vips_pngsave_buffer(in, buf, len, "strip", strip, "compression", 6, NULL);
 }
 
-static inline int darkroom_vips_webpsave(VipsImage *in, void **buf, size_t *len, int quality) {
-    return vips_webpsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, NULL);
+static inline int darkroom_vips_webpsave(VipsImage *in, void **buf, size_t *len, int quality, int strip) {
+    return vips_webpsave_buffer(in, buf, len, "Q", quality, "strip", strip, NULL);
 }
 
-static inline int darkroom_vips_avifsave(VipsImage *in, void **buf, size_t *len, int quality) {
+static inline int darkroom_vips_avifsave(VipsImage *in, void **buf, size_t *len, int quality, int strip) {
     return vips_heifsave_buffer(in, buf, len,
                                 "Q", quality,
                                 "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,
                                 "effort", 2,
-                                "strip", TRUE,
+                                "strip", strip,
                                 NULL);
 }
 
-static inline int darkroom_vips_gifsave(VipsImage *in, void **buf, size_t *len) {
-    return vips_gifsave_buffer(in, buf, len, "strip", TRUE, NULL);
+static inline int darkroom_vips_gifsave(VipsImage *in, void **buf, size_t *len, int strip) {
+    return vips_gifsave_buffer(in, buf, len, "strip", strip, NULL);
 }
 
-static inline int darkroom_vips_tiffsave(VipsImage *in, void **buf, size_t *len) {
-    return vips_tiffsave_buffer(in, buf, len, "compression", VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE, "strip", TRUE, NULL);
+static inline int darkroom_vips_tiffsave(VipsImage *in, void **buf, size_t *len, int strip) {
+    return vips_tiffsave_buffer(in, buf, len, "compression", VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE, "strip", strip, NULL);
+}
+
+/// Whether a metadata field is one a saver writes into the file (EXIF,
+/// XMP, IPTC, the ICC profile, PNG comments, the orientation).
+static inline int darkroom_is_file_metadata(const char *name) {
+    return g_str_has_prefix(name, "exif-") || g_str_has_prefix(name, "xmp-") || g_str_has_prefix(name, "iptc-") ||
+           g_str_has_prefix(name, "ipct-") || g_str_has_prefix(name, "png-comment-") ||
+           strcmp(name, VIPS_META_ICC_NAME) == 0 || strcmp(name, VIPS_META_ORIENTATION) == 0;
+}
+
+/// A copy of `in` that keeps, of the metadata savers write, only: all of
+/// it but the ICC profile (`keep_all`), the ICC profile (`keep_icc`), the
+/// EXIF copyright (`keep_copyright`, rebuilt into a fresh EXIF block). To
+/// be saved with strip off.
+static inline int darkroom_vips_keep_metadata(VipsImage *in, VipsImage **out, int keep_all, int keep_icc, int keep_copyright) {
+    if (vips_copy(in, out, NULL) != 0) {
+        return -1;
+    }
+    gchar **fields = vips_image_get_fields(*out);
+    for (int i = 0; fields[i] != NULL; i++) {
+        const char *name = fields[i];
+        if (!darkroom_is_file_metadata(name)) continue;
+        int icc = strcmp(name, VIPS_META_ICC_NAME) == 0;
+        int keep = icc ? keep_icc : (keep_all || (keep_copyright && strcmp(name, "exif-ifd0-Copyright") == 0));
+        if (!keep) {
+            vips_image_remove(*out, name);
+        }
+    }
+    g_strfreev(fields);
+    return 0;
 }
 
 // MARK: - Cancellation

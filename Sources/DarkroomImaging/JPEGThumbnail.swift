@@ -20,6 +20,8 @@ package enum JPEGThumbnail {
         /// An embedded ICC profile other than sRGB: the pixels need a
         /// colour transform, which this path does not make.
         package var hasForeignProfile = false
+        /// An EXIF copyright, which answers keep by default.
+        package var hasCopyright = false
     }
 
     /// The header and the EXIF orientation, or nil when libjpeg finds
@@ -32,7 +34,7 @@ package enum JPEGThumbnail {
         }
         return Header(width: Int(header.width), height: Int(header.height),
                       isYCbCr: header.is_ycbcr != 0, orientation: Int(header.orientation),
-                      hasForeignProfile: header.foreign_profile != 0)
+                      hasForeignProfile: header.foreign_profile != 0, hasCopyright: header.copyright != 0)
     }
 
     package enum Failure: Error, Equatable {

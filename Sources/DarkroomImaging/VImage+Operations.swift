@@ -12,11 +12,13 @@ extension VImage {
         return try VImage.make("autorot") { darkroom_vips_autorot(pointer, $0) }
     }
 
-    /// Converts to 8-bit sRGB (from CMYK, 16-bit, grey, or RGB under
-    /// another profile such as Display P3), keeping alpha.
-    package func srgb8() throws(VipsError) -> VImage {
-        guard !isSRGB8 || hasForeignProfile else { return self }
-        return try VImage.make("colourspace") { darkroom_vips_to_srgb8(pointer, $0) }
+    /// Converts to 8-bit sRGB (from CMYK, 16-bit, grey, or, with
+    /// `transformingProfile`, RGB under another profile such as Display P3),
+    /// keeping alpha. Without it, an embedded RGB profile is left to travel
+    /// with the pixels.
+    package func srgb8(transformingProfile: Bool = true) throws(VipsError) -> VImage {
+        guard !isSRGB8 || (transformingProfile && hasForeignProfile) else { return self }
+        return try VImage.make("colourspace") { darkroom_vips_to_srgb8(pointer, $0, transformingProfile ? 1 : 0) }
     }
 
     /// Turned clockwise by `quarters` quarter turns (1, 2 or 3).

@@ -1,7 +1,7 @@
 internal import CVips
 
 extension VImage {
-    /// Encoders, each stripping metadata.
+    /// Encoders; each strips metadata unless told otherwise.
     package enum Encoder: Sendable {
         case jpeg(quality: Int, progressive: Bool)
         case png
@@ -19,9 +19,24 @@ extension VImage {
         try encoded(encoder) { [UInt8]($0) }
     }
 
+    /// A copy that keeps, of the metadata written into files, only what is
+    /// asked: everything but the ICC profile (`all`), the ICC profile, or
+    /// the EXIF copyright. Save it with ``encoded(_:strip:_:)`` and `strip`
+    /// off.
+    package func keepingMetadata(all: Bool, colourProfile: Bool, copyright: Bool) throws(VipsError) -> VImage {
+        try VImage.make("copy") { darkroom_vips_keep_metadata(pointer, $0, all ? 1 : 0, colourProfile ? 1 : 0, copyright ? 1 : 0) }
+    }
+
+    /// Whether the image carries an EXIF copyright.
+    package var hasCopyright: Bool { field("exif-ifd0-Copyright") != nil }
+
     /// Encodes the image and hands the encoder's own buffer to `body`, which
     /// copies what it keeps: the only copy of the output bytes.
-    package func encoded<R>(_ encoder: Encoder, _ body: (UnsafeRawBufferPointer) -> R) throws(VipsError) -> R {
+    ///
+    /// - Parameter strip: drop all metadata (off: write what the image
+    ///   carries; see ``keepingMetadata(all:colourProfile:copyright:)``).
+    package func encoded<R>(_ encoder: Encoder, strip: Bool = true, _ body: (UnsafeRawBufferPointer) -> R) throws(VipsError) -> R {
+        let strip: Int32 = strip ? 1 : 0
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         let status: Int32
@@ -29,22 +44,22 @@ extension VImage {
         switch encoder {
         case .jpeg(let quality, let progressive):
             name = "jpegsave_buffer"
-            status = darkroom_vips_jpegsave(pointer, &buffer, &length, Int32(quality), progressive ? 1 : 0)
+            status = darkroom_vips_jpegsave(pointer, &buffer, &length, Int32(quality), progressive ? 1 : 0, strip)
         case .png:
             name = "pngsave_buffer"
-            status = darkroom_vips_pngsave(pointer, &buffer, &length)
+            status = darkroom_vips_pngsave(pointer, &buffer, &length, strip)
         case .webp(let quality):
             name = "webpsave_buffer"
-            status = darkroom_vips_webpsave(pointer, &buffer, &length, Int32(quality))
+            status = darkroom_vips_webpsave(pointer, &buffer, &length, Int32(quality), strip)
         case .avif(let quality):
             name = "heifsave_buffer"
-            status = darkroom_vips_avifsave(pointer, &buffer, &length, Int32(quality))
+            status = darkroom_vips_avifsave(pointer, &buffer, &length, Int32(quality), strip)
         case .gif:
             name = "gifsave_buffer"
-            status = darkroom_vips_gifsave(pointer, &buffer, &length)
+            status = darkroom_vips_gifsave(pointer, &buffer, &length, strip)
         case .tiff:
             name = "tiffsave_buffer"
-            status = darkroom_vips_tiffsave(pointer, &buffer, &length)
+            status = darkroom_vips_tiffsave(pointer, &buffer, &length, strip)
         }
         guard status == 0, let buffer else {
             throw VipsError.fromBuffer(operation: name)

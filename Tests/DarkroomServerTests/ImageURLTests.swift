@@ -247,6 +247,14 @@ import Testing
         }
     }
 
+    @Test func metadataOptions() throws {
+        let defaults = try parse("/_/plain/http://x.org/a.jpg").options.processing(format: nil).output
+        #expect(defaults.stripMetadata && defaults.keepCopyright && defaults.stripColourProfile)
+        let off = try parse("/_/sm:0/kcr:f/strip_color_profile:false/plain/http://x.org/a.jpg").options.processing(format: nil).output
+        #expect(!off.stripMetadata && !off.keepCopyright && !off.stripColourProfile)
+        #expect(throws: ImageURLError.self) { try parse("/_/sm:maybe/plain/http://x.org/a.jpg") }
+    }
+
     @Test func watermarkComesLast() throws {
         let image = WatermarkImage(data: Data([1, 2, 3]))
         let url = try parse("/_/wm:0.5:soea:10:5:0.2/bg:ffffff/dpr:2/plain/http://x.org/a.jpg")

@@ -28,6 +28,8 @@ typedef struct {
     /// 1 when an ICC profile is embedded that does not describe itself as
     /// sRGB (Display P3, Adobe RGB...): its pixels need a colour transform.
     int foreign_profile;
+    /// 1 when the EXIF has a copyright (IFD0's tag 0x8298).
+    int copyright;
 } dr_jpeg_header;
 
 /// Returns nonzero when the work should stop.

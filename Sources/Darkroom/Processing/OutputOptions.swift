@@ -21,6 +21,15 @@ public struct OutputOptions: Sendable, Hashable, Codable {
     /// Sources in these formats are answered as they came, unprocessed,
     /// when the answer may be in their format (imgproxy's `skip_processing`).
     public var skipProcessing: Set<ImageFormat> = []
+    /// Drop EXIF, XMP and IPTC (imgproxy's `strip_metadata`, on by default).
+    public var stripMetadata = true
+    /// While stripping, keep the EXIF copyright (imgproxy's
+    /// `keep_copyright`, on by default).
+    public var keepCopyright = true
+    /// Turn RGB under another ICC profile into sRGB and drop the profile
+    /// (imgproxy's `strip_color_profile`, on by default); off, the pixels
+    /// stay as they are, with their profile.
+    public var stripColourProfile = true
 
     /// Whether a source in `format` is answered as it came.
     func skips(_ format: ImageFormat) -> Bool {
@@ -45,6 +54,9 @@ public struct OutputOptions: Sendable, Hashable, Codable {
         let relevant = formatQuality.filter { format == nil || $0.key == format }
         if let maxBytes { text += ":mb\(maxBytes)" }
         if !skipProcessing.isEmpty { text += ":skip-" + skipProcessing.map(\.rawValue).sorted().joined(separator: "+") }
+        if !stripMetadata { text += ":sm0" }
+        if !keepCopyright { text += ":kcr0" }
+        if !stripColourProfile { text += ":scp0" }
         if !relevant.isEmpty {
             text += ":fq-" + relevant.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)\($0.value)" }.joined(separator: "+")
         }

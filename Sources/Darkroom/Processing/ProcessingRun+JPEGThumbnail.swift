@@ -16,6 +16,8 @@ extension ProcessingRun {
               [resize.width, resize.height].allSatisfy({ $0.map { (1...100_000).contains($0) } ?? true }),
               let sepia = Self.sepiaAfterResize(options.operations.dropFirst()),
               let header = JPEGThumbnail.header(raw), header.isYCbCr, !header.hasForeignProfile,
+              // This path writes no metadata: anything to keep goes to libvips.
+              options.output.stripMetadata, options.output.stripColourProfile, !(options.output.keepCopyright && header.hasCopyright),
               header.orientation == 1 || !options.autoRotate
         else { return nil }
         let pixels = header.width.multipliedReportingOverflow(by: header.height)

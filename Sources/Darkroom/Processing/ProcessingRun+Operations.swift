@@ -38,7 +38,7 @@ extension ProcessingRun {
             }
             return try vips("sepia") { try image.recombined(matrix) }
         case .grayscale:
-            return try vips("grayscale") { try image.grayscale().srgb8() }
+            return try vips("grayscale") { try image.grayscale().srgb8(transformingProfile: options.output.stripColourProfile) }
         case .blur(let sigma):
             guard sigma > 0, sigma <= 100 else { throw .invalidOption("blur sigma \(sigma) is outside 0...100") }
             try checkCost(of: "blur", sigma: sigma, on: image)
@@ -46,7 +46,7 @@ extension ProcessingRun {
         case .sharpen(let sigma):
             guard sigma > 0, sigma <= 10 else { throw .invalidOption("sharpen sigma \(sigma) is outside 0...10") }
             try checkCost(of: "sharpen", sigma: sigma, on: image)
-            return try vips("sharpen") { try image.sharpened(sigma: sigma).srgb8() }
+            return try vips("sharpen") { try image.sharpened(sigma: sigma).srgb8(transformingProfile: options.output.stripColourProfile) }
         case .rotate(let degrees):
             guard degrees % 90 == 0 else { throw .invalidOption("rotate \(degrees): only multiples of 90 degrees") }
             let quarters = ((degrees / 90) % 4 + 4) % 4

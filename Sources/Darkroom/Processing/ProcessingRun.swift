@@ -87,7 +87,7 @@ struct ProcessingRun {
         try killSwitch.check()
 
         // 3. Pixels to 8-bit sRGB, upright.
-        image = try vips("converting to sRGB") { try image.srgb8() }
+        image = try vips("converting to sRGB") { try image.srgb8(transformingProfile: options.output.stripColourProfile) }
         if options.autoRotate {
             image = try vips("rotating by EXIF orientation") { try image.autoRotated() }
         }
@@ -158,10 +158,17 @@ struct ProcessingRun {
             default: throw DarkroomError(.cannotEncode, "Darkroom cannot write \(format.rawValue.uppercased())")
             }
         }
+        // The metadata kept, if any: then the saver does not strip.
+        let output = options.output
+        let copyright = output.stripMetadata && output.keepCopyright && image.hasCopyright
+        let strip = output.stripMetadata && output.stripColourProfile && !copyright
+        let image = strip ? image : try vips("choosing the metadata to keep") {
+            try image.keepingMetadata(all: !output.stripMetadata, colourProfile: !output.stripColourProfile, copyright: copyright)
+        }
         guard let maxBytes = options.output.maxBytes, [.jpeg, .webp, .avif].contains(format) else {
             let encoder = try encoder(quality)
             return try computingPixels(of: image, sourceFormat: sourceFormat) { () throws(VipsError) in
-                try image.encoded(encoder) { ByteBuffer(bytes: $0) }
+                try image.encoded(encoder, strip: strip) { ByteBuffer(bytes: $0) }
             }
         }
         // Encoded more than once: the pixels are computed once, into memory.
@@ -170,7 +177,7 @@ struct ProcessingRun {
         while true {
             try killSwitch.check()
             let encoder = try encoder(quality)
-            let bytes = try computingPixels(of: pixels) { () throws(VipsError) in try pixels.encoded(encoder) { ByteBuffer(bytes: $0) } }
+            let bytes = try computingPixels(of: pixels) { () throws(VipsError) in try pixels.encoded(encoder, strip: strip) { ByteBuffer(bytes: $0) } }
             if bytes.readableBytes <= maxBytes || quality <= 10 { return bytes }
             // Down in steps by how far over the limit it is; always down.
             let over = Double(bytes.readableBytes) / Double(maxBytes)

@@ -7,7 +7,8 @@ public import Foundation
 /// `ar`/`auto_rotate`, `el`/`enlarge`, `cb`/`cachebuster`, `exp`/`expires`,
 /// `pr`/`preset`, `rot`/`rotate`, `fl`/`flip`, `dpr`, `pd`/`padding`,
 /// `bg`/`background`, `pix`/`pixelate`, `mw`/`min-width`, `mh`/`min-height`,
-/// `z`/`zoom`, `t`/`trim`, `wm`/`watermark`, `ex`/`extend`, `exar`/`extend_aspect_ratio`,
+/// `z`/`zoom`, `t`/`trim`, `sm`/`strip_metadata`, `kcr`/`keep_copyright`,
+/// `scp`/`strip_color_profile`, `wm`/`watermark`, `ex`/`extend`, `exar`/`extend_aspect_ratio`,
 /// `fq`/`format_quality`, `mb`/`max_bytes`, `skp`/`skip_processing`, `raw`, `fn`/`filename`, `att`/`return_attachment`; and Darkroom's own
 /// `sepia:{intensity}` and `grayscale`.
 public struct ImageURLOptions: Sendable, Hashable {
@@ -33,6 +34,12 @@ public struct ImageURLOptions: Sendable, Hashable {
     public var maxBytes = 0
     /// Source formats answered unprocessed (`skp`).
     public var skipProcessing: Set<ImageFormat> = []
+    /// Drop EXIF, XMP and IPTC (`sm`), but the EXIF copyright (`kcr`); turn
+    /// other ICC profiles into sRGB and drop them (`scp`). All on by
+    /// default, as imgproxy's.
+    public var stripMetadata = true
+    public var keepCopyright = true
+    public var stripColourProfile = true
     /// The source answered as it came, whatever the format asked or
     /// accepted (`raw`); its size, type and header limits are still checked.
     public var raw = false
@@ -246,6 +253,15 @@ public struct ImageURLOptions: Sendable, Hashable {
                 guard let format = ImageFormat(name: text.lowercased()) else { throw .init("option '\(name)': '\(text)' is not an image format") }
                 skipProcessing.insert(format)
             }
+        case "sm", "strip_metadata":
+            try need(1...1)
+            stripMetadata = try bool(0) ?? true
+        case "kcr", "keep_copyright":
+            try need(1...1)
+            keepCopyright = try bool(0) ?? true
+        case "scp", "strip_color_profile":
+            try need(1...1)
+            stripColourProfile = try bool(0) ?? true
         case "raw":
             try need(1...1)
             raw = try bool(0) ?? false
@@ -471,6 +487,9 @@ public struct ImageURLOptions: Sendable, Hashable {
                                      var output = OutputOptions(format: format, quality: quality == 0 ? 80 : quality, formatQuality: formatQuality)
                                      output.maxBytes = maxBytes > 0 ? maxBytes : nil
                                      output.skipProcessing = skipProcessing
+                                     output.stripMetadata = stripMetadata
+                                     output.keepCopyright = keepCopyright
+                                     output.stripColourProfile = stripColourProfile
                                      return output
                                  }(),
                                  autoRotate: autoRotate)

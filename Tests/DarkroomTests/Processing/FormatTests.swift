@@ -123,6 +123,36 @@ import TestSupport
         #expect(pixel[0] > 240 && pixel[1] < 25 && pixel[2] < 25, "\(pixel)")
     }
 
+    /// The fixture: Display P3 with its profile, an EXIF Make of "TestCam"
+    /// and an EXIF copyright of "Darkroom Test Photos".
+    @Test(arguments: [[], [ImageOperation.resize(Resize(width: 120, height: 120))]])
+    func metadataAsImgproxyKeepsIt(operations: [ImageOperation]) throws {
+        func run(_ change: (inout OutputOptions) -> Void, as format: ImageFormat = .jpeg) throws -> ProcessedImage {
+            var output = OutputOptions(format: format)
+            change(&output)
+            return try process(fixture: "metadata.jpg", operations, output: output)
+        }
+        func has(_ image: ProcessedImage, _ text: String) -> Bool { image.data.range(of: Data(text.utf8)) != nil }
+        func red(_ image: ProcessedImage) throws -> UInt8 { try pixels(of: image).pixel(x: 3, y: 3)[0] }
+
+        // By default: the copyright alone, the colours in sRGB, no profile.
+        let plain = try run { _ in }
+        #expect(has(plain, "Darkroom Test Photos") && !has(plain, "TestCam") && !has(plain, "ICC_PROFILE"))
+        #expect(try red(plain) > 240)
+        let bare = try run { $0.keepCopyright = false }
+        #expect(!has(bare, "Darkroom Test Photos") && !has(bare, "Exif") && !has(bare, "ICC_PROFILE"))
+        // sm:0 keeps the rest of the EXIF; the profile still goes, as sRGB.
+        let kept = try run { $0.stripMetadata = false }
+        #expect(has(kept, "Darkroom Test Photos") && has(kept, "TestCam") && !has(kept, "ICC_PROFILE"))
+        #expect(try red(kept) > 240)
+        // scp:0 keeps the profile and the pixels under it.
+        let profiled = try run { $0.stripColourProfile = false; $0.keepCopyright = false }
+        #expect(has(profiled, "ICC_PROFILE") && !has(profiled, "TestCam"))
+        #expect(try (220...245).contains(red(profiled)))
+        // PNG carries the EXIF too.
+        #expect(has(try run({ $0.stripMetadata = false }, as: .png), "TestCam"))
+    }
+
     @Test func metadataIsStripped() throws {
         let result = try process(fixture: "right-orientation.jpg", output: OutputOptions(format: .jpeg))
         #expect(result.data.range(of: Data("Exif".utf8)) == nil)
