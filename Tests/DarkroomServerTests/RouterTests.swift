@@ -167,13 +167,13 @@ import TestSupport
     }
 
     @Test func maxAgeNeverOutlivesTheURLsExpiry() async throws {
-        let soon = Int(Date().timeIntervalSince1970) + 120
+        let soon = Int(Date().timeIntervalSince1970) + 3600
         try await withRouter { client in
             for _ in 0..<2 {   // a miss, then a hit
                 let response = try await client.execute(uri: "/img/_/exp:\(soon)/w:32/plain/local:///photos/Aqua.jpg", method: .get)
                 #expect(response.status == .ok)
                 let maxAge = response.headers[.cacheControl].flatMap { $0.split(separator: "=").last.flatMap { Int($0) } }
-                #expect(maxAge.map { (100...120).contains($0) } == true, "\(response.headers[.cacheControl] ?? "none")")
+                #expect(maxAge.map { (3000...3600).contains($0) } == true, "\(response.headers[.cacheControl] ?? "none")")
             }
             let plain = try await client.execute(uri: "/img/_/w:32/plain/local:///photos/Aqua.jpg", method: .get)
             #expect(plain.headers[.cacheControl] == "public, max-age=31536000")
