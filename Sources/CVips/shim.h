@@ -74,9 +74,12 @@ static inline int darkroom_vips_jpegload(const void *buf, size_t len, VipsImage 
                                 NULL);
 }
 
-static inline int darkroom_vips_webpload(const void *buf, size_t len, VipsImage **out, double scale, int access) {
+/// WebP: `pages` frames from the first (1 for a still image), stacked
+/// top to bottom with their "page-height", "delay" and "loop".
+static inline int darkroom_vips_webpload(const void *buf, size_t len, VipsImage **out, double scale, int access, int pages) {
     return vips_webpload_buffer((void *)buf, len, out,
                                 "scale", scale,
+                                "n", pages,
                                 "access", (VipsAccess)access,
                                 "fail_on", VIPS_FAIL_ON_TRUNCATED,
                                 NULL);
@@ -89,9 +92,12 @@ static inline int darkroom_vips_pngload(const void *buf, size_t len, VipsImage *
                                NULL);
 }
 
-static inline int darkroom_vips_heifload(const void *buf, size_t len, VipsImage **out, int access) {
+/// HEIF and AVIF; with `thumbnail`, the embedded thumbnail where there is
+/// one (else the primary image).
+static inline int darkroom_vips_heifload(const void *buf, size_t len, VipsImage **out, int access, int thumbnail) {
     return vips_heifload_buffer((void *)buf, len, out,
                                 "access", (VipsAccess)access,
+                                "thumbnail", thumbnail,
                                 "fail_on", VIPS_FAIL_ON_TRUNCATED,
                                 NULL);
 }
@@ -103,13 +109,28 @@ static inline int darkroom_vips_tiffload(const void *buf, size_t len, VipsImage 
                                 NULL);
 }
 
-/// GIF: the first frame only.
-static inline int darkroom_vips_gifload(const void *buf, size_t len, VipsImage **out, int access) {
+/// GIF: `pages` frames from the first, stacked as WebP's are.
+static inline int darkroom_vips_gifload(const void *buf, size_t len, VipsImage **out, int access, int pages) {
     return vips_gifload_buffer((void *)buf, len, out,
                                "access", (VipsAccess)access,
                                "fail_on", VIPS_FAIL_ON_TRUNCATED,
-                               "n", 1,
+                               "n", pages,
                                NULL);
+}
+
+/// JPEG XL, whose loader libvips marks untrusted: blocked until
+/// darkroom_vips_allow_jxl.
+static inline int darkroom_vips_jxlload(const void *buf, size_t len, VipsImage **out, int access) {
+    return vips_jxlload_buffer((void *)buf, len, out,
+                               "access", (VipsAccess)access,
+                               "fail_on", VIPS_FAIL_ON_TRUNCATED,
+                               NULL);
+}
+
+/// Unblocks libvips' JPEG XL loader and saver, for a process that opts in.
+static inline void darkroom_vips_allow_jxl(void) {
+    vips_operation_block_set("VipsForeignLoadJxl", FALSE);
+    vips_operation_block_set("VipsForeignSaveJxl", FALSE);
 }
 
 // MARK: - Header
@@ -120,6 +141,9 @@ static inline int darkroom_vips_bands(const VipsImage *image) { return vips_imag
 static inline int darkroom_vips_has_alpha(VipsImage *image) { return vips_image_hasalpha(image); }
 static inline int darkroom_vips_orientation(VipsImage *image) { return vips_image_get_orientation(image); }
 static inline int darkroom_vips_page_count(VipsImage *image) { return vips_image_get_n_pages(image); }
+/// One frame's height in a stack of frames (the whole height when the
+/// image is not one).
+static inline int darkroom_vips_page_height(VipsImage *image) { return vips_image_get_page_height(image); }
 
 /// The metadata field `name` as text (libvips' form for EXIF fields:
 /// "value (description, type, ...)"), or NULL when there is none. Valid
@@ -445,6 +469,48 @@ static inline int darkroom_vips_smartcrop(VipsImage *in, VipsImage **out, int wi
     return result;
 }
 
+// MARK: - Animation
+
+/// Each frame's delay in milliseconds, owned by the image; 0 when there
+/// are none.
+static inline int darkroom_vips_delays(VipsImage *image, int **delays) {
+    int count = 0;
+    if (!vips_image_get_typeof(image, "delay") || vips_image_get_array_int(image, "delay", delays, &count) != 0) {
+        vips_error_clear();
+        return 0;
+    }
+    return count;
+}
+
+/// Frames of one size stacked top to bottom into one animation: each
+/// frame's "page-height", and the first `count` delays and the loop count
+/// of `timing` (the loaded source). The GIF and WebP savers write such an
+/// image as an animation.
+static inline int darkroom_vips_join_frames(VipsImage **frames, int count, VipsImage *timing, VipsImage **out) {
+    VipsImage *joined = NULL;
+    if (vips_arrayjoin(frames, &joined, count, "across", 1, NULL) != 0) {
+        return -1;
+    }
+    // A copy, so that setting fields does not touch an image others hold.
+    int result = vips_copy(joined, out, NULL);
+    g_object_unref(joined);
+    if (result != 0) {
+        return -1;
+    }
+    vips_image_set_int(*out, VIPS_META_PAGE_HEIGHT, vips_image_get_height(frames[0]));
+    vips_image_set_int(*out, VIPS_META_N_PAGES, count);
+    int *delays = NULL;
+    int delay_count = 0;
+    if (vips_image_get_typeof(timing, "delay") && vips_image_get_array_int(timing, "delay", &delays, &delay_count) == 0) {
+        vips_image_set_array_int(*out, "delay", delays, delay_count < count ? delay_count : count);
+    }
+    int loop = 0;
+    if (vips_image_get_typeof(timing, "loop") && vips_image_get_int(timing, "loop", &loop) == 0) {
+        vips_image_set_int(*out, "loop", loop);
+    }
+    return 0;
+}
+
 // MARK: - Filters
 
 static inline int darkroom_vips_gaussblur(VipsImage *in, VipsImage **out, double sigma) {
@@ -485,6 +551,12 @@ static inline int darkroom_vips_avifsave(VipsImage *in, void **buf, size_t *len,
 
 static inline int darkroom_vips_gifsave(VipsImage *in, void **buf, size_t *len, int strip) {
     return vips_gifsave_buffer(in, buf, len, "strip", strip, NULL);
+}
+
+/// Effort 4 of 1...9: about a JPEG encode's time at this size, where
+/// libjxl's default (7) takes many times longer.
+static inline int darkroom_vips_jxlsave(VipsImage *in, void **buf, size_t *len, int quality, int strip) {
+    return vips_jxlsave_buffer(in, buf, len, "Q", quality, "effort", 4, "strip", strip, NULL);
 }
 
 static inline int darkroom_vips_tiffsave(VipsImage *in, void **buf, size_t *len, int strip) {

@@ -15,11 +15,14 @@ struct ProcessingFlags: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("A filter, applied in order: sepia[:INTENSITY], grayscale, blur:SIGMA, sharpen[:SIGMA]. Repeatable.", valueName: "NAME[:ARG]"))
     var filter: [String] = []
 
-    @Option(name: .long, help: "Output format: jpeg, png, webp, avif, gif or tiff (default: the source's, or JPEG or PNG for GIF, TIFF and HEIC).")
+    @Option(name: .long, help: "Output format: jpeg, png, webp, avif, gif, tiff, or jxl with --jpeg-xl (default: the source's, or JPEG or PNG for TIFF, HEIC and JPEG XL; an animated GIF stays one).")
     var format: String?
 
     @Option(name: .long, help: "Quality for JPEG, WebP and AVIF, 1...100.")
     var quality: Int = 85
+
+    @Flag(name: .customLong("jpeg-xl"), help: "Read and write JPEG XL (off by default: libvips marks its JPEG XL codec untrusted).")
+    var jpegXL = false
 
     func validate() throws {
         _ = try options(defaultFilters: [])
@@ -44,11 +47,16 @@ struct ProcessingFlags: ParsableArguments {
         }
         if let format {
             guard let parsed = ImageFormat(name: format), parsed.canEncode else {
-                throw ValidationError("--format \(format): not a format Darkroom writes (jpeg, png, webp, avif, gif, tiff)")
+                throw ValidationError("--format \(format): not a format Darkroom writes (jpeg, png, webp, avif, gif, tiff, jxl)")
+            }
+            guard parsed != .jxl || jpegXL else {
+                throw ValidationError("--format jxl needs --jpeg-xl (libvips marks its JPEG XL codec untrusted)")
             }
             output.format = parsed
         }
-        return ProcessingOptions(operations: operations, output: output)
+        var options = ProcessingOptions(operations: operations, output: output)
+        options.limits.jpegXL = jpegXL
+        return options
     }
 
     static func parseResize(_ text: String, mode: Resize.Mode, gravity: Gravity) throws -> Resize {

@@ -33,6 +33,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Largest source, in pixels. [DARKROOM_MAX_SOURCE_PIXELS]") var maxSourcePixels: Int?
     @Option(help: "Largest width or height of a result, in pixels (default 8192). [DARKROOM_MAX_RESULT_DIMENSION]") var maxResultDimension: Int?
     @Option(help: "Seconds one image's processing may take before it is stopped (default 20). [DARKROOM_MAX_PROCESSING_SECONDS]") var maxProcessingSeconds: Int?
+    @Flag(name: .customLong("jpeg-xl"), help: "Read JPEG XL sources and write JPEG XL answers (f:jxl); off by default, as libvips marks its JPEG XL codec untrusted. [DARKROOM_JPEG_XL]") var jpegXL = false
+    @Option(help: "Frames of an animated GIF or WebP answered, from the first (default 100; 1 answers a still image). [DARKROOM_MAX_ANIMATION_FRAMES]") var maxAnimationFrames: Int?
     @Option(help: "Seconds a download may take. [DARKROOM_DOWNLOAD_TIMEOUT]") var downloadTimeout: Int?
     @Option(help: "max-age of images' Cache-Control, in seconds. [DARKROOM_CACHE_MAX_AGE]") var cacheMaxAge: Int?
     @Option(help: "Refuse new work (429) while more processing runs than this wait. [DARKROOM_MAX_WAITING]") var maxWaiting: Int?
@@ -139,6 +141,11 @@ struct ServeCommand: AsyncParsableCommand {
             guard seconds <= 3600 else { throw ValidationError("--max-processing-seconds \(seconds) is over 3600") }
             c.limits.maxProcessingTime = .seconds(seconds)
         }
+        if let frames = try number(maxAnimationFrames, "MAX_ANIMATION_FRAMES", "max-animation-frames", minimum: 1) {
+            guard frames <= 10_000 else { throw ValidationError("--max-animation-frames \(frames) is over 10000") }
+            c.limits.maxAnimationFrames = frames
+        }
+        c.limits.jpegXL = jpegXL || envFlag("JPEG_XL")
         if let seconds = try number(downloadTimeout, "DOWNLOAD_TIMEOUT", "download-timeout", minimum: 1) { c.downloadTimeout = .seconds(seconds) }
         if let age = try number(cacheMaxAge, "CACHE_MAX_AGE", "cache-max-age") { c.cacheMaxAge = age }
         if let waiting = try number(maxWaiting, "MAX_WAITING", "max-waiting") { c.maxWaitingFiltrations = waiting }

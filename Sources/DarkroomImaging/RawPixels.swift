@@ -40,11 +40,12 @@ package struct RawPixels: Sendable, Equatable {
     }
 
     /// Decodes an encoded image (any loader Darkroom allows) to pixels,
-    /// exactly as stored: no rotation, no colour conversion.
-    package static func decode(_ data: [UInt8], loader: VImage.Loader) throws(VipsError) -> RawPixels {
+    /// exactly as stored: no rotation, no colour conversion. An animation's
+    /// first `pages` frames (-1: all) come stacked top to bottom.
+    package static func decode(_ data: [UInt8], loader: VImage.Loader, pages: Int = 1) throws(VipsError) -> RawPixels {
         try VipsRuntime.start()
         return try withRawBytes(of: data) { raw throws(VipsError) in
-            let image = try VImage.load(raw, loader: loader)
+            let image = try VImage.load(raw, loader: loader, pages: pages)
             guard darkroom_vips_band_format(image.pointer) == Int32(VIPS_FORMAT_UCHAR.rawValue) else {
                 throw VipsError(operation: "write_to_memory", message: "not 8-bit pixels")
             }

@@ -4,6 +4,8 @@ extension VImage {
     /// The decoders Darkroom trusts. Every other libvips loader is blocked.
     package enum Loader: Sendable {
         case jpeg, png, webp, heif, tiff, gif
+        /// Blocked in libvips until ``VipsRuntime/allowJPEGXL()``.
+        case jxl
     }
 
     /// Reads an image's header from bytes; pixels are decoded later, as the
@@ -14,14 +16,22 @@ extension VImage {
     /// - Parameter randomAccess: decode to memory on first use instead of
     ///   streaming, for images whose lines are read out of order (EXIF
     ///   rotation).
+    /// - Parameter pages: for GIF and WebP, how many frames to decode from
+    ///   the first, stacked top to bottom (see ``joiningFrames(_:timing:)``),
+    ///   -1 for all; the other loaders read one.
+    /// - Parameter thumbnail: for HEIF and AVIF, the embedded thumbnail
+    ///   where there is one.
     /// - Important: `bytes` must stay valid until the image and every image
     ///   made from it are released.
     package static func load(
         _ bytes: UnsafeRawBufferPointer,
         loader: Loader,
         shrink: Int = 1,
-        randomAccess: Bool = false
+        randomAccess: Bool = false,
+        pages: Int = 1,
+        thumbnail: Bool = false
     ) throws(VipsError) -> VImage {
+        let pages = Int32(pages < 0 ? -1 : max(1, pages))
         let base = bytes.baseAddress
         let count = bytes.count
         let access = Int32(randomAccess ? VIPS_ACCESS_RANDOM.rawValue : VIPS_ACCESS_SEQUENTIAL.rawValue)
@@ -29,15 +39,17 @@ extension VImage {
         case .jpeg:
             return try make("jpegload_buffer") { darkroom_vips_jpegload(base, count, $0, Int32(shrink), access) }
         case .webp:
-            return try make("webpload_buffer") { darkroom_vips_webpload(base, count, $0, 1.0 / Double(max(shrink, 1)), access) }
+            return try make("webpload_buffer") { darkroom_vips_webpload(base, count, $0, 1.0 / Double(max(shrink, 1)), access, pages) }
         case .png:
             return try make("pngload_buffer") { darkroom_vips_pngload(base, count, $0, access) }
         case .heif:
-            return try make("heifload_buffer") { darkroom_vips_heifload(base, count, $0, access) }
+            return try make("heifload_buffer") { darkroom_vips_heifload(base, count, $0, access, thumbnail ? 1 : 0) }
         case .tiff:
             return try make("tiffload_buffer") { darkroom_vips_tiffload(base, count, $0, access) }
         case .gif:
-            return try make("gifload_buffer") { darkroom_vips_gifload(base, count, $0, access) }
+            return try make("gifload_buffer") { darkroom_vips_gifload(base, count, $0, access, pages) }
+        case .jxl:
+            return try make("jxlload_buffer") { darkroom_vips_jxlload(base, count, $0, access) }
         }
     }
 }

@@ -11,6 +11,8 @@ extension VImage {
         case gif
         /// Lossless (deflate).
         case tiff
+        /// Blocked in libvips until ``VipsRuntime/allowJPEGXL()``.
+        case jxl(quality: Int)
     }
 
     /// Encodes the image. This is where libvips decodes and computes the
@@ -60,6 +62,9 @@ extension VImage {
         case .tiff:
             name = "tiffsave_buffer"
             status = darkroom_vips_tiffsave(pointer, &buffer, &length, strip)
+        case .jxl(let quality):
+            name = "jxlsave_buffer"
+            status = darkroom_vips_jxlsave(pointer, &buffer, &length, Int32(quality), strip)
         }
         guard status == 0, let buffer else {
             throw VipsError.fromBuffer(operation: name)

@@ -30,6 +30,16 @@ package enum VipsRuntime {
         try started.get()
     }
 
+    /// Lets libvips' JPEG XL loader and saver run, which it marks untrusted
+    /// and Darkroom blocks at start. Process-wide; Darkroom calls it only
+    /// for work whose limits allow JPEG XL, and hands libvips JPEG XL
+    /// bytes only then.
+    package static func allowJPEGXL() {
+        _ = jpegXLAllowed
+    }
+
+    private static let jpegXLAllowed: Void = darkroom_vips_allow_jxl()
+
     /// The libvips version, such as "8.14.1".
     package static var version: String {
         String(cString: vips_version_string())

@@ -51,6 +51,23 @@ import TestSupport
         }
     }
 
+    @Test func jpegXLWithItsFlagAndAnimationsStayAnimated() async throws {
+        let out = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: out) }
+        let refused = await CommandLineRunner.run(["process", Fixtures.url("landscape.jxl").path, "-o", out.path])
+        #expect(refused == 1)
+        let target = out.appendingPathComponent("small.jxl").path
+        let code = await CommandLineRunner.run(["process", Fixtures.url("landscape.jxl").path, "--jpeg-xl", "--resize", "120", "--format", "jxl", "-o", target])
+        #expect(code == 0)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: target)))
+        #expect(Array(bytes.prefix(2)) == [0xFF, 0x0A], "a JPEG XL codestream")
+
+        let gif = out.appendingPathComponent("small.gif").path
+        #expect(await CommandLineRunner.run(["process", Fixtures.url("animated.gif").path, "--resize", "60", "-o", gif]) == 0)
+        let frames = try RawPixels.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: gif))), loader: .gif, pages: -1)
+        #expect((frames.width, frames.height) == (60, 160), "four frames of 60 x 40")
+    }
+
     @Test func aBadInputIsReportedAndTheOthersStillRun() async throws {
         let out = try Fixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: out) }

@@ -171,6 +171,13 @@ import Testing
         #expect(raw.operations.isEmpty && raw.output.format == nil && raw.output.skipProcessing == Set(ImageFormat.allCases))
     }
 
+    @Test func enforceThumbnailAndJPEGXL() throws {
+        #expect(try parse("/_/eth:1/plain/http://x.org/a.avif").options.processing(format: nil).enforceThumbnail)
+        #expect(try !parse("/_/enforce_thumbnail:0/plain/http://x.org/a.avif").options.processing(format: nil).enforceThumbnail)
+        #expect(throws: ImageURLError.self) { try parse("/_/eth:maybe/plain/http://x.org/a.avif") }
+        #expect(try parse("/_/f:jxl/plain/http://x.org/a.jpg").options.format == "jxl")
+    }
+
     @Test func maxBytes() throws {
         #expect(try parse("/_/mb:30000/plain/http://x.org/a.jpg").options.processing(format: .jpeg).output.maxBytes == 30000)
         #expect(try parse("/_/max_bytes:0/plain/http://x.org/a.jpg").options.processing(format: .jpeg).output.maxBytes == nil)

@@ -111,6 +111,50 @@ import TestSupport
         }
     }
 
+    @Test func anAnimatedGIFStaysAnimatedForABrowser() async throws {
+        try await withRouter({ $0.localRoot = Fixtures.folder }) { client in
+            // A browser's Accept: AVIF first, which cannot animate here, then WebP.
+            let browser = try await client.execute(uri: "/img/_/rs:fit:60:60/plain/local:///animated.gif", method: .get,
+                                                   headers: [.accept: "image/avif,image/webp,image/apng,image/*,*/*;q=0.8"])
+            #expect(browser.status == .ok, "\(Self.text(browser))")
+            #expect(browser.headers[.contentType] == "image/webp")
+            #expect(browser.headers[.vary] == "Accept")
+            let webp = try RawPixels.decode(Array(buffer: browser.body), loader: .webp, pages: -1)
+            #expect((webp.width, webp.height) == (60, 160), "four frames of 60 x 40")
+
+            // No Accept: the source's format; a still format named: one frame.
+            let plain = try await client.execute(uri: "/img/_/rs:fit:60:60/plain/local:///animated.gif", method: .get)
+            #expect(plain.headers[.contentType] == "image/gif")
+            let still = try await client.execute(uri: "/img/_/rs:fit:60:60/plain/local:///animated.gif@png", method: .get)
+            #expect(still.headers[.contentType] == "image/png")
+            let png = try RawPixels.decode(Array(buffer: still.body), loader: .png)
+            #expect((png.width, png.height) == (60, 40))
+        }
+        try await withRouter({ $0.localRoot = Fixtures.folder; $0.limits.maxAnimationFrames = 1 }) { client in
+            let one = try await client.execute(uri: "/img/_/rs:fit:60:60/plain/local:///animated.gif@gif", method: .get)
+            #expect(one.status == .ok, "\(Self.text(one))")
+            let gif = try RawPixels.decode(Array(buffer: one.body), loader: .gif, pages: -1)
+            #expect((gif.width, gif.height) == (60, 40), "one frame only")
+        }
+    }
+
+    @Test func jpegXLOnlyWithTheFlag() async throws {
+        try await withRouter({ $0.localRoot = Fixtures.folder }) { client in
+            let out = try await client.execute(uri: "/img/_/rs:fit:64:64/plain/local:///landscape.jpg@jxl", method: .get)
+            #expect(out.status == .badRequest && Self.text(out).contains("JPEG XL is off"), "\(out.status) \(Self.text(out))")
+            let source = try await client.execute(uri: "/img/_/rs:fit:64:64/plain/local:///landscape.jxl@png", method: .get)
+            #expect(source.status != .ok && Self.text(source).contains("JPEG XL is off"), "\(source.status) \(Self.text(source))")
+        }
+        try await withRouter({ $0.localRoot = Fixtures.folder; $0.limits.jpegXL = true }) { client in
+            let out = try await client.execute(uri: "/img/_/rs:fit:64:64/plain/local:///landscape.jpg@jxl", method: .get)
+            #expect(out.status == .ok && out.headers[.contentType] == "image/jxl", "\(Self.text(out))")
+            let source = try await client.execute(uri: "/img/_/rs:fit:64:64/plain/local:///landscape.jxl@png", method: .get)
+            #expect(source.status == .ok, "\(Self.text(source))")
+            let png = try RawPixels.decode(Array(buffer: source.body), loader: .png)
+            #expect((png.width, png.height) == (64, 43))
+        }
+    }
+
     @Test func aWatermarkNeedsTheServersImage() async throws {
         let path = "/img/_/rs:fit:64:64/wm:1:soea/plain/local:///photos/Aqua.jpg@png"
         try await withRouter { client in

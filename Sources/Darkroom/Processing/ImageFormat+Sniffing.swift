@@ -24,6 +24,8 @@ extension ImageFormat {
         if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .image(.png) }
         if ascii("GIF87a") || ascii("GIF89a") { return .image(.gif) }
         if ascii("RIFF") && ascii("WEBP", at: 8) { return .image(.webp) }
+        // JPEG XL: a bare codestream, or the ISO box container.
+        if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return .image(.jxl) }
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return .image(.tiff) }
         if ascii("ftyp", at: 4), head.count >= 12 {
             let brand = String(decoding: head[8..<12], as: UTF8.self)

@@ -3,9 +3,12 @@ import Foundation
 /// An image file format that Darkroom can read, and for some, write.
 public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
     case jpeg, png, webp, avif, heic, tiff, gif
+    /// JPEG XL: read and written only where ``ImageLimits/jpegXL`` allows
+    /// it, as libvips marks its decoder untrusted.
+    case jxl
 
     /// Formats that Darkroom can encode.
-    public static let encodable: [ImageFormat] = [.jpeg, .png, .webp, .avif, .gif, .tiff]
+    public static let encodable: [ImageFormat] = [.jpeg, .png, .webp, .avif, .gif, .tiff, .jxl]
 
     /// The formats an answer takes without being asked for one: those
     /// browsers show and that suit photos. GIF and TIFF are written only
@@ -13,6 +16,9 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
     public static let webFormats: [ImageFormat] = [.jpeg, .png, .webp, .avif]
 
     public var canEncode: Bool { Self.encodable.contains(self) }
+
+    /// Whether Darkroom reads and writes animations in this format.
+    public var animates: Bool { self == .gif || self == .webp }
 
     /// The MIME type, such as "image/jpeg".
     public var mimeType: String { "image/\(rawValue)" }
@@ -32,6 +38,7 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
         case "jpg", "jpeg", "jpe": self = .jpeg
         case "tif", "tiff": self = .tiff
         case "heif", "heic": self = .heic
+        case "jxl", "jpegxl", "jpeg-xl": self = .jxl
         default:
             guard let format = ImageFormat(rawValue: name.lowercased()) else { return nil }
             self = format

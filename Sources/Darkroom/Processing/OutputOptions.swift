@@ -30,6 +30,11 @@ public struct OutputOptions: Sendable, Hashable, Codable {
     /// (imgproxy's `strip_color_profile`, on by default); off, the pixels
     /// stay as they are, with their profile.
     public var stripColourProfile = true
+    /// The format an animated source is answered in when ``format`` cannot
+    /// animate (JPEG, PNG, AVIF, TIFF) and was only a preference: a server
+    /// that chose AVIF by the client's Accept sets WebP here. nil: a still
+    /// image of the first frame, in ``format``.
+    public var animationFormat: ImageFormat?
 
     /// Whether a source in `format` is answered as it came.
     func skips(_ format: ImageFormat) -> Bool {
@@ -57,6 +62,7 @@ public struct OutputOptions: Sendable, Hashable, Codable {
         if !stripMetadata { text += ":sm0" }
         if !keepCopyright { text += ":kcr0" }
         if !stripColourProfile { text += ":scp0" }
+        if let animationFormat { text += ":anim-\(animationFormat.rawValue)" }
         if !relevant.isEmpty {
             text += ":fq-" + relevant.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)\($0.value)" }.joined(separator: "+")
         }

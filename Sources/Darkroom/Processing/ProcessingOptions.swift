@@ -12,6 +12,10 @@ public struct ProcessingOptions: Sendable, Hashable, Codable {
     /// Rotate by the EXIF orientation before anything else (default on).
     public var autoRotate: Bool
     public var limits: ImageLimits
+    /// An AVIF or HEIC source's embedded thumbnail (libheif's) is used in
+    /// place of the image where it has one, and then counts as the source
+    /// (imgproxy's `enforce_thumbnail`); other sources are read whole.
+    public var enforceThumbnail = false
 
     public init(
         operations: [ImageOperation] = [],
@@ -26,11 +30,17 @@ public struct ProcessingOptions: Sendable, Hashable, Codable {
     }
 
     /// A stable text form for cache keys. Limits are left out: they decide
-    /// whether an image is processed, not what the result is.
+    /// whether an image is processed, not what the result is; but for the
+    /// frame limit, which decides how much of an animation it keeps (named
+    /// only when not the default, so other keys stay as they were).
     public var identifier: String {
         var parts = operations.map(\.identifier)
         parts.append(autoRotate ? "rotate" : "norotate")
         parts.append(output.identifier)
+        if enforceThumbnail { parts.append("eth") }
+        if limits.maxAnimationFrames != ImageLimits.default.maxAnimationFrames {
+            parts.append("frames\(limits.maxAnimationFrames)")
+        }
         return parts.joined(separator: "/")
     }
 }

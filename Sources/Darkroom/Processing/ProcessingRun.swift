@@ -38,6 +38,17 @@ struct ProcessingRun {
         }
     }
 
+    /// Why a JPEG XL image is refused where ``ImageLimits/jpegXL`` is off.
+    static func jpegXLOff(_ what: String) -> String {
+        "JPEG XL is off here, so the image cannot be \(what): libvips marks its JPEG XL codec untrusted (darkroom serve --jpeg-xl turns it on)"
+    }
+
+    /// Lets libvips' JPEG XL codec run; only ever for a run that allows it.
+    static func startJPEGXL() throws(DarkroomError) {
+        try startLibvips()
+        VipsRuntime.allowJPEGXL()
+    }
+
     static func startLibvips() throws(DarkroomError) {
         LibvipsLog.installed
         do {
@@ -58,7 +69,10 @@ struct ProcessingRun {
             throw DarkroomError(.emptyInput, "the input is empty (0 bytes)")
         case .notAnImage(let what):
             throw DarkroomError(.notAnImage, "the input is not an image: it looks like \(what)")
+        case .image(.jxl) where !limits.jpegXL:
+            throw DarkroomError(.notAnImage, Self.jpegXLOff("read"))
         case .image(let format):
+            if format == .jxl { try Self.startJPEGXL() }
             return format
         }
     }
@@ -66,14 +80,22 @@ struct ProcessingRun {
     private func run(_ raw: UnsafeRawBufferPointer, format: ImageFormat) throws(DarkroomError) -> ProcessedImage {
         // 1. The header only: no pixels are decoded yet.
         let header = try load(raw, format: format, shrink: 1)
+        // An animation answered as one counts the pixels of every frame.
+        let animation = options.output.skips(format) ? nil : animation(of: header, format: format)
+        let frames = animation?.frames ?? 1
         let pixels = header.width.multipliedReportingOverflow(by: header.height)
-        if pixels.overflow || pixels.partialValue > options.limits.maxSourcePixels {
-            throw DarkroomError(.tooManyPixels, "the image is \(header.width) x \(header.height) pixels, over the limit of \(options.limits.maxSourcePixels) pixels")
+        let allPixels = pixels.partialValue.multipliedReportingOverflow(by: frames)
+        if pixels.overflow || allPixels.overflow || allPixels.partialValue > options.limits.maxSourcePixels {
+            let frameCount = frames > 1 ? " in each of \(frames) frames" : ""
+            throw DarkroomError(.tooManyPixels, "the image is \(header.width) x \(header.height) pixels\(frameCount), over the limit of \(options.limits.maxSourcePixels) pixels")
         }
         let source = ProcessedImage.SourceInfo(format: format, width: header.width, height: header.height)
         if options.output.skips(format) {
             // As it came, once its header and limits are checked: no step, no encode.
             return ProcessedImage(bytes: ByteBuffer(bytes: raw), format: format, width: header.width, height: header.height, source: source)
+        }
+        if let animation {
+            return try runAnimation(raw, format: format, frames: animation.frames, outputFormat: animation.format, source: source)
         }
         let swaps = options.autoRotate && header.orientationSwapsAxes
         let oriented = swaps ? (width: header.height, height: header.width) : (width: header.width, height: header.height)
@@ -94,12 +116,7 @@ struct ProcessingRun {
 
         // 4. The steps, in order; the first resize is measured against the
         //    source's size, so shrink-on-load does not change the result's size.
-        for (index, operation) in options.operations.enumerated() {
-            try killSwitch.check()
-            let reference = index == 0 && plan.factor > 1 ? oriented : (width: image.width, height: image.height)
-            image = try apply(operation, to: image, referenceSize: reference)
-            try checkResultSize(width: image.width, height: image.height)
-        }
+        image = try applyingSteps(to: image, firstReference: plan.factor > 1 ? oriented : nil)
         try killSwitch.check()
 
         // 5. Encode: the long call, where libvips computes every pixel.
@@ -114,6 +131,20 @@ struct ProcessingRun {
         return ProcessedImage(bytes: bytes, format: outputFormat, width: image.width, height: image.height, source: source)
     }
 
+    /// The steps, in order, each checked against the result limits.
+    /// `firstReference` is the size the first step measures against when
+    /// it is not the image's own (the source's, before shrink-on-load).
+    func applyingSteps(to image: VImage, firstReference: (width: Int, height: Int)?) throws(DarkroomError) -> VImage {
+        var image = image
+        for (index, operation) in options.operations.enumerated() {
+            try killSwitch.check()
+            let reference = index == 0 ? firstReference ?? (image.width, image.height) : (image.width, image.height)
+            image = try apply(operation, to: image, referenceSize: reference)
+            try checkResultSize(width: image.width, height: image.height)
+        }
+        return image
+    }
+
     /// Refuses a step's image, and so the result, over
     /// ``ImageLimits/maxResultDimension`` on either side, before any of its
     /// pixels is computed.
@@ -124,9 +155,10 @@ struct ProcessingRun {
         }
     }
 
-    func load(_ raw: UnsafeRawBufferPointer, format: ImageFormat, shrink: Int, randomAccess: Bool = false) throws(DarkroomError) -> VImage {
+    func load(_ raw: UnsafeRawBufferPointer, format: ImageFormat, shrink: Int, randomAccess: Bool = false, pages: Int = 1) throws(DarkroomError) -> VImage {
         do {
-            return try VImage.load(raw, loader: format.loader, shrink: shrink, randomAccess: randomAccess)
+            return try VImage.load(raw, loader: format.loader, shrink: shrink, randomAccess: randomAccess, pages: pages,
+                                  thumbnail: options.enforceThumbnail)
         } catch {
             throw DarkroomError(.corruptImage, "the \(format.rawValue.uppercased()) image could not be read", underlying: error.message)
         }
@@ -137,12 +169,16 @@ struct ProcessingRun {
             guard format.canEncode else {
                 throw DarkroomError(.cannotEncode, "Darkroom cannot write \(format.rawValue.uppercased()); it writes \(ImageFormat.encodable.map(\.rawValue).joined(separator: ", "))")
             }
+            if format == .jxl {
+                guard options.limits.jpegXL else { throw DarkroomError(.cannotEncode, Self.jpegXLOff("written")) }
+                try Self.startJPEGXL()
+            }
             return format
         }
         return options.output.formatKeeping(source, hasAlpha: hasAlpha)
     }
 
-    private func encode(_ image: VImage, as format: ImageFormat, sourceFormat: ImageFormat) throws(DarkroomError) -> ByteBuffer {
+    func encode(_ image: VImage, as format: ImageFormat, sourceFormat: ImageFormat) throws(DarkroomError) -> ByteBuffer {
         var quality = options.output.quality(for: format)
         guard (1...100).contains(quality) else {
             throw .invalidOption("quality \(quality) is outside 1...100")
@@ -155,6 +191,7 @@ struct ProcessingRun {
             case .avif: .avif(quality: quality)
             case .gif: .gif
             case .tiff: .tiff
+            case .jxl: .jxl(quality: quality)
             default: throw DarkroomError(.cannotEncode, "Darkroom cannot write \(format.rawValue.uppercased())")
             }
         }
@@ -165,7 +202,7 @@ struct ProcessingRun {
         let image = strip ? image : try vips("choosing the metadata to keep") {
             try image.keepingMetadata(all: !output.stripMetadata, colourProfile: !output.stripColourProfile, copyright: copyright)
         }
-        guard let maxBytes = options.output.maxBytes, [.jpeg, .webp, .avif].contains(format) else {
+        guard let maxBytes = options.output.maxBytes, [.jpeg, .webp, .avif, .jxl].contains(format) else {
             let encoder = try encoder(quality)
             return try computingPixels(of: image, sourceFormat: sourceFormat) { () throws(VipsError) in
                 try image.encoded(encoder, strip: strip) { ByteBuffer(bytes: $0) }
@@ -224,6 +261,7 @@ extension ImageFormat {
         case .avif, .heic: .heif
         case .tiff: .tiff
         case .gif: .gif
+        case .jxl: .jxl
         }
     }
 }

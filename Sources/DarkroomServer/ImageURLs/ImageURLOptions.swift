@@ -9,7 +9,7 @@ public import Foundation
 /// `bg`/`background`, `pix`/`pixelate`, `mw`/`min-width`, `mh`/`min-height`,
 /// `z`/`zoom`, `t`/`trim`, `sm`/`strip_metadata`, `kcr`/`keep_copyright`,
 /// `scp`/`strip_color_profile`, `wm`/`watermark`, `ex`/`extend`, `exar`/`extend_aspect_ratio`,
-/// `fq`/`format_quality`, `mb`/`max_bytes`, `skp`/`skip_processing`, `raw`, `fn`/`filename`, `att`/`return_attachment`; and Darkroom's own
+/// `fq`/`format_quality`, `mb`/`max_bytes`, `skp`/`skip_processing`, `raw`, `fn`/`filename`, `att`/`return_attachment`, `eth`/`enforce_thumbnail`; and Darkroom's own
 /// `sepia:{intensity}` and `grayscale`.
 public struct ImageURLOptions: Sendable, Hashable {
     public var resizingType: Resize.Mode = .fit
@@ -43,6 +43,9 @@ public struct ImageURLOptions: Sendable, Hashable {
     /// The source answered as it came, whatever the format asked or
     /// accepted (`raw`); its size, type and header limits are still checked.
     public var raw = false
+    /// An AVIF or HEIC source's embedded thumbnail used in place of the
+    /// image, where it has one (`eth`).
+    public var enforceThumbnail = false
     public var format: String?
     public var blur: Double?
     public var sharpen: Double?
@@ -265,6 +268,9 @@ public struct ImageURLOptions: Sendable, Hashable {
         case "raw":
             try need(1...1)
             raw = try bool(0) ?? false
+        case "eth", "enforce_thumbnail":
+            try need(1...1)
+            enforceThumbnail = try bool(0) ?? false
         case "mb", "max_bytes":
             try need(1...1)
             guard let bytes = Int(args[0]), (0...1_000_000_000).contains(bytes) else {
@@ -482,7 +488,7 @@ public struct ImageURLOptions: Sendable, Hashable {
             operations.append(.watermark(Watermark(image: image, opacity: watermark.opacity, gravity: scaled(watermark.gravity),
                                                    replicate: watermark.replicate, scale: watermark.scale)))
         }
-        return ProcessingOptions(operations: operations,
+        var options = ProcessingOptions(operations: operations,
                                  output: {
                                      var output = OutputOptions(format: format, quality: quality == 0 ? 80 : quality, formatQuality: formatQuality)
                                      output.maxBytes = maxBytes > 0 ? maxBytes : nil
@@ -493,5 +499,7 @@ public struct ImageURLOptions: Sendable, Hashable {
                                      return output
                                  }(),
                                  autoRotate: autoRotate)
+        options.enforceThumbnail = enforceThumbnail
+        return options
     }
 }

@@ -164,6 +164,11 @@ struct ImageRoutes: Sendable {
             // The source's format only if the client takes it.
             options.output.acceptedFormats = accept.accepted
         }
+        if negotiated, let format, !format.animates, accept.accepted?.contains(.webp) ?? true {
+            // AVIF chosen by Accept cannot animate here: an animated GIF or
+            // WebP stays animated, as WebP, for a client that takes it.
+            options.output.animationFormat = .webp
+        }
         options.limits = configuration.limits
         let request = ImageRequest(source: .url(url.source), options: options, priority: .normal, admission: .unlessOverloaded)
         let disposition = url.options.filename != nil || url.options.returnAttachment
@@ -237,7 +242,7 @@ struct ImageRoutes: Sendable {
     static func format(asked: String?, accept: AcceptedFormats) -> Result<(ImageFormat?, negotiated: Bool), ImageURLError> {
         if let asked, asked != "auto" {
             guard let format = ImageFormat(name: asked), format.canEncode else {
-                return .failure(.init("cannot write '\(asked)' images (jpg, png, webp, avif, gif, tiff, or auto)"))
+                return .failure(.init("cannot write '\(asked)' images (jpg, png, webp, avif, gif, tiff, jxl, or auto)"))
             }
             return .success((format, false))
         }

@@ -17,13 +17,50 @@ import TestSupport
 
     @Test(arguments: ImageFormat.encodable)
     func roundTripsEveryWritableFormat(format: ImageFormat) throws {
-        let encoded = try process(fixture: "landscape.jpg", output: OutputOptions(format: format, quality: 90))
+        var limits = ImageLimits()
+        limits.jpegXL = format == .jxl
+        let encoded = try process(try Fixtures.data("landscape.jpg"), ProcessingOptions(output: OutputOptions(format: format, quality: 90), limits: limits))
         #expect(ImageFormat.sniff(encoded.data) == .image(format))
         // Read back what was written, through the same processor.
-        let again = try process(encoded.data, ProcessingOptions(output: OutputOptions(format: .png)))
+        let again = try process(encoded.data, ProcessingOptions(output: OutputOptions(format: .png), limits: limits))
         #expect(again.source.format == format)
         #expect((again.width, again.height) == (240, 160))
         #expect(isRed(try pixels(of: again).pixel(x: 10, y: 10)))
+    }
+
+    @Test func jpegXLOnlyWhereTheLimitsAllowIt() throws {
+        // Off by default: neither read nor written, each with its reason.
+        let read = #expect(throws: DarkroomError.self) { try process(fixture: "landscape.jxl") }
+        #expect(read?.kind == .notAnImage && read?.reason.contains("JPEG XL is off") == true, "\(String(describing: read))")
+        let write = #expect(throws: DarkroomError.self) { try process(fixture: "landscape.jpg", output: OutputOptions(format: .jxl)) }
+        #expect(write?.kind == .cannotEncode && write?.reason.contains("JPEG XL is off") == true, "\(String(describing: write))")
+
+        var on = ProcessingOptions(output: OutputOptions(format: .png))
+        on.limits.jpegXL = true
+        let decoded = try process(try Fixtures.data("landscape.jxl"), on)
+        #expect(decoded.source.format == .jxl && (decoded.width, decoded.height) == (240, 160))
+        #expect(isRed(try pixels(of: decoded).pixel(x: 10, y: 10)))
+        // No format asked: a JPEG XL source is answered as JPEG.
+        on.output = OutputOptions()
+        #expect(try process(try Fixtures.data("landscape.jxl"), on).format == .jpeg)
+        // The pixel limit holds for it as for any format.
+        on.limits.maxSourcePixels = 240 * 160 - 1
+        #expect(throws: DarkroomError.self) { try process(try Fixtures.data("landscape.jxl"), on) }
+    }
+
+    @Test func anEnforcedThumbnailIsTheAVIFsOwn() throws {
+        // thumbnail.avif: the 240 x 160 landscape with a 64 x 42 thumbnail.
+        var options = ProcessingOptions(output: OutputOptions(format: .png))
+        let whole = try process(try Fixtures.data("thumbnail.avif"), options)
+        #expect((whole.source.width, whole.width) == (240, 240))
+        options.enforceThumbnail = true
+        let thumbnail = try process(try Fixtures.data("thumbnail.avif"), options)
+        #expect((thumbnail.source.width, thumbnail.source.height) == (64, 42))
+        #expect(isRed(try pixels(of: thumbnail).pixel(x: 3, y: 3)))
+        #expect(options.identifier != ProcessingOptions(output: OutputOptions(format: .png)).identifier)
+        // Without a thumbnail, or not HEIF: the image itself.
+        #expect(try process(try Fixtures.data("landscape.avif"), options).width == 240)
+        #expect(try process(try Fixtures.data("landscape.jpg"), options).width == 240)
     }
 
     @Test(arguments: [ImageFormat.jpeg, .webp])
