@@ -178,6 +178,22 @@ import Testing
         #expect(try parse("/_/f:jxl/plain/http://x.org/a.jpg").options.format == "jxl")
     }
 
+    @Test func watermarkText() throws {
+        // "Darkroom" in base64url; it stands in for the server's image.
+        let options = try parse("/_/wm:0.5:soea/wmt:RGFya3Jvb20/plain/http://x.org/a.jpg").options
+        #expect(options.watermarkText == "Darkroom")
+        guard case .watermark(let mark)? = options.processing(format: nil).operations.last else {
+            Issue.record("no watermark step")
+            return
+        }
+        #expect(mark.content == .text("Darkroom") && mark.opacity == 0.5 && mark.gravity == .southEast)
+        #expect(try parse("/_/wmt:RGFya3Jvb20/wmt:/plain/http://x.org/a.jpg").options.watermarkText == nil, "empty clears it")
+        let long = Data(String(repeating: "x", count: 300).utf8).base64EncodedString()
+        for bad in ["wmt:***", "wmt:\(long)", "wmt:AAc", "wmt:a:b"] {
+            #expect(throws: ImageURLError.self, "\(bad)") { try parse("/_/\(bad)/plain/http://x.org/a.jpg") }
+        }
+    }
+
     @Test func maxBytes() throws {
         #expect(try parse("/_/mb:30000/plain/http://x.org/a.jpg").options.processing(format: .jpeg).output.maxBytes == 30000)
         #expect(try parse("/_/max_bytes:0/plain/http://x.org/a.jpg").options.processing(format: .jpeg).output.maxBytes == nil)

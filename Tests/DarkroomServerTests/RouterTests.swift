@@ -160,6 +160,9 @@ import TestSupport
         try await withRouter { client in
             let response = try await client.execute(uri: path, method: .get)
             #expect(response.status == .notFound && Self.text(response).contains("--watermark"), "\(Self.text(response))")
+            // A text watermark needs no image of the server's.
+            let text = try await client.execute(uri: "/img/_/rs:fit:64:64/wm:1:soea/wmt:RGFya3Jvb20/plain/local:///photos/Aqua.jpg@png", method: .get)
+            #expect(text.status == .ok, "\(Self.text(text))")
         }
         let mark = try Data(contentsOf: URL(fileURLWithPath: Gallery.samplesFolder).appendingPathComponent("photos/Aqua.jpg"))
         try await withRouter({ $0.watermark = WatermarkImage(data: mark) }) { client in

@@ -85,7 +85,10 @@ extension ProcessingRun {
             throw .invalidOption("watermark position \(watermark.gravity.key) is not a side, a corner or the centre")
         }
         if watermark.opacity == 0 { return image }
-        var mark = try loadWatermark(watermark.image)
+        var mark = switch watermark.content {
+        case .image(let image): try loadWatermark(image)
+        case .text(let text): try textMark(text, width: image.width)
+        }
         if watermark.scale > 0 {
             let factor = Double(image.width) * watermark.scale / Double(mark.width)
             let height = Double(mark.height) * factor
@@ -100,6 +103,16 @@ extension ProcessingRun {
         return try vips("watermark") {
             try image.watermarked(with: mark, left: left, top: top, opacity: watermark.opacity, replicate: watermark.replicate, gap: gap)
         }
+    }
+
+    /// A text watermark's pixels, in memory.
+    private func textMark(_ text: String, width: Int) throws(DarkroomError) -> VImage {
+        guard !text.isEmpty, text.count <= Watermark.maxTextLength,
+              !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" })
+        else {
+            throw .invalidOption("a text watermark is 1 to \(Watermark.maxTextLength) characters, without control characters but line breaks")
+        }
+        return try vips("drawing the text watermark") { try VImage.textMark(text, width: max(16, width), size: 24).inMemory() }
     }
 
     /// The watermark's pixels, in memory as 8-bit sRGB: decoded while its

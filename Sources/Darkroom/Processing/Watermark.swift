@@ -1,9 +1,21 @@
 public import Foundation
 
-/// An image laid over results (imgproxy's `wm`), its opacity, where it goes
-/// and how large it is.
+/// An image or a line of text laid over results (imgproxy's `wm`, and its
+/// Pro edition's `wmt`), its opacity, where it goes and how large it is.
 public struct Watermark: Sendable, Hashable, Codable {
-    public var image: WatermarkImage
+    /// What is laid over the result.
+    public enum Content: Sendable, Hashable, Codable {
+        case image(WatermarkImage)
+        /// Plain text, at most ``Watermark/maxTextLength`` characters, drawn
+        /// white with a soft shadow, 24 pixels high before `scale`, wrapped
+        /// at the result's width.
+        case text(String)
+    }
+
+    /// The longest text watermark, in characters.
+    public static let maxTextLength = 256
+
+    public var content: Content
     /// 0 (invisible) to 1 (as the image is).
     public var opacity: Double
     /// A side, a corner or the centre, with offsets in pixels from it; the
@@ -16,16 +28,29 @@ public struct Watermark: Sendable, Hashable, Codable {
     public var scale: Double
 
     public init(image: WatermarkImage, opacity: Double, gravity: Gravity = .centre, replicate: Bool = false, scale: Double = 0) {
-        self.image = image
+        self.init(.image(image), opacity: opacity, gravity: gravity, replicate: replicate, scale: scale)
+    }
+
+    public init(text: String, opacity: Double, gravity: Gravity = .centre, replicate: Bool = false, scale: Double = 0) {
+        self.init(.text(text), opacity: opacity, gravity: gravity, replicate: replicate, scale: scale)
+    }
+
+    public init(_ content: Content, opacity: Double, gravity: Gravity = .centre, replicate: Bool = false, scale: Double = 0) {
+        self.content = content
         self.opacity = opacity
         self.gravity = gravity
         self.replicate = replicate
         self.scale = scale
     }
 
-    /// A stable text form for cache keys: the image by its checksum.
+    /// A stable text form for cache keys: the image or the text by its
+    /// checksum.
     var identifier: String {
-        "watermark:\(image.key):\(ImageOperation.format(opacity)):\(replicate ? "replicate:\(ImageOperation.format(gravity.x)):\(ImageOperation.format(gravity.y))" : gravity.key):\(ImageOperation.format(scale))"
+        let what = switch content {
+        case .image(let image): image.key
+        case .text(let text): "text-" + String(Checksum.of(Data(text.utf8)), radix: 16)
+        }
+        return "watermark:\(what):\(ImageOperation.format(opacity)):\(replicate ? "replicate:\(ImageOperation.format(gravity.x)):\(ImageOperation.format(gravity.y))" : gravity.key):\(ImageOperation.format(scale))"
     }
 }
 

@@ -9,7 +9,7 @@ public import Foundation
 /// `bg`/`background`, `pix`/`pixelate`, `mw`/`min-width`, `mh`/`min-height`,
 /// `z`/`zoom`, `t`/`trim`, `sm`/`strip_metadata`, `kcr`/`keep_copyright`,
 /// `scp`/`strip_color_profile`, `wm`/`watermark`, `ex`/`extend`, `exar`/`extend_aspect_ratio`,
-/// `fq`/`format_quality`, `mb`/`max_bytes`, `skp`/`skip_processing`, `raw`, `fn`/`filename`, `att`/`return_attachment`, `eth`/`enforce_thumbnail`; and Darkroom's own
+/// `fq`/`format_quality`, `mb`/`max_bytes`, `skp`/`skip_processing`, `raw`, `fn`/`filename`, `att`/`return_attachment`, `eth`/`enforce_thumbnail`, `wmt`/`watermark_text`; and Darkroom's own
 /// `sepia:{intensity}` and `grayscale`.
 public struct ImageURLOptions: Sendable, Hashable {
     public var resizingType: Resize.Mode = .fit
@@ -72,6 +72,9 @@ public struct ImageURLOptions: Sendable, Hashable {
     public var trim: Trim?
     /// The server's watermark laid over the result (`wm`).
     public var watermark: WatermarkPlacement?
+    /// Text laid over the result in the watermark's place (`wmt`, from
+    /// imgproxy's Pro edition): `wm` still says where and how.
+    public var watermarkText: String?
     /// The answer's file name, without extension (`fn`).
     public var filename: String?
     /// Content-Disposition: attachment rather than inline (`att`).
@@ -372,6 +375,22 @@ public struct ImageURLOptions: Sendable, Hashable {
             }
             let scale = try number(4, "scale", 0...1) ?? 0
             watermark = opacity == 0 ? nil : WatermarkPlacement(opacity: opacity, gravity: gravity, replicate: replicate, scale: scale)
+        case "wmt", "watermark_text":
+            // Base64url-encoded UTF-8; empty clears it.
+            try need(0...1)
+            guard let encoded = arg(0), !encoded.isEmpty else {
+                watermarkText = nil
+                break
+            }
+            guard let data = Data(base64URLEncoded: encoded), let text = String(data: data, encoding: .utf8) else {
+                throw .init("option '\(name)': '\(encoded)' is not base64url-encoded UTF-8 text")
+            }
+            guard !text.isEmpty, text.count <= Watermark.maxTextLength,
+                  !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" })
+            else {
+                throw .init("option '\(name)': the text is 1 to \(Watermark.maxTextLength) characters, without control characters but line breaks")
+            }
+            watermarkText = text
         case "t", "trim":
             // trim:THRESHOLD:COLOUR:EQUAL_HOR:EQUAL_VER; a threshold of 0 is off.
             try need(1...4)
@@ -484,8 +503,9 @@ public struct ImageURLOptions: Sendable, Hashable {
                                        left: scaled(padding.left), background: background))
         }
         if let background { operations.append(.background(background)) }
-        if let watermark, let image {
-            operations.append(.watermark(Watermark(image: image, opacity: watermark.opacity, gravity: scaled(watermark.gravity),
+        // The text, if any, stands in for the server's image.
+        if let watermark, let content = watermarkText.map(Watermark.Content.text) ?? image.map(Watermark.Content.image) {
+            operations.append(.watermark(Watermark(content, opacity: watermark.opacity, gravity: scaled(watermark.gravity),
                                                    replicate: watermark.replicate, scale: watermark.scale)))
         }
         var options = ProcessingOptions(operations: operations,

@@ -156,7 +156,7 @@ struct ImageRoutes: Sendable {
             case .failure(let error): return .failure(Refusal(response: errorResponse(.notFound, "bad image URL: \(error.message)")))
             }
         }
-        if url.options.watermark != nil, configuration.watermark == nil {
+        if url.options.watermark != nil, url.options.watermarkText == nil, configuration.watermark == nil {
             return .failure(Refusal(response: errorResponse(.notFound, "bad image URL: option 'wm': this server has no watermark image (darkroom serve --watermark FILE)")))
         }
         var options = url.options.processing(format: format, watermark: configuration.watermark)

@@ -50,6 +50,33 @@ import TestSupport
         #expect(!isRed(tiled.pixel(x: 105, y: 105)) && !isRed(tiled.pixel(x: 125, y: 105)))
     }
 
+    @Test func textIsDrawnWhiteWithAShadowWhereTheGravitySays() throws {
+        let plain = try pixels(of: process(fixture: "landscape.jpg"))
+        let marked = try marked(Watermark(text: "Darkroom", opacity: 1, gravity: .southEast))
+        #expect((marked.width, marked.height) == (240, 160))
+        // Some pixels of the bottom-right band turn near white (the letters)
+        // and some darker (the shadow); the top-left stays as it was.
+        var white = 0, darker = 0
+        for y in 120..<160 {
+            for x in 100..<240 {
+                let (after, before) = (marked.pixel(x: x, y: y), plain.pixel(x: x, y: y))
+                if after.prefix(3).allSatisfy({ $0 > 235 }) { white += 1 }
+                if Int(after[0]) + Int(after[1]) + Int(after[2]) + 60 < Int(before[0]) + Int(before[1]) + Int(before[2]) { darker += 1 }
+            }
+        }
+        #expect(white > 100 && darker > 100, "white \(white), darker \(darker)")
+        #expect(marked.pixel(x: 5, y: 5) == plain.pixel(x: 5, y: 5))
+        // Scaled to the whole width, the text reaches across.
+        let wide = try self.marked(Watermark(text: "Darkroom", opacity: 1, gravity: .centre, scale: 1))
+        #expect(wide.pixel(x: 3, y: 80) != plain.pixel(x: 3, y: 80) || wide.pixel(x: 236, y: 80) != plain.pixel(x: 236, y: 80))
+        // Markup is text: the same pixels as text that looks like it.
+        let markup = try self.marked(Watermark(text: "<b>x</b>", opacity: 1))
+        #expect(markup != plain)
+        for bad in ["", String(repeating: "x", count: Watermark.maxTextLength + 1), "a\u{7}b"] {
+            #expect(throws: DarkroomError.self, "\(bad.debugDescription)") { try process(fixture: "landscape.jpg", [.watermark(Watermark(text: bad, opacity: 1))]) }
+        }
+    }
+
     @Test func alphaStaysAndBadNumbersAreRefused() throws {
         let withAlpha = try marked(Watermark(image: Self.redSquare(), opacity: 1), fixture: "alpha.png")
         #expect(withAlpha.bands == 4)
