@@ -194,6 +194,21 @@ import Testing
         }
     }
 
+    @Test func watermarkURL() throws {
+        // local:///photos/Dune.jpg in base64url, keyed by its URL before any fetch.
+        let options = try parse("/_/wm:1:ce/wmu:bG9jYWw6Ly8vcGhvdG9zL0R1bmUuanBn/plain/http://x.org/a.jpg").options
+        #expect(options.watermarkURL?.absoluteString == "local:///photos/Dune.jpg")
+        guard case .watermark(let mark)? = options.processing(format: nil).operations.last, case .image(let image) = mark.content else {
+            Issue.record("no watermark step with an image")
+            return
+        }
+        #expect(image.key.hasPrefix("url-") && image.data.isEmpty)
+        #expect(try parse("/_/wmu:bG9jYWw6Ly8vcGhvdG9zL0R1bmUuanBn/wmu:/plain/http://x.org/a.jpg").options.watermarkURL == nil, "empty clears it")
+        for bad in ["wmu:ZmlsZTovLy9ldGMvcGFzc3dk", "wmu:***", "wmu:a:b"] {
+            #expect(throws: ImageURLError.self, "\(bad)") { try parse("/_/\(bad)/plain/http://x.org/a.jpg") }
+        }
+    }
+
     @Test func maxBytes() throws {
         #expect(try parse("/_/mb:30000/plain/http://x.org/a.jpg").options.processing(format: .jpeg).output.maxBytes == 30000)
         #expect(try parse("/_/max_bytes:0/plain/http://x.org/a.jpg").options.processing(format: .jpeg).output.maxBytes == nil)

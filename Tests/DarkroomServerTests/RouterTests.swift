@@ -173,6 +173,27 @@ import TestSupport
         }
     }
 
+    @Test func aWatermarkFromAURLIsFetchedAsSourcesAre() async throws {
+        try await withRouter { client in
+            let plain = try await client.execute(uri: "/img/_/rs:fit:64:64/plain/local:///photos/Aqua.jpg@png", method: .get)
+            // Dune, a third of the width, at the bottom-right corner.
+            let marked = try await client.execute(uri: "/img/_/rs:fit:64:64/wm:1:soea:0:0:0.33/wmu:bG9jYWw6Ly8vcGhvdG9zL0R1bmUuanBn/plain/local:///photos/Aqua.jpg@png", method: .get)
+            #expect(marked.status == .ok, "\(Self.text(marked))")
+            let (a, b) = (try RawPixels.decode(Array(buffer: plain.body), loader: .png), try RawPixels.decode(Array(buffer: marked.body), loader: .png))
+            #expect(a.pixel(x: 2, y: 2) == b.pixel(x: 2, y: 2), "the top-left is untouched")
+            #expect(a.pixel(x: 60, y: 37) != b.pixel(x: 60, y: 37), "the bottom-right carries the mark")
+            // Again: the result is cached by the watermark's URL.
+            let again = try await client.execute(uri: "/img/_/rs:fit:64:64/wm:1:soea:0:0:0.33/wmu:bG9jYWw6Ly8vcGhvdG9zL0R1bmUuanBn/plain/local:///photos/Aqua.jpg@png", method: .get,
+                                                 headers: [.ifNoneMatch: marked.headers[.eTag] ?? ""])
+            #expect(again.status == .notModified)
+
+            let missing = try await client.execute(uri: "/img/_/wm:1:soea/wmu:bG9jYWw6Ly8vcGhvdG9zL01pc3NpbmcuanBn/plain/local:///photos/Aqua.jpg@png", method: .get)
+            #expect(missing.status == .notFound && Self.text(missing).contains("watermark image (wmu)"), Comment(rawValue: "\(missing.status) \(Self.text(missing))"))
+            let refused = try await client.execute(uri: "/img/_/wm:1:soea/wmu:aHR0cDovLzEyNy4wLjAuMTo5L21hcmsucG5n/plain/local:///photos/Aqua.jpg@png", method: .get)
+            #expect(refused.status == .forbidden && Self.text(refused).contains("watermark image (wmu)"), "\(refused.status) \(Self.text(refused))")
+        }
+    }
+
     @Test func aFallbackImageStandsInForAMissingSource() async throws {
         let fallback = try Data(contentsOf: URL(fileURLWithPath: Gallery.samplesFolder).appendingPathComponent("photos/Dune.jpg"))
         try await withRouter({ $0.fallbackImage = fallback }) { client in

@@ -67,6 +67,14 @@ public final class WatermarkImage: Sendable, Hashable, Codable {
         key = String(Checksum.of(data), radix: 16)
     }
 
+    /// A watermark known by another name than its bytes' checksum: one
+    /// fetched per request is keyed by its URL, so that the result's cache
+    /// key is known before the fetch. `data` may be empty until then.
+    public init(data: Data, key: String) {
+        self.data = data
+        self.key = key
+    }
+
     public static func == (lhs: WatermarkImage, rhs: WatermarkImage) -> Bool { lhs.key == rhs.key && lhs.data == rhs.data }
     public func hash(into hasher: inout Hasher) { hasher.combine(key) }
 

@@ -1,3 +1,4 @@
+import Crypto
 public import Darkroom
 public import Foundation
 
@@ -9,7 +10,7 @@ public import Foundation
 /// `bg`/`background`, `pix`/`pixelate`, `mw`/`min-width`, `mh`/`min-height`,
 /// `z`/`zoom`, `t`/`trim`, `sm`/`strip_metadata`, `kcr`/`keep_copyright`,
 /// `scp`/`strip_color_profile`, `wm`/`watermark`, `ex`/`extend`, `exar`/`extend_aspect_ratio`,
-/// `fq`/`format_quality`, `mb`/`max_bytes`, `skp`/`skip_processing`, `raw`, `fn`/`filename`, `att`/`return_attachment`, `eth`/`enforce_thumbnail`, `wmt`/`watermark_text`; and Darkroom's own
+/// `fq`/`format_quality`, `mb`/`max_bytes`, `skp`/`skip_processing`, `raw`, `fn`/`filename`, `att`/`return_attachment`, `eth`/`enforce_thumbnail`, `wmt`/`watermark_text`, `wmu`/`watermark_url`; and Darkroom's own
 /// `sepia:{intensity}` and `grayscale`.
 public struct ImageURLOptions: Sendable, Hashable {
     public var resizingType: Resize.Mode = .fit
@@ -75,6 +76,10 @@ public struct ImageURLOptions: Sendable, Hashable {
     /// Text laid over the result in the watermark's place (`wmt`, from
     /// imgproxy's Pro edition): `wm` still says where and how.
     public var watermarkText: String?
+    /// An image fetched as sources are (the same allow-list and limits)
+    /// laid over the result in the server's watermark's place (`wmu`, from
+    /// imgproxy's Pro edition).
+    public var watermarkURL: URL?
     /// The answer's file name, without extension (`fn`).
     public var filename: String?
     /// Content-Disposition: attachment rather than inline (`att`).
@@ -391,6 +396,19 @@ public struct ImageURLOptions: Sendable, Hashable {
                 throw .init("option '\(name)': the text is 1 to \(Watermark.maxTextLength) characters, without control characters but line breaks")
             }
             watermarkText = text
+        case "wmu", "watermark_url":
+            // A base64url-encoded URL; empty clears it.
+            try need(0...1)
+            guard let encoded = arg(0), !encoded.isEmpty else {
+                watermarkURL = nil
+                break
+            }
+            guard let data = Data(base64URLEncoded: encoded), let text = String(data: data, encoding: .utf8),
+                  let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https", "local", "s3"].contains(scheme)
+            else {
+                throw .init("option '\(name)': '\(encoded.prefix(40))' is not a base64url-encoded http, https, local or s3 URL")
+            }
+            watermarkURL = url
         case "t", "trim":
             // trim:THRESHOLD:COLOUR:EQUAL_HOR:EQUAL_VER; a threshold of 0 is off.
             try need(1...4)
@@ -503,8 +521,10 @@ public struct ImageURLOptions: Sendable, Hashable {
                                        left: scaled(padding.left), background: background))
         }
         if let background { operations.append(.background(background)) }
-        // The text, if any, stands in for the server's image.
-        if let watermark, let content = watermarkText.map(Watermark.Content.text) ?? image.map(Watermark.Content.image) {
+        // Text, else a URL's image, stands in for the server's image. The
+        // URL's is named by the URL; its bytes come in before processing.
+        let fetched = watermarkURL.map { WatermarkImage(data: Data(), key: Self.watermarkKey(for: $0)) }
+        if let watermark, let content = watermarkText.map(Watermark.Content.text) ?? (fetched ?? image).map(Watermark.Content.image) {
             operations.append(.watermark(Watermark(content, opacity: watermark.opacity, gravity: scaled(watermark.gravity),
                                                    replicate: watermark.replicate, scale: watermark.scale)))
         }
@@ -521,5 +541,10 @@ public struct ImageURLOptions: Sendable, Hashable {
                                  autoRotate: autoRotate)
         options.enforceThumbnail = enforceThumbnail
         return options
+    }
+
+    /// The key of a watermark fetched from `url`.
+    static func watermarkKey(for url: URL) -> String {
+        "url-" + SHA256.hash(data: Data(url.absoluteString.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
     }
 }

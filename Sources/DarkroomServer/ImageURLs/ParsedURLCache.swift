@@ -20,6 +20,8 @@ final class ParsedURLCache: Sendable {
         var expires: Date?
         /// When the URL names a file name or asks for an attachment.
         var disposition: ContentDisposition?
+        /// A watermark to fetch (`wmu`) before `request` is processed.
+        var watermarkSource: URL?
 
         /// The fields an answer adds for this URL.
         func headers(for format: ImageFormat) -> HTTPFields {

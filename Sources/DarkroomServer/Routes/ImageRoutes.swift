@@ -65,23 +65,30 @@ struct ImageRoutes: Sendable {
                 return refusal.response
             }
         }
-        let imageRequest = parsed.request
-
         let response: ImageResponse
         if let hit = pipeline.memoryCachedImage(processedKey: parsed.processedKey) {
             response = hit
         } else {
             // Disk and shared hits are answered even when overloaded: the
             // request is admitted `unlessOverloaded`.
+            var imageRequest = parsed.request
             do {
-                response = try await connections.run(on: context.channel) { () async throws(DarkroomError) in
+                if let watermark = parsed.watermarkSource {
+                    // Fetched unless the result is cached already.
+                    imageRequest = try await connections.run(on: context.channel) { [imageRequest] () async throws(DarkroomError) in
+                        await pipeline.cachedImage(for: imageRequest) != nil ? imageRequest : try await withWatermark(from: watermark, imageRequest)
+                    }
+                }
+                response = try await connections.run(on: context.channel) { [imageRequest] () async throws(DarkroomError) in
                     try await pipeline.image(for: imageRequest)
                 }
             } catch {
                 let error = error as? DarkroomError ?? .cancelled
                 var headers = HTTPFields()
                 if parsed.negotiated { headers[.vary] = "Accept" }
-                if let answer = await fallbackAnswer(for: error, request: request, parsed: parsed, context: context) { return answer }
+                if let answer = await fallbackAnswer(for: error, request: request, parsed: parsed, imageRequest: imageRequest, context: context) {
+                    return answer
+                }
                 return error.response(headers: headers)
             }
         }
@@ -89,14 +96,33 @@ struct ImageRoutes: Sendable {
         return Self.answer(response, request: request, cacheControl: cacheControl(for: parsed), headers: parsed.headers(for: response.image.format))
     }
 
+    /// `request` with the bytes of the watermark at `url` (`wmu`), fetched
+    /// as a source is, by the same rules; its key, from the URL, is kept.
+    private func withWatermark(from url: URL, _ request: ImageRequest) async throws(DarkroomError) -> ImageRequest {
+        let data: SourceData
+        do {
+            data = try await pipeline.originalData(for: .url(url))
+        } catch {
+            throw DarkroomError(error.kind, "the watermark image (wmu) could not be had: \(error.reason)", underlying: error.underlying,
+                                statusCode: error.statusCode)
+        }
+        var request = request
+        request.options.operations = request.options.operations.map { operation in
+            guard case .watermark(var watermark) = operation, case .image(let placeholder) = watermark.content else { return operation }
+            watermark.content = .image(WatermarkImage(data: data.data, key: placeholder.key))
+            return .watermark(watermark)
+        }
+        return request
+    }
+
     /// The fallback image with the URL's options, in place of a source that
     /// cannot be had; nil when there is none, the error is not the
     /// source's, or the fallback fails too.
-    private func fallbackAnswer(for error: DarkroomError, request: Request, parsed: ParsedURLCache.Entry,
+    private func fallbackAnswer(for error: DarkroomError, request: Request, parsed: ParsedURLCache.Entry, imageRequest: ImageRequest,
                                 context: ServerContext) async -> Response? {
-        guard let fallback, Self.fallbackKinds.contains(error.kind) else { return nil }
+        guard let fallback, Self.fallbackKinds.contains(error.kind), !error.reason.hasPrefix("the watermark image") else { return nil }
         let substitute = {
-            var request = parsed.request
+            var request = imageRequest
             request.source = fallback
             return request
         }()
@@ -156,7 +182,7 @@ struct ImageRoutes: Sendable {
             case .failure(let error): return .failure(Refusal(response: errorResponse(.notFound, "bad image URL: \(error.message)")))
             }
         }
-        if url.options.watermark != nil, url.options.watermarkText == nil, configuration.watermark == nil {
+        if url.options.watermark != nil, url.options.watermarkText == nil, url.options.watermarkURL == nil, configuration.watermark == nil {
             return .failure(Refusal(response: errorResponse(.notFound, "bad image URL: option 'wm': this server has no watermark image (darkroom serve --watermark FILE)")))
         }
         var options = url.options.processing(format: format, watermark: configuration.watermark)
@@ -175,7 +201,7 @@ struct ImageRoutes: Sendable {
             ? ContentDisposition(name: url.options.filename ?? ContentDisposition.defaultName(for: url.source), attachment: url.options.returnAttachment)
             : nil
         return .success(.init(request: request, processedKey: request.processedKey, negotiated: negotiated, expires: url.options.expires,
-                              disposition: disposition))
+                              disposition: disposition, watermarkSource: url.options.watermark == nil ? nil : url.options.watermarkURL))
     }
 
     /// The answer: the image with caching headers, or 304 when the client's
