@@ -63,6 +63,11 @@ public struct Resize: Sendable, Hashable, Codable {
             h = 1; v = 1
         case (.force, let w?, let hh?):
             h = w; v = hh
+        // Force keeps a side given as 0 at the source's size, as imgproxy.
+        case (.force, let w?, nil):
+            h = w; v = 1
+        case (.force, nil, let hh?):
+            h = 1; v = hh
         case (.fit, let w?, let hh?), (.auto, let w?, let hh?):
             h = min(w, hh); v = h
         case (.fill, let w?, let hh?), (.fillDown, let w?, let hh?):
@@ -74,9 +79,13 @@ public struct Resize: Sendable, Hashable, Codable {
         }
         h *= zoomX ?? 1
         v *= zoomY ?? 1
-        if !enlarge || mode == .fillDown {
-            h = min(h, 1)
-            v = min(v, 1)
+        // Not enlarged: both sides scaled back together, so that a forced
+        // aspect ratio stays (imgproxy's arithmetic). A fill-down with
+        // enlarge is a fill.
+        if !enlarge, max(h, v) > 1 {
+            let most = max(h, v)
+            h /= most
+            v /= most
         }
         // After the enlarge check, as imgproxy: a minimum enlarges.
         if let minWidth, minWidth > 0, Double(minWidth) / sw > h {

@@ -31,6 +31,26 @@ import TestSupport
         #expect(decoded.width == width && decoded.height == height)
     }
 
+    @Test(arguments: [
+        // imgproxy's force with one side 0 keeps that side as it is; not
+        // enlarged, a forced aspect ratio stays.
+        (Resize(width: 120, height: nil, mode: .force), 120, 160),
+        (Resize(width: nil, height: 40, mode: .force), 240, 40),
+        (Resize(width: 480, height: 80, mode: .force), 240, 40),
+        (Resize(width: 480, height: 80, mode: .force, enlarge: true), 480, 80),
+        // fill-down: not enlarged, but cut to the asked aspect ratio; with
+        // enlarge, a fill.
+        (Resize(width: 480, height: 480, mode: .fillDown), 160, 160),
+        (Resize(width: 480, height: 240, mode: .fillDown), 240, 120),
+        (Resize(width: 480, height: 480, mode: .fillDown, enlarge: true), 480, 480),
+        (Resize(width: 120, height: 120, mode: .fillDown), 120, 120),
+        (Resize(width: 480, height: 480, mode: .fill), 240, 160),
+    ])
+    func forceWithOneSideAndFillDown(resize: Resize, width: Int, height: Int) throws {
+        let result = try process(fixture: "landscape.jpg", [.resize(resize)])
+        #expect((result.width, result.height) == (width, height))
+    }
+
     @Test func neverEnlargesUnlessAsked() throws {
         let small = try process(fixture: "landscape.jpg", [.resize(Resize(width: 1000, height: 1000))])
         #expect((small.width, small.height) == (240, 160))
