@@ -29,6 +29,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Bytes of the digest a signature carries, 1 to 32 (default 32), as imgproxy's IMGPROXY_SIGNATURE_SIZE. [DARKROOM_SIGNATURE_SIZE]") var signatureSize: Int?
     @Option(help: "A source URL prefix that may be fetched; repeatable. [DARKROOM_ALLOW_SOURCE]") var allowSource: [String] = []
     @Flag(help: "Also fetch from loopback and private addresses. [DARKROOM_ALLOW_PRIVATE_NETWORKS]") var allowPrivateNetworks = false
+    @Option(help: ArgumentHelp("A PEM file of certificate authorities trusted for HTTPS sources, besides the system's; repeatable. [DARKROOM_SOURCE_CA]", valueName: "FILE")) var sourceCA: [String] = []
     @Option(help: "Largest source, in bytes. [DARKROOM_MAX_SOURCE_BYTES]") var maxSourceBytes: Int?
     @Option(help: "Largest source, in pixels. [DARKROOM_MAX_SOURCE_PIXELS]") var maxSourcePixels: Int?
     @Option(help: "Largest width or height of a result, in pixels (default 8192). [DARKROOM_MAX_RESULT_DIMENSION]") var maxResultDimension: Int?
@@ -131,6 +132,10 @@ struct ServeCommand: AsyncParsableCommand {
         c.signatures = try signatures(env: env)
         c.allowedSources = allowSource.isEmpty ? (env("ALLOW_SOURCE")?.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } ?? []) : allowSource
         c.allowPrivateNetworks = allowPrivateNetworks || envFlag("ALLOW_PRIVATE_NETWORKS")
+        c.sourceCertificateAuthorities = sourceCA.isEmpty ? (env("SOURCE_CA")?.split(separator: ",").map(String.init) ?? []) : sourceCA
+        for file in c.sourceCertificateAuthorities where !FileManager.default.isReadableFile(atPath: file) {
+            throw ValidationError("--source-ca \(file) cannot be read")
+        }
         if let bytes = try number(maxSourceBytes, "MAX_SOURCE_BYTES", "max-source-bytes", minimum: 1) { c.limits.maxSourceBytes = bytes }
         if let pixels = try number(maxSourcePixels, "MAX_SOURCE_PIXELS", "max-source-pixels", minimum: 1) { c.limits.maxSourcePixels = pixels }
         if let side = try number(maxResultDimension, "MAX_RESULT_DIMENSION", "max-result-dimension", minimum: 1) {

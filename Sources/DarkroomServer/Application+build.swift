@@ -132,6 +132,7 @@ func pipelineConfiguration(for configuration: ServerConfiguration) -> ImagePipel
     // or the network, is what requests wait for, so a smaller window costs
     // no throughput.
     pipelineConfiguration.maxSourceBytesInFlight = max(16 << 20, pipelineConfiguration.memoryCache.costLimit)
+    pipelineConfiguration.loader.trustedCertificateFiles = configuration.sourceCertificateAuthorities
     pipelineConfiguration.loader.policy = SourcePolicy(
         allowedPrefixes: configuration.allowedSources,
         allowPrivateNetworks: configuration.allowPrivateNetworks,

@@ -33,6 +33,9 @@ public struct ServerConfiguration: Sendable {
     /// Fetch from loopback and private addresses too (a server inside a
     /// private network that serves its own origins).
     public var allowPrivateNetworks = false
+    /// PEM files of certificate authorities trusted for HTTPS sources,
+    /// besides the system's.
+    public var sourceCertificateAuthorities: [String] = []
     /// URL prefixes exempt from the private-address check, such as an origin
     /// on the same host.
     public var trustedOrigins: [String] = []

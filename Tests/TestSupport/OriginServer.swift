@@ -2,6 +2,7 @@ public import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// A local origin for tests: serves a folder over HTTP on 127.0.0.1, and can
@@ -55,14 +56,21 @@ public final class OriginServer: Sendable {
         self.channel = channel
     }
 
-    /// Starts serving `root` on a free port of 127.0.0.1.
-    public static func start(serving root: URL) async throws -> OriginServer {
+    /// Starts serving `root` on a free port of 127.0.0.1; over HTTPS with
+    /// `certificate`'s identity when given.
+    public static func start(serving root: URL, certificate: TestCertificate? = nil) async throws -> OriginServer {
         let box = Mutex<OriginServer?>(nil)
+        let tls = try certificate.map { certificate in
+            try NIOSSLContext(configuration: .makeServerConfiguration(
+                certificateChain: NIOSSLCertificate.fromPEMFile(certificate.certificate.path).map { .certificate($0) },
+                privateKey: .privateKey(NIOSSLPrivateKey(file: certificate.key.path, format: .pem))))
+        }
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMap {
+                let secured = tls.map { channel.pipeline.addHandler(NIOSSLServerHandler(context: $0)) } ?? channel.eventLoop.makeSucceededVoidFuture()
+                return secured.flatMap { channel.pipeline.configureHTTPServerPipeline() }.flatMap {
                     channel.pipeline.addHandler(OriginHandler(server: { box.withLock { $0 } }))
                 }
             }

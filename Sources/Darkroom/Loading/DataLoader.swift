@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOFoundationCompat
+import NIOSSL
 
 /// Fetches sources over HTTP with AsyncHTTPClient.
 ///
@@ -28,6 +29,9 @@ public final class DataLoader: DataLoading {
         /// Connections per host; further requests to that host wait.
         public var connectionsPerHost: Int = 4
         public var userAgent: String = "Darkroom/0.1"
+        /// PEM files of certificate authorities trusted for HTTPS sources,
+        /// besides the system's (origins under a private CA).
+        public var trustedCertificateFiles: [String] = []
         /// Which sources may be fetched; nil: any http(s) URL (a command-line
         /// tool's user names their own sources). A server sets one.
         public var policy: SourcePolicy?
@@ -37,10 +41,19 @@ public final class DataLoader: DataLoading {
 
     public let configuration: Configuration
     private let client: HTTPClient
-    private let ownsClient: Bool
+    /// HTTPS fetches that connect to the address the policy checked.
+    private let pinned: PinnedClients
 
-    /// A loader with a client of its own; call ``shutdown()`` when done.
+    /// A loader with clients of its own; call ``shutdown()`` when done.
     public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        self.client = Self.makeClient(configuration, dnsOverride: [:])
+        self.pinned = PinnedClients(grace: configuration.totalTimeout + .seconds(5)) { override in
+            Self.makeClient(configuration, dnsOverride: override)
+        }
+    }
+
+    private static func makeClient(_ configuration: Configuration, dnsOverride: [String: String]) -> HTTPClient {
         // With a policy, redirects are followed here, hop by hop, so that
         // every hop's address is checked before it is connected to.
         var http = HTTPClient.Configuration(
@@ -50,9 +63,13 @@ public final class DataLoader: DataLoading {
             decompression: .disabled
         )
         http.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = configuration.connectionsPerHost
-        self.configuration = configuration
-        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
-        self.ownsClient = true
+        http.dnsOverride = dnsOverride
+        if !configuration.trustedCertificateFiles.isEmpty {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = configuration.trustedCertificateFiles.map { .file($0) }
+            http.tlsConfiguration = tls
+        }
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
     }
 
     /// What origins are asked for: the classic formats first, any image
@@ -60,14 +77,16 @@ public final class DataLoader: DataLoading {
     public static let accept = "image/jpeg,image/png,image/gif;q=0.9,image/*;q=0.8"
 
     public func shutdown() async throws {
-        if ownsClient { try await client.shutdown() }
+        await pinned.shutdown()
+        try await client.shutdown()
     }
 
     deinit {
-        // Released without shutdown(): shut the client down in the background
-        // (it keeps itself alive until done) rather than leak it, or trap, as
+        // Released without shutdown(): shut the clients down in the background
+        // (each keeps itself alive until done) rather than leak them, or trap, as
         // AsyncHTTPClient does in debug builds. Already shut down: a no-op.
-        if ownsClient { client.shutdown { _ in } }
+        client.shutdown { _ in }
+        pinned.shutdownInBackground()
     }
 
     public func load(_ request: DataRequest, progress: @escaping @Sendable (Int, Int?) -> Void) async throws(DarkroomError) -> DataResponse {
@@ -131,8 +150,10 @@ public final class DataLoader: DataLoading {
     /// One request. Returns the response, or where a redirect points when
     /// redirects are followed by ``fetch(_:maxBytes:expectImage:progress:)``.
     ///
-    /// - Parameter address: for plain HTTP, connect to this address (the one
-    ///   the policy checked) and name the host in the Host header.
+    /// - Parameter address: connect to this address (the one the policy
+    ///   checked): for plain HTTP, the URL names it and the Host header the
+    ///   host; for HTTPS, a client whose DNS override maps the host to it,
+    ///   so that TLS still sends and checks the name.
     private func fetchHop(_ request: DataRequest, connectTo address: IPAddress?, maxBytes: Int, expectImage: Bool,
                           progress: @escaping @Sendable (Int, Int?) -> Void) async throws(DarkroomError) -> (response: DataResponse?, redirect: URL?) {
         let url = request.url.absoluteString
@@ -143,6 +164,10 @@ public final class DataLoader: DataLoading {
             if address.isIPv6 { parts.percentEncodedHost = address.hostLiteral } else { parts.host = address.description }
             target = parts.url?.absoluteString ?? url
             hostHeader = request.url.port.map { "\(host):\($0)" } ?? host
+        }
+        var client = self.client
+        if let address, request.url.scheme?.lowercased() == "https", let host = request.url.host {
+            client = pinned.client(host: host, address: address)
         }
         var http = HTTPClientRequest(url: target)
         if let hostHeader { http.headers.replaceOrAdd(name: "Host", value: hostHeader) }

@@ -17,6 +17,9 @@ public struct SourcePolicy: Sendable, Hashable {
     /// URL prefixes exempt from the address check, such as the server's own
     /// bundled sample origin.
     public var trustedOrigins: [String]
+    /// Host names answered here rather than by DNS (for tests, and for
+    /// names a deployment pins itself).
+    package var resolvedHosts: [String: IPAddress] = [:]
 
     public init(allowedPrefixes: [String] = [], allowPrivateNetworks: Bool = false, trustedOrigins: [String] = []) {
         self.allowedPrefixes = allowedPrefixes
@@ -53,20 +56,30 @@ public struct SourcePolicy: Sendable, Hashable {
         return path == base || path.hasPrefix(base.hasSuffix("/") ? base : base + "/")
     }
 
-    /// Where to connect for `url`: the host resolved and every address
-    /// checked. Returns the address to connect to, or nil to connect by name
-    /// (trusted origins, private networks allowed).
+    /// Where to connect for `url`: the host resolved once and, unless
+    /// private networks are allowed, every address checked. The fetch
+    /// connects to the address returned, so a name cannot resolve to
+    /// another address between the check and the connection (DNS
+    /// rebinding). nil: connect by name (trusted origins).
     func checkedAddress(for url: URL) async throws(DarkroomError) -> IPAddress? {
         guard let host = url.host, !host.isEmpty else {
             throw DarkroomError(.invalidURL, "\(url.absoluteString) has no host")
         }
-        if allowPrivateNetworks || trustedOrigins.contains(where: { Self.url(url, isUnder: $0) }) {
+        if trustedOrigins.contains(where: { Self.url(url, isUnder: $0) }) {
             return nil
         }
-        let addresses = try await Self.resolve(host)
-        guard let first = addresses.first else {
+        let addresses: [IPAddress]
+        if let pinned = resolvedHosts[host.lowercased()] {
+            addresses = [pinned]
+        } else {
+            addresses = try await Self.resolve(host)
+        }
+        // IPv4 first, where there is one: the one address tried must be
+        // reachable from machines without IPv6 routes.
+        guard let first = addresses.first(where: { !$0.isIPv6 }) ?? addresses.first else {
             throw DarkroomError(.networkFailure, "\(host) has no address")
         }
+        if allowPrivateNetworks { return first }
         for address in addresses {
             if let reason = address.privateReason {
                 // The address itself is not said: an answer must not map the server's network.

@@ -44,6 +44,58 @@ import TestSupport
         }
     }
 
+    @Test func httpsConnectsToTheCheckedAddressAndTLSChecksTheName() async throws {
+        // photos.rebind.test resolves nowhere but in the policy: a fetch that
+        // succeeds connected to the address the policy checked, not to
+        // whatever DNS would say at connect time; and TLS checked the
+        // certificate against the name.
+        let certificate = try await TestCertificate.make(for: "photos.rebind.test")
+        let origin = try await OriginServer.start(serving: Corpus.root, certificate: certificate)
+        var configuration = DataLoader.Configuration()
+        var policy = SourcePolicy(allowPrivateNetworks: true)
+        policy.resolvedHosts = ["photos.rebind.test": IPAddress("127.0.0.1")!, "other.rebind.test": IPAddress("127.0.0.1")!]
+        configuration.policy = policy
+        configuration.retries = 0
+        configuration.trustedCertificateFiles = [certificate.certificate.path]
+        let loader = DataLoader(configuration: configuration)
+        var untrustingConfiguration = configuration
+        untrustingConfiguration.trustedCertificateFiles = []
+        let untrusting = DataLoader(configuration: untrustingConfiguration)
+
+        let url = URL(string: "https://photos.rebind.test:\(origin.port)/photos/Aqua.jpg")!
+        let first = try? await loader.load(DataRequest(url: url)) { _, _ in }
+        let second = try? await loader.load(DataRequest(url: url)) { _, _ in }
+        // The certificate is checked: not trusted, or not for this name.
+        let untrusted = await failure(untrusting, url)
+        let wrongName = await failure(loader, URL(string: "https://other.rebind.test:\(origin.port)/photos/Aqua.jpg")!)
+        try await loader.shutdown()
+        try await untrusting.shutdown()
+        await origin.stop()
+
+        for response in [first, second] {
+            guard case .fetched(let source)? = response else {
+                Issue.record("no body: \(String(describing: response))")
+                continue
+            }
+            #expect(source.data == (try Corpus.data("Aqua.jpg")))
+        }
+        #expect(untrusted?.kind == .networkFailure, "\(String(describing: untrusted))")
+        #expect(wrongName?.kind == .networkFailure, "\(String(describing: wrongName))")
+        #expect(origin.requests("/photos/Aqua.jpg") == 2)
+    }
+
+    @Test func plainHTTPConnectsToTheCheckedAddressToo() async throws {
+        try await withLoader({ configuration in
+            var policy = SourcePolicy(allowPrivateNetworks: true)
+            policy.resolvedHosts = ["photos.rebind.test": IPAddress("127.0.0.1")!]
+            configuration.policy = policy
+        }) { loader, origin in
+            let response = try await loader.load(DataRequest(url: URL(string: "http://photos.rebind.test:\(origin.port)/photos/Aqua.jpg")!)) { _, _ in }
+            guard case .fetched(let source) = response else { Issue.record("no body"); return }
+            #expect(source.data == (try Corpus.data("Aqua.jpg")))
+        }
+    }
+
     @Test func retriesTransientFailures() async throws {
         try await withLoader { loader, origin in
             origin.set(.failFirst(times: 2, status: 503), for: "/photos/Storm.jpg")

@@ -40,12 +40,14 @@ import Testing
         }
     }
 
-    @Test func trustedOriginsAndPrivateNetworksSkipTheCheck() async throws {
+    @Test func trustedOriginsSkipTheCheckAndPrivateNetworksArePinned() async throws {
         let trusted = SourcePolicy(trustedOrigins: ["http://127.0.0.1:8080/samples/"])
         #expect(try await trusted.checkedAddress(for: URL(string: "http://127.0.0.1:8080/samples/a.jpg")!) == nil)
         await #expect(throws: DarkroomError.self) { try await trusted.checkedAddress(for: URL(string: "http://127.0.0.1:8080/other/a.jpg")!) }
+        // Private networks allowed: not refused, but still pinned to the
+        // address resolved.
         let open = SourcePolicy(allowPrivateNetworks: true)
-        #expect(try await open.checkedAddress(for: URL(string: "http://10.0.0.1/a.jpg")!) == nil)
+        #expect(try await open.checkedAddress(for: URL(string: "http://10.0.0.1/a.jpg")!) == IPAddress("10.0.0.1"))
     }
 
     @Test func publicLiteralsAreAllowedAndPinned() async throws {
