@@ -107,11 +107,7 @@ extension ProcessingRun {
 
     /// A text watermark's pixels, in memory.
     private func textMark(_ text: String, width: Int) throws(DarkroomError) -> VImage {
-        guard !text.isEmpty, text.count <= Watermark.maxTextLength,
-              !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" })
-        else {
-            throw .invalidOption("a text watermark is 1 to \(Watermark.maxTextLength) characters, without control characters but line breaks")
-        }
+        guard Watermark.isValidText(text) else { throw .invalidOption(Watermark.textRule) }
         return try vips("drawing the text watermark") { try VImage.textMark(text, width: max(16, width), size: 24).inMemory() }
     }
 

@@ -15,6 +15,16 @@ public struct Watermark: Sendable, Hashable, Codable {
     /// The longest text watermark, in characters.
     public static let maxTextLength = 256
 
+    /// Whether `text` may be a text watermark: 1 to ``maxTextLength``
+    /// characters, without control characters but line breaks.
+    public static func isValidText(_ text: String) -> Bool {
+        !text.isEmpty && text.count <= maxTextLength
+            && !text.unicodeScalars.contains { $0.properties.generalCategory == .control && $0 != "\n" }
+    }
+
+    /// Why a text failed ``isValidText(_:)``.
+    public static let textRule = "a text watermark is 1 to \(maxTextLength) characters, without control characters but line breaks"
+
     public var content: Content
     /// 0 (invisible) to 1 (as the image is).
     public var opacity: Double

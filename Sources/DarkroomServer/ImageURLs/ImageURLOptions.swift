@@ -390,11 +390,7 @@ public struct ImageURLOptions: Sendable, Hashable {
             guard let data = Data(base64URLEncoded: encoded), let text = String(data: data, encoding: .utf8) else {
                 throw .init("option '\(name)': '\(encoded)' is not base64url-encoded UTF-8 text")
             }
-            guard !text.isEmpty, text.count <= Watermark.maxTextLength,
-                  !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" })
-            else {
-                throw .init("option '\(name)': the text is 1 to \(Watermark.maxTextLength) characters, without control characters but line breaks")
-            }
+            guard Watermark.isValidText(text) else { throw .init("option '\(name)': \(Watermark.textRule)") }
             watermarkText = text
         case "wmu", "watermark_url":
             // A base64url-encoded URL; empty clears it.
