@@ -87,9 +87,11 @@ fuzz: bootstrap
 # at exit are the process-wide singletons (NIO's thread pools, libvips),
 # kept for the life of the process by design, and a report fails the exit
 # status of every darkroom command a test runs. DARKROOM_SANITIZER tells
-# the tests that resident memory is the sanitizer's to judge.
+# the tests that resident memory is the sanitizer's to judge. Under the
+# thread sanitizer, locks are pthread mutexes it can see
+# (DARKROOM_TSAN_LOCKS; see Sources/DarkroomImaging/SanitizerMutex.swift).
 sanitize: bootstrap
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
 	ASAN_OPTIONS=detect_leaks=0 DARKROOM_SANITIZER=address $(SWIFT) test --skip-build --sanitize=address --scratch-path .build/asan
-	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
-	DARKROOM_SANITIZER=thread $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan -Xswiftc -DDARKROOM_TSAN_LOCKS
+	DARKROOM_SANITIZER=thread $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan -Xswiftc -DDARKROOM_TSAN_LOCKS
