@@ -90,8 +90,12 @@ fuzz: bootstrap
 # the tests that resident memory is the sanitizer's to judge. Under the
 # thread sanitizer, locks are pthread mutexes it can see
 # (DARKROOM_TSAN_LOCKS; see Sources/DarkroomImaging/SanitizerMutex.swift).
+# One test at a time: the sanitizers run code several times slower, and
+# tests that bound how long a stop or a fault may take (the kill switch,
+# origin faults, the soak's hang-ups) miss those bounds when two cores are
+# shared by dozens of sanitized tests at once.
 sanitize: bootstrap
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
-	ASAN_OPTIONS=detect_leaks=0 DARKROOM_SANITIZER=address $(SWIFT) test --skip-build --sanitize=address --scratch-path .build/asan
+	ASAN_OPTIONS=detect_leaks=0 DARKROOM_SANITIZER=address $(SWIFT) test --skip-build --no-parallel --sanitize=address --scratch-path .build/asan
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan -Xswiftc -DDARKROOM_TSAN_LOCKS
-	DARKROOM_SANITIZER=thread $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan -Xswiftc -DDARKROOM_TSAN_LOCKS
+	DARKROOM_SANITIZER=thread $(SWIFT) test --skip-build --no-parallel --sanitize=thread --scratch-path .build/tsan -Xswiftc -DDARKROOM_TSAN_LOCKS
