@@ -16,6 +16,9 @@ import TestSupport
         let second = try await f.pipeline.image(for: request)
         #expect(second.cacheType == .memory)
 
+        // The disk write runs after the answer: wait for it, as a slow
+        // machine (or a sanitized build) may not have finished it yet.
+        await f.pipeline.waitForDiskWrites()
         f.pipeline.memoryCache.removeAll()
         let third = try await f.pipeline.image(for: request)
         #expect(third.cacheType == .disk)
