@@ -71,8 +71,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     }
     return Application(
         router: router,
-        server: .http1(configuration: .init(additionalChannelHandlers:
-            (accessLog ? [] : [CachedImageHandler(images: images)]) + [DisconnectHandler()])),
+        server: accessLog ? .http1(configuration: .init(additionalChannelHandlers: [DisconnectHandler()]))
+            : .darkroom(images: images, configuration: .init(additionalChannelHandlers: [DisconnectHandler()])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: ServerConfiguration.serverName),
         services: services,
         onServerRunning: { channel in

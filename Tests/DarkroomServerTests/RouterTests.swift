@@ -199,16 +199,16 @@ import TestSupport
         try await withRouter({ $0.fallbackImage = fallback }) { client in
             let missing = try await client.execute(uri: "/img/_/rs:fill:50:30/plain/local:///photos/Nothing.jpg@png", method: .get)
             #expect(missing.status == .ok, "\(Self.text(missing))")
-            #expect(missing.headers[ImageRoutes.sourceStatus] == "404")
+            #expect(missing.headers[HTTPField.Name(ImageRoutes.sourceStatus)!] == "404")
             #expect(missing.headers[.cacheControl] == "no-store")
             let image = try RawPixels.decode(Array(buffer: missing.body), loader: .png)
             #expect((image.width, image.height) == (50, 30), "with the URL's options")
             // Not for the URL's own mistakes.
             let bad = try await client.execute(uri: "/img/_/q:500/plain/local:///photos/Nothing.jpg", method: .get)
-            #expect(bad.status == .notFound && bad.headers[ImageRoutes.sourceStatus] == nil)
+            #expect(bad.status == .notFound && bad.headers[HTTPField.Name(ImageRoutes.sourceStatus)!] == nil)
             // A source that is there is itself.
             let there = try await client.execute(uri: "/img/_/rs:fill:50:30/plain/local:///photos/Aqua.jpg@png", method: .get)
-            #expect(there.status == .ok && there.headers[ImageRoutes.sourceStatus] == nil)
+            #expect(there.status == .ok && there.headers[HTTPField.Name(ImageRoutes.sourceStatus)!] == nil)
         }
     }
 

@@ -1,9 +1,8 @@
 import Darkroom
 import Foundation
-import HTTPTypes
 import Synchronization
 
-/// Image URLs already parsed and verified, by path: a repeated URL costs one
+/// Image URLs already parsed and verified, by target and Accept: a repeated URL costs one
 /// dictionary lookup instead of a parse, a signature check and a key.
 ///
 /// Only URLs that parsed and verified are kept, so a bad URL is refused
@@ -23,35 +22,37 @@ final class ParsedURLCache: Sendable {
         /// A watermark to fetch (`wmu`) before `request` is processed.
         var watermarkSource: URL?
 
-        /// The fields an answer adds for this URL.
-        func headers(for format: ImageFormat) -> HTTPFields {
-            var fields = HTTPFields()
-            if negotiated { fields[.vary] = "Accept" }
-            if let disposition { fields[.contentDisposition] = disposition.value(for: format) }
+        /// The fields an answer adds for this URL, as names and values.
+        func headers(for format: ImageFormat) -> [(String, String)] {
+            var fields: [(String, String)] = []
+            if negotiated { fields.append(("Vary", "Accept")) }
+            if let disposition { fields.append(("Content-Disposition", disposition.value(for: format))) }
             return fields
         }
     }
 
+    /// A URL as it arrived: the request target and the Accept header, both
+    /// as sent. Two requests with the same key are the same work, and a hit
+    /// needs neither a new string nor the Accept header parsed.
+    struct Key: Hashable, Sendable {
+        var target: String
+        var accept: String
+    }
+
     private let limit: Int
-    private let entries = Mutex<[String: Entry]>([:])
+    private let entries = Mutex<[Key: Entry]>([:])
 
     init(limit: Int = 10_000) {
         self.limit = limit
     }
 
-    /// `path` with what the Accept header allows: the same path asked with
-    /// different Accept headers can be different work.
-    static func key(path: Substring, accept: AcceptedFormats) -> String {
-        "\(accept.key) \(path)"
-    }
-
-    func entry(for key: String, now: Date = Date()) -> Entry? {
+    func entry(for key: Key, now: Date = Date()) -> Entry? {
         guard let entry = entries.withLock({ $0[key] }) else { return nil }
         if let expires = entry.expires, expires <= now { return nil }
         return entry
     }
 
-    func store(_ entry: Entry, for key: String) {
+    func store(_ entry: Entry, for key: Key) {
         entries.withLock { e in
             if e.count >= limit { e.removeAll(keepingCapacity: true) }
             e[key] = entry

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 
 /// `GET /img/...`: imgproxy-compatible image URLs.
 struct ImageRoutes: Sendable {
@@ -51,13 +52,13 @@ struct ImageRoutes: Sendable {
     func respond(to request: Request, context: ServerContext) async -> Response {
         // The path as sent, percent-encoding and all: the signature covers it.
         let path = request.uri.path.dropFirst("/img".count)
-        let accept = AcceptedFormats(request.headers[.accept])
-        let cacheKey = ParsedURLCache.key(path: path, accept: accept)
+        let acceptHeader = request.headers[.accept]
+        let cacheKey = ParsedURLCache.Key(target: request.head.path ?? "", accept: acceptHeader ?? "")
         let parsed: ParsedURLCache.Entry
         if let known = parsedURLs.entry(for: cacheKey) {
             parsed = known
         } else {
-            switch parse(String(path), accept: accept) {
+            switch parse(String(path), accept: AcceptedFormats(acceptHeader)) {
             case .success(let entry):
                 parsed = entry
                 parsedURLs.store(entry, for: cacheKey)
@@ -129,8 +130,7 @@ struct ImageRoutes: Sendable {
         guard let response = try? await connections.run(on: context.channel, { () async throws(DarkroomError) in
             try await pipeline.image(for: substitute)
         }) else { return nil }
-        var headers = parsed.headers(for: response.image.format)
-        headers[Self.sourceStatus] = String(error.httpStatus.code)
+        let headers = parsed.headers(for: response.image.format) + [(Self.sourceStatus, String(error.httpStatus.code))]
         return Self.answer(response, request: request, cacheControl: "no-store", headers: headers)
     }
 
@@ -141,7 +141,7 @@ struct ImageRoutes: Sendable {
     ]
 
     /// The status the source's error would have had, on a fallback answer.
-    static let sourceStatus = HTTPField.Name("Darkroom-Source-Status")!
+    static let sourceStatus = "Darkroom-Source-Status"
 
     /// The URL after `/img` or `/info`, its signature checked first: a client
     /// without it learns nothing of the options and presets from the errors
@@ -206,44 +206,52 @@ struct ImageRoutes: Sendable {
 
     /// The answer: the image with caching headers, or 304 when the client's
     /// copy is current. The body is the cached buffer itself, not a copy.
-    static func answer(_ response: ImageResponse, request: Request, cacheControl: String, headers extra: HTTPFields) -> Response {
-        let (status, headers, body) = answerParts(response, ifNoneMatch: request.headers[.ifNoneMatch], cacheControl: cacheControl, headers: extra)
-        return Response(status: status, headers: headers, body: body.map { ResponseBody(byteBuffer: $0) } ?? ResponseBody())
+    static func answer(_ response: ImageResponse, request: Request, cacheControl: String, headers extra: [(String, String)]) -> Response {
+        let (status, fields, body) = answerParts(response, ifNoneMatch: request.headers[.ifNoneMatch], cacheControl: cacheControl, headers: extra)
+        var headers = HTTPFields()
+        headers.reserveCapacity(fields.count)
+        for (name, value) in fields {
+            if let name = HTTPField.Name(name) { headers.append(HTTPField(name: name, value: value)) }
+        }
+        return Response(status: .init(code: status), headers: headers, body: body.map { ResponseBody(byteBuffer: $0) } ?? ResponseBody())
     }
 
-    /// The status, headers and body of an answer, for Hummingbird's route
-    /// and for ``CachedImageHandler`` alike.
+    /// The status, header fields and body of an answer, for Hummingbird's
+    /// route and for ``CachedImageHandler`` alike.
     static func answerParts(_ response: ImageResponse, ifNoneMatch: String?, cacheControl: String,
-                            headers extra: HTTPFields) -> (HTTPResponse.Status, HTTPFields, ByteBuffer?) {
+                            headers extra: [(String, String)]) -> (status: Int, fields: [(String, String)], body: ByteBuffer?) {
         let etag = response.etag
-        var headers = extra
-        headers.reserveCapacity(extra.count + 6)
-        headers[.eTag] = etag
-        headers[.cacheControl] = cacheControl
+        var fields = extra
+        fields.reserveCapacity(extra.count + 6)
+        fields.append(("ETag", etag))
+        fields.append(("Cache-Control", cacheControl))
         if let ifNoneMatch, Self.matches(ifNoneMatch, etag: etag) {
-            return (.notModified, headers, nil)
+            return (304, fields, nil)
         }
-        headers[.contentType] = response.image.format.mimeType
-        headers[.contentLength] = String(response.image.byteCount)
-        return (.ok, headers, response.image.bytes)
+        fields.append(("Content-Type", response.image.format.mimeType))
+        fields.append(("Content-Length", String(response.image.byteCount)))
+        return (200, fields, response.image.bytes)
     }
 
     /// The answer to a GET of an image URL seen before whose image is in the
     /// memory cache, or nil for anything else; with the `Date` and `Server`
-    /// fields that Hummingbird adds to its own answers.
-    func cachedAnswer(to request: HTTPRequest) -> (head: HTTPResponse, body: ByteBuffer?)? {
-        guard request.method == .get, let target = request.path, target.hasPrefix("/img/"),
-              !(request.headerFields[.connection]?.lowercased().contains("close") ?? false)
-        else { return nil }
-        let path = target.prefix { $0 != "?" }.dropFirst("/img".count)
-        guard let parsed = parsedURLs.entry(for: ParsedURLCache.key(path: path, accept: AcceptedFormats(request.headerFields[.accept]))),
+    /// fields that Hummingbird adds to its own answers. In NIO's own HTTP/1
+    /// types: ``CachedImageHandler`` sits in front of the conversion to
+    /// Hummingbird's, so a hit pays for neither conversion.
+    func cachedAnswer(to request: HTTPRequestHead) -> (head: HTTPResponseHead, body: ByteBuffer?)? {
+        guard request.method == .GET, request.isKeepAlive, request.uri.hasPrefix("/img/") else { return nil }
+        let accept = request.headers["accept"]
+        // More than one Accept field is joined by the route; rare enough to leave to it.
+        guard accept.count <= 1,
+              let parsed = parsedURLs.entry(for: ParsedURLCache.Key(target: request.uri, accept: accept.first ?? "")),
               let hit = pipeline.memoryCachedImage(processedKey: parsed.processedKey)
         else { return nil }
-        var (status, headers, body) = Self.answerParts(hit, ifNoneMatch: request.headerFields[.ifNoneMatch],
-                                                       cacheControl: cacheControl(for: parsed), headers: parsed.headers(for: hit.image.format))
-        headers[.date] = dates.now
-        headers[.server] = ServerConfiguration.serverName
-        return (HTTPResponse(status: status, headerFields: headers), body)
+        let ifNoneMatch = request.headers["if-none-match"]
+        var (status, fields, body) = Self.answerParts(hit, ifNoneMatch: ifNoneMatch.isEmpty ? nil : ifNoneMatch.joined(separator: ","),
+                                                      cacheControl: cacheControl(for: parsed), headers: parsed.headers(for: hit.image.format))
+        fields.append(("Date", dates.now))
+        fields.append(("Server", ServerConfiguration.serverName))
+        return (HTTPResponseHead(version: request.version, status: HTTPResponseStatus(statusCode: status), headers: HTTPHeaders(fields)), body)
     }
 
     /// Cache-Control for a URL: the server's max-age, cut so that no cache
