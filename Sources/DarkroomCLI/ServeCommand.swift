@@ -43,6 +43,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a finished photobook stays downloadable. [DARKROOM_BOOK_LIFETIME]") var bookLifetime: Int?
     @Option(help: "Memory cache of processed images, in MiB (default: an eighth of the cgroup's memory limit, at most 256). [DARKROOM_MEMORY_CACHE_MB]") var memoryCacheMb: Int?
     @Option(help: "Processing threads (default: one per core). [DARKROOM_WORKERS]") var workers: Int?
+    @Option(help: "Versions asked of a source before it is kept in the disk cache, as nginx's proxy_cache_min_uses (default 2: a source asked in one version only is never written, and the latest sources wait in memory for a second; 1 keeps every source). [DARKROOM_SOURCE_MIN_USES]") var sourceMinUses: Int?
     @Flag(help: "Log every request at info level. [DARKROOM_ACCESS_LOG]") var accessLog = false
     @Option(help: ArgumentHelp("A result cache shared by replicas, in S3-compatible storage; credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION. [DARKROOM_RESULT_CACHE]", valueName: "s3://BUCKET/PREFIX")) var resultCache: String?
     @Option(help: ArgumentHelp("The S3 store's address, for the result cache and S3 sources (default: AWS_ENDPOINT_URL, else AWS's for the region). [DARKROOM_S3_ENDPOINT]", valueName: "URL")) var s3Endpoint: String?
@@ -163,6 +164,10 @@ struct ServeCommand: AsyncParsableCommand {
         if let threads = try number(workers, "WORKERS", "workers", minimum: 1) {
             guard threads <= 256 else { throw ValidationError("--workers \(threads) is over 256") }
             c.filtrationConcurrency = threads
+        }
+        if let uses = try number(sourceMinUses, "SOURCE_MIN_USES", "source-min-uses", minimum: 1) {
+            guard uses <= 1000 else { throw ValidationError("--source-min-uses \(uses) is over 1000") }
+            c.sourceMinUses = uses
         }
         let endpoint = s3Endpoint ?? env("S3_ENDPOINT")
         if let text = resultCache ?? env("RESULT_CACHE") {

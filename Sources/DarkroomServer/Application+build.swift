@@ -122,6 +122,7 @@ func pipelineConfiguration(for configuration: ServerConfiguration) -> ImagePipel
     pipelineConfiguration.filtrationConcurrency = configuration.filtrationConcurrency
     pipelineConfiguration.downloadConcurrency = configuration.downloadConcurrency
     pipelineConfiguration.maxWaitingProcessing = configuration.maxWaitingFiltrations
+    pipelineConfiguration.sourceMinUses = configuration.sourceMinUses
     pipelineConfiguration.loader.totalTimeout = configuration.downloadTimeout
     pipelineConfiguration.loader.maxBodyBytes = configuration.limits.maxSourceBytes
     if let bytes = configuration.memoryCacheBytes {
@@ -132,6 +133,12 @@ func pipelineConfiguration(for configuration: ServerConfiguration) -> ImagePipel
     // or the network, is what requests wait for, so a smaller window costs
     // no throughput.
     pipelineConfiguration.maxSourceBytesInFlight = max(16 << 20, pipelineConfiguration.memoryCache.costLimit)
+    // Sources are kept on disk from their second use; until then, the
+    // latest stay in memory, a quarter of the image memory's size, so a
+    // second version soon after the first needs no second download.
+    if configuration.sourceMinUses > 1 {
+        pipelineConfiguration.recentSourceBytes = pipelineConfiguration.memoryCache.costLimit / 4
+    }
     pipelineConfiguration.loader.trustedCertificateFiles = configuration.sourceCertificateAuthorities
     pipelineConfiguration.loader.policy = SourcePolicy(
         allowedPrefixes: configuration.allowedSources,

@@ -68,6 +68,12 @@ public struct ServerConfiguration: Sendable {
     /// The memory cache's size in bytes; nil: a share of the machine
     /// (``ImagePipeline/Configuration/defaultMemoryCacheBytes``).
     public var memoryCacheBytes: Int?
+    /// Versions asked of a source before it is kept on disk
+    /// (`--source-min-uses`, as nginx's `proxy_cache_min_uses`); 2 by
+    /// default, so that a source asked in one version only costs no disk
+    /// write, while the latest sources wait in memory for a second version.
+    /// Results are always kept.
+    public var sourceMinUses = 2
     /// Log every request at info level (off: a busy server's log stays
     /// readable, and the hit path stays cheap).
     public var accessLog = false

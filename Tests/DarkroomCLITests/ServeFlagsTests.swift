@@ -28,6 +28,12 @@ import TestSupport
         #expect(try configuration(["--workers", "2"], environment: ["DARKROOM_WORKERS": "5"]).filtrationConcurrency == 2)
     }
 
+    @Test func sourceMinUses() throws {
+        #expect(try configuration([]).sourceMinUses == 2)
+        #expect(try configuration(["--source-min-uses", "1"]).sourceMinUses == 1)
+        #expect(try configuration([], environment: ["DARKROOM_SOURCE_MIN_USES": "3"]).sourceMinUses == 3)
+    }
+
     @Test func outOfRangeNumbersAreRefusedByName() throws {
         for (arguments, environment, word) in [
             (["--memory-cache-mb", "-1"], [:], "memory-cache-mb"),
@@ -40,6 +46,9 @@ import TestSupport
             (["--max-result-dimension", "1000000"], [:], "max-result-dimension"),
             (["--max-processing-seconds", "0"], [:], "max-processing-seconds"),
             ([], ["DARKROOM_MAX_PROCESSING_SECONDS": "NaN"], "DARKROOM_MAX_PROCESSING_SECONDS"),
+            (["--source-min-uses", "0"], [:], "source-min-uses"),
+            (["--source-min-uses", "5000"], [:], "source-min-uses"),
+            ([], ["DARKROOM_SOURCE_MIN_USES": "-1"], "DARKROOM_SOURCE_MIN_USES"),
         ] as [([String], [String: String], String)] {
             do {
                 _ = try configuration(arguments, environment: environment)

@@ -34,6 +34,18 @@ extension ImagePipeline {
         /// How long a failed URL fails at once, without a new request; after
         /// that it is tried again.
         public var failureMemory: Duration = .seconds(30)
+        /// How many uses of a source (data jobs not answered from disk)
+        /// before it is kept on disk, as nginx's `proxy_cache_min_uses`: 1
+        /// keeps every source; 2 keeps a source once it is asked in a
+        /// second version, so that a source asked in one version only, as
+        /// most are behind a result cache, costs no disk write. Processed
+        /// results are kept on disk whatever this says.
+        public var sourceMinUses = 1
+        /// Bytes of recently downloaded sources kept in memory, so that a
+        /// source asked in a second version soon after the first needs no
+        /// second download (and, with ``sourceMinUses`` 2, is kept on disk
+        /// from there); 0: none.
+        public var recentSourceBytes = 0
         /// How long a cached source is used as it is; after that it is
         /// revalidated with the origin (If-None-Match / If-Modified-Since).
         public var sourceFreshness: Duration = .seconds(24 * 3600)

@@ -90,6 +90,14 @@ extension ImagePipeline {
         if let failure = await rememberedFailure(for: url) {
             throw failure
         }
+        if let recent = recentSources?.value(for: key) {
+            // Used again: with sourceMinUses 2, now it is worth the disk.
+            if configuration.sourceMinUses > 1, sourceUses.use(key) == configuration.sourceMinUses {
+                writeDiskInBackground(recent.diskEntry, key: key)
+            }
+            context.publish(.original(recent))
+            return recent
+        }
         let cached = await readDisk(key)
         if let cached, let source = SourceData(diskEntry: cached),
            Date().timeIntervalSince(cached.storedAt) < configuration.sourceFreshness.seconds {
@@ -152,7 +160,10 @@ extension ImagePipeline {
                 diskWrites.start { await sharedCache.store(fetched, for: key) }
             }
         }
-        writeDiskInBackground(source.diskEntry, key: key)
+        recentSources?.store(source, for: key, cost: source.data.count)
+        if configuration.sourceMinUses <= 1 || cached != nil || sourceUses.use(key) >= configuration.sourceMinUses {
+            writeDiskInBackground(source.diskEntry, key: key)
+        }
         context.publish(.original(source))
         return source
     }

@@ -40,6 +40,10 @@ public final class ImagePipeline: Sendable {
     /// Disk writes that follow an answer instead of delaying it.
     let diskWrites = PendingWork()
     let sourceBytes: SourceBytesGate
+    /// Uses of each source not read from disk, for ``Configuration/sourceMinUses``.
+    let sourceUses = UseCounter()
+    /// Sources downloaded lately, for ``Configuration/recentSourceBytes``.
+    let recentSources: MemoryCache<String, SourceData>?
     let metrics = PipelineMetrics()
     let logger: Logger
     private let nextWaiter = Atomic<UInt64>(1)
@@ -58,6 +62,9 @@ public final class ImagePipeline: Sendable {
         downloadQueue = WorkQueue(name: "download", maxConcurrent: configuration.downloadConcurrency, agingInterval: configuration.agingInterval, executor: cpu)
         filtrationQueue = WorkQueue(name: "filtration", maxConcurrent: configuration.filtrationConcurrency, agingInterval: configuration.agingInterval, executor: cpu)
         memoryCache = MemoryCache(configuration: configuration.memoryCache)
+        recentSources = configuration.recentSourceBytes > 0
+            ? MemoryCache(configuration: .init(costLimit: configuration.recentSourceBytes, timeToLive: configuration.sourceFreshness))
+            : nil
         if let disk = configuration.diskCache {
             do {
                 diskCache = try DiskCache(configuration: disk)
@@ -182,6 +189,7 @@ public final class ImagePipeline: Sendable {
     /// calls this; so may anyone.
     public func handleMemoryPressure() {
         memoryCache.removeAll()
+        recentSources?.removeAll()
         let cancelled = downloadQueue.cancelWaiting(atOrBelow: .low) + filtrationQueue.cancelWaiting(atOrBelow: .low)
         metrics.memoryPressure(cancelled: cancelled)
     }
