@@ -34,16 +34,18 @@ let package = Package(
             pkgConfig: "cairo",
             providers: [.apt(["libcairo2-dev"])]
         ),
-        // JPEG to small JPEG on libjpeg-turbo alone (C: libjpeg reports
-        // errors by longjmp).
+        // Small images from big ones without libvips: JPEG on libjpeg-turbo
+        // (scaled decode, one encode), PNG on libdeflate, WebP on libwebp,
+        // and Lanczos-3 in fixed point with SIMD between. C: libjpeg
+        // reports errors by longjmp.
         .target(
-            name: "CJPEG",
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("m")]
+            name: "CThumbnail",
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("deflate"), .linkedLibrary("webp"), .linkedLibrary("m")]
         ),
         // The only module that imports the C modules. Its API is `package`.
         .target(
             name: "DarkroomImaging",
-            dependencies: ["CVips", "CCairo", "CJPEG"]
+            dependencies: ["CVips", "CCairo", "CThumbnail"]
         ),
         // The public library.
         .target(

@@ -8,9 +8,9 @@ struct ProcessingRun {
     let data: Data
     let options: ProcessingOptions
     let killSwitch: KillSwitch
-    /// Whether a JPEG made smaller may skip libvips (see
-    /// ``jpegThumbnail(_:format:)``); off to compare the two.
-    var usesJPEGThumbnail = true
+    /// Whether a JPEG, PNG or WebP made smaller may skip libvips (see
+    /// ``thumbnail(_:format:)``); off to compare the two.
+    var usesThumbnail = true
 
     /// Runs, with the kill switch pulled when ``ImageLimits/maxProcessingTime``
     /// is up: libvips stops at its next tile, the JPEG path at its next rows.
@@ -33,7 +33,7 @@ struct ProcessingRun {
         // The bytes stay valid, and libvips reads them in place, until the
         // last image made from them is released at the end of this closure.
         return try withRawBytes(of: data) { raw throws(DarkroomError) in
-            if usesJPEGThumbnail, !options.output.skips(format), let thumbnail = try jpegThumbnail(raw, format: format) { return thumbnail }
+            if usesThumbnail, !options.output.skips(format), let thumbnail = try thumbnail(raw, format: format) { return thumbnail }
             return try run(raw, format: format)
         }
     }

@@ -4,19 +4,27 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The libjpeg-turbo path for JPEGs made smaller gives what libvips gives:
-/// the same size, the same look, the same refusals.
-@Suite struct JPEGThumbnailTests {
+/// The thumbnail path (JPEG, PNG and WebP made smaller without libvips)
+/// gives what libvips gives: the same size, the same look, the same
+/// refusals.
+@Suite struct ThumbnailTests {
     func run(_ data: Data, _ operations: [ImageOperation], quality: Int = 80, thumbnail: Bool) throws -> ProcessedImage {
         let options = ProcessingOptions(operations: operations, output: OutputOptions(format: .jpeg, quality: quality))
-        return try ProcessingRun(data: data, options: options, killSwitch: KillSwitch(), usesJPEGThumbnail: thumbnail).run()
+        return try ProcessingRun(data: data, options: options, killSwitch: KillSwitch(), usesThumbnail: thumbnail).run()
     }
 
-    /// Whether the run takes the libjpeg-turbo path.
+    /// Whether the run takes the thumbnail path.
     func takesThePath(_ data: Data, _ operations: [ImageOperation], autoRotate: Bool = true) throws -> Bool {
         let options = ProcessingOptions(operations: operations, output: OutputOptions(format: .jpeg), autoRotate: autoRotate)
         let run = ProcessingRun(data: data, options: options, killSwitch: KillSwitch())
-        return try data.withUnsafeBytes { raw in try run.jpegThumbnail(raw, format: .jpeg) } != nil
+        guard case .image(let format) = ImageFormat.sniff(data) else { return false }
+        return try data.withUnsafeBytes { raw in try run.thumbnail(raw, format: format) } != nil
+    }
+
+    /// A corpus photo in another format, made by libvips at full size.
+    static func converted(_ photo: Data, to format: ImageFormat) throws -> Data {
+        let options = ProcessingOptions(operations: [], output: OutputOptions(format: format, quality: 90))
+        return try ProcessingRun(data: photo, options: options, killSwitch: KillSwitch(), usesThumbnail: false).run().data
     }
 
     /// The mean absolute difference per channel between two images of one size.
@@ -61,6 +69,59 @@ import TestSupport
         }
     }
 
+    /// PNG and WebP versions of corpus photos, in every shape: the same
+    /// size and look as libvips makes them. (PNG decodes exactly; WebP
+    /// is scaled by libwebp as libvips' loader asks it to, then resampled.)
+    @Test(arguments: [ImageFormat.png, .webp])
+    func pngAndWebPLookAsLibvipsMakesThem(format: ImageFormat) async throws {
+        let photos = Corpus.photos
+        try #require(!photos.isEmpty, "the corpus is missing: \(Corpus.photosFolder.path)")
+        for photo in photos.prefix(3) {
+            let source = try await onOwnThread { try Self.converted(try Data(contentsOf: photo), to: format) }
+            for operations in Self.shapes {
+                let (took, fast, reference) = try await onOwnThread {
+                    (try takesThePath(source, operations), try run(source, operations, thumbnail: true), try run(source, operations, thumbnail: false))
+                }
+                let name = "\(photo.lastPathComponent) as \(format), \(operations)"
+                #expect(took, "\(name)")
+                #expect(fast.width == reference.width && fast.height == reference.height,
+                        "\(name): \(fast.width)x\(fast.height) against \(reference.width)x\(reference.height)")
+                #expect(fast.source == reference.source)
+                let difference = try meanDifference(fast, reference)
+                #expect(difference < 2.5, "\(name): mean difference \(difference)")
+            }
+        }
+    }
+
+    /// Every PNG row filter (none, sub, up, average, Paeth; the fixture
+    /// uses each in turn) is undone exactly: kept at its own size, the
+    /// image has libvips' pixels bit for bit.
+    @Test func everyPNGFilterIsUndoneExactly() throws {
+        let png = try Fixtures.data("filtered.png")
+        let image = try png.withUnsafeBytes { raw in
+            try Thumbnail.decode(raw, format: .png, shrink: 1, width: 240, height: 160, killSwitch: VipsKillSwitch())
+        }
+        let reference = try RawPixels.decode([UInt8](png), loader: .png)
+        #expect(reference.width == 240 && reference.height == 160 && reference.bands == 3)
+        #expect(image.rgbBytes() == reference.bytes)
+    }
+
+    @Test func otherPNGAndWebPKindsGoToLibvips() throws {
+        let small: [ImageOperation] = [.resize(Resize(width: 100, height: 100))]
+        #expect(try takesThePath(Fixtures.data("landscape.webp"), small))
+        #expect(try !takesThePath(Fixtures.data("alpha.png"), small), "transparency")
+        #expect(try !takesThePath(Fixtures.data("sixteen-bit.png"), small), "16 bits")
+        #expect(try !takesThePath(Fixtures.data("animated.webp"), small), "animation")
+        #expect(try !takesThePath(Fixtures.data("huge-header.png"), small), "too many pixels")
+        let png = try Self.converted(try Fixtures.data("landscape.jpg"), to: .png)
+        #expect(try takesThePath(png, small))
+        // Cut short: the decoder declines, and libvips says what is wrong.
+        #expect(try !takesThePath(png.prefix(png.count / 2), small))
+        var damaged = png
+        damaged[damaged.count / 2] ^= 0xFF
+        #expect(try !takesThePath(damaged, small), "a CRC that does not match")
+    }
+
     @Test func qualityAndChromaSubsamplingAreLibvips() async throws {
         let data = try Corpus.data("Aqua.jpg")
         let operations: [ImageOperation] = [.resize(Resize(width: 512, height: 512))]
@@ -103,7 +164,7 @@ import TestSupport
                                                                        output: OutputOptions(format: .jpeg)),
                                 killSwitch: killSwitch)
         let error = #expect(throws: DarkroomError.self) {
-            try data.withUnsafeBytes { raw in try run.jpegThumbnail(raw, format: .jpeg) }
+            try data.withUnsafeBytes { raw in try run.thumbnail(raw, format: .jpeg) }
         }
         #expect(error?.kind == .cancelled)
     }

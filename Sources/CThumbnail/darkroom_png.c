@@ -1,0 +1,199 @@
+#include "darkroom_png.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <libdeflate.h>
+
+#include "darkroom_exif.h"
+#include "darkroom_resample.h"
+
+// MARK: - Chunks
+
+static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+
+static uint32_t be32(const uint8_t *p) {
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+typedef struct {
+    dr_png_header header;
+    // The compressed pixels: the IDAT chunks' data, in order.
+    size_t idat_count;
+    size_t idat_bytes;
+    const uint8_t *first_idat;
+} png_layout;
+
+/// Walks the chunks up to IEND, checking each one's length and CRC.
+/// Declines anything this path does not take; libvips then reads it.
+static int read_layout(const uint8_t *data, size_t length, png_layout *layout) {
+    memset(layout, 0, sizeof(*layout));
+    if (length < 8 + 25 || memcmp(data, signature, 8) != 0) return DR_PNG_DECLINED;
+    size_t position = 8;
+    int seen_header = 0, seen_end = 0, seen_exif = 0, supported = 1;
+    layout->header.orientation = 1;
+    while (!seen_end) {
+        if (length - position < 12) return DR_PNG_DECLINED;
+        uint32_t size = be32(data + position);
+        const uint8_t *type = data + position + 4;
+        if (size > 0x7FFFFFFFu || length - position - 12 < size) return DR_PNG_DECLINED;
+        const uint8_t *body = type + 4;
+        if (libdeflate_crc32(0, type, 4 + (size_t)size) != be32(body + size)) return DR_PNG_DECLINED;
+        if (!seen_header) {
+            if (memcmp(type, "IHDR", 4) != 0 || size != 13) return DR_PNG_DECLINED;
+            uint32_t width = be32(body), height = be32(body + 4);
+            if (width == 0 || height == 0 || width > 0x7FFFFFFFu || height > 0x7FFFFFFFu) return DR_PNG_DECLINED;
+            layout->header.width = (int)width;
+            layout->header.height = (int)height;
+            int depth = body[8], colour = body[9], compression = body[10], filter = body[11], interlace = body[12];
+            if (compression != 0 || filter != 0 || interlace > 1) return DR_PNG_DECLINED;
+            supported = depth == 8 && colour == 2 && interlace == 0;
+            seen_header = 1;
+        } else if (memcmp(type, "IDAT", 4) == 0) {
+            if (layout->idat_count == 0) layout->first_idat = body;
+            layout->idat_count++;
+            layout->idat_bytes += size;
+        } else if (memcmp(type, "IEND", 4) == 0) {
+            seen_end = 1;
+        } else if (memcmp(type, "eXIf", 4) == 0) {
+            if (!seen_exif) {
+                layout->header.orientation = dr_exif_orientation(body, size);
+                layout->header.copyright = dr_exif_has_tag(body, size, DR_EXIF_COPYRIGHT);
+                seen_exif = 1;
+            }
+        } else if (memcmp(type, "tRNS", 4) == 0 || memcmp(type, "iCCP", 4) == 0 || memcmp(type, "acTL", 4) == 0) {
+            // Transparency, a colour profile, an animation: libvips' business.
+            supported = 0;
+        } else if (!(type[0] & 0x20) && memcmp(type, "PLTE", 4) != 0) {
+            // An unknown critical chunk.
+            return DR_PNG_DECLINED;
+        }
+        position += 12 + (size_t)size;
+    }
+    if (layout->idat_count == 0) return DR_PNG_DECLINED;
+    layout->header.supported = supported;
+    return DR_PNG_OK;
+}
+
+int dr_png_read_header(const uint8_t *data, size_t length, dr_png_header *header) {
+    png_layout layout;
+    int status = read_layout(data, length, &layout);
+    if (status == DR_PNG_OK) *header = layout.header;
+    return status;
+}
+
+/// The IDAT chunks' data as one buffer: the first chunk itself when there
+/// is one only, otherwise a copy (to be freed) of them all, in order.
+static const uint8_t *compressed_pixels(const uint8_t *data, size_t length, const png_layout *layout, uint8_t **copy) {
+    *copy = NULL;
+    if (layout->idat_count == 1) return layout->first_idat;
+    uint8_t *joined = malloc(layout->idat_bytes ? layout->idat_bytes : 1);
+    if (!joined) return NULL;
+    size_t position = 8, filled = 0;
+    while (length - position >= 12) {
+        uint32_t size = be32(data + position);
+        const uint8_t *type = data + position + 4;
+        if (memcmp(type, "IDAT", 4) == 0) {
+            memcpy(joined + filled, type + 4, size);
+            filled += size;
+        } else if (memcmp(type, "IEND", 4) == 0) {
+            break;
+        }
+        position += 12 + (size_t)size;
+    }
+    *copy = joined;
+    return joined;
+}
+
+// MARK: - Filters
+
+// Without branches: on a photo the choice is a coin toss, and a
+// mispredicted branch a byte cost more than the arithmetic.
+static inline uint8_t paeth(int a, int b, int c) {
+    int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
+    int nearest_bc = pb <= pc ? b : c;
+    return (uint8_t)(pa <= pb && pa <= pc ? a : nearest_bc);
+}
+
+/// Undoes a row's filter in place; `prior` is the row above, unfiltered
+/// (zeros for the first row). Returns nonzero for an unknown filter.
+static int unfilter(int filter, uint8_t *row, const uint8_t *prior, size_t size) {
+    enum { BPP = 3 };
+    switch (filter) {
+    case 0:
+        return 0;
+    case 1:
+        for (size_t i = BPP; i < size; i++) row[i] = (uint8_t)(row[i] + row[i - BPP]);
+        return 0;
+    case 2:
+        for (size_t i = 0; i < size; i++) row[i] = (uint8_t)(row[i] + prior[i]);
+        return 0;
+    case 3:
+        for (size_t i = 0; i < BPP; i++) row[i] = (uint8_t)(row[i] + (prior[i] >> 1));
+        for (size_t i = BPP; i < size; i++) row[i] = (uint8_t)(row[i] + ((row[i - BPP] + prior[i]) >> 1));
+        return 0;
+    case 4:
+        for (size_t i = 0; i < BPP; i++) row[i] = (uint8_t)(row[i] + prior[i]);
+        for (size_t i = BPP; i < size; i++) row[i] = (uint8_t)(row[i] + paeth(row[i - BPP], prior[i], prior[i - BPP]));
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+// MARK: - Decode and resample
+
+enum { SLACK = 64, CHECK_EVERY = 64 };
+
+int dr_png_decode_resampled(const uint8_t *data, size_t length, int out_width, int out_height, size_t max_raw_bytes,
+                            uint8_t **pixels, dr_png_cancelled cancelled, void *context) {
+    png_layout layout;
+    if (read_layout(data, length, &layout) != DR_PNG_OK || !layout.header.supported) return DR_PNG_DECLINED;
+    int width = layout.header.width, height = layout.header.height;
+    if (out_width < 1 || out_height < 1 || out_width > width || out_height > height) return DR_PNG_DECLINED;
+    size_t row_bytes = (size_t)width * 3, stride = row_bytes + 1;
+    if (max_raw_bytes <= SLACK || (size_t)height > (max_raw_bytes - SLACK) / stride) return DR_PNG_DECLINED;
+    size_t raw_bytes = stride * (size_t)height;
+
+    int status = DR_PNG_DECLINED;
+    uint8_t *joined = NULL, *raw = NULL, *zeros = NULL;
+    struct libdeflate_decompressor *inflater = NULL;
+    dr_resampler *resampler = NULL;
+    const uint8_t *compressed = compressed_pixels(data, length, &layout, &joined);
+    raw = malloc(raw_bytes + SLACK);
+    zeros = calloc(1, row_bytes + SLACK);
+    inflater = libdeflate_alloc_decompressor();
+    resampler = dr_resampler_new(width, height, 3, out_width, out_height);
+    if (!compressed || !raw || !zeros || !inflater || !resampler) goto done;
+    memset(raw + raw_bytes, 0, SLACK);
+
+    size_t inflated = 0;
+    if (libdeflate_zlib_decompress(inflater, compressed, layout.idat_bytes, raw, raw_bytes, &inflated) != LIBDEFLATE_SUCCESS ||
+        inflated != raw_bytes) {
+        // Short, long or damaged: libvips says what is wrong.
+        goto done;
+    }
+    const uint8_t *prior = zeros;
+    for (int y = 0; y < height; y++) {
+        if (y % CHECK_EVERY == 0 && cancelled && cancelled(context)) {
+            status = DR_PNG_CANCELLED;
+            goto done;
+        }
+        uint8_t *row = raw + (size_t)y * stride;
+        if (unfilter(row[0], row + 1, prior, row_bytes) != 0) goto done;
+        // Readable past its end: the next row follows, and after the last,
+        // the slack.
+        dr_resampler_push_row(resampler, row + 1);
+        prior = row + 1;
+    }
+    *pixels = dr_resampler_finish(resampler);
+    status = *pixels ? DR_PNG_OK : DR_PNG_DECLINED;
+
+done:
+    dr_resampler_free(resampler);
+    libdeflate_free_decompressor(inflater);
+    free(zeros);
+    free(raw);
+    free(joined);
+    return status;
+}

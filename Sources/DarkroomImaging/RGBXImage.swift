@@ -1,0 +1,57 @@
+internal import CThumbnail
+
+/// 8-bit RGB pixels, four bytes each (the fourth unused), owned and freed
+/// by this object. Not shared between threads.
+package final class RGBXImage {
+    private let pixels: UnsafeMutablePointer<UInt8>
+    package let width: Int
+    package let height: Int
+
+    /// Takes `pixels`, allocated with malloc, to free them.
+    init(pixels: UnsafeMutablePointer<UInt8>, width: Int, height: Int) {
+        self.pixels = pixels
+        self.width = width
+        self.height = height
+    }
+
+    deinit { dr_jpeg_free(pixels) }
+
+    /// The pixels as RGB, three bytes each, row after row.
+    package func rgbBytes() -> [UInt8] {
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(width * height * 3)
+        for i in 0..<(width * height) {
+            bytes.append(pixels[i * 4])
+            bytes.append(pixels[i * 4 + 1])
+            bytes.append(pixels[i * 4 + 2])
+        }
+        return bytes
+    }
+
+    /// Multiplies every pixel by a 3x3 matrix (row-major), rounding and
+    /// clipping as the in-memory libvips step does (16.16 fixed point).
+    package func recombine(_ matrix: [Double]) {
+        precondition(matrix.count == 9, "a 3x3 matrix has nine entries")
+        let fixed = matrix.map { Int32(($0 * 65536).rounded(.toNearestOrAwayFromZero)) }
+        fixed.withUnsafeBufferPointer { dr_jpeg_recombine(pixels, Int32(width), Int32(height), $0.baseAddress) }
+    }
+
+    /// Encodes the `width` x `height` window at `left`, `top` as a baseline
+    /// JPEG without metadata, and hands the encoder's buffer to `body`.
+    package func encodedJPEG<R>(
+        left: Int, top: Int, width: Int, height: Int, quality: Int,
+        _ body: (UnsafeRawBufferPointer) -> R
+    ) -> R? {
+        guard left >= 0, top >= 0, width > 0, height > 0,
+              left + width <= self.width, top + height <= self.height, (1...100).contains(quality)
+        else { return nil }
+        var output: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        guard dr_jpeg_encode(pixels, Int32(self.width), Int32(left), Int32(top), Int32(width), Int32(height),
+                             Int32(quality), &output, &length) == Int32(DR_JPEG_OK),
+              let output
+        else { return nil }
+        defer { dr_jpeg_free(output) }
+        return body(UnsafeRawBufferPointer(start: output, count: length))
+    }
+}
