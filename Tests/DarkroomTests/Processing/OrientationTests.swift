@@ -30,6 +30,39 @@ import TestSupport
         #expect((fill.width, fill.height) == (1000, 1600), "orientation \(orientation), fill")
     }
 
+    /// Through the pipeline (the server's and fetch's path), from a local
+    /// origin: every orientation, below, near and above the source's size.
+    @Test func everyOrientationThroughThePipeline() async throws {
+        let source = try #require(Self.source)
+        let folder = try Fixtures.temporaryFolder("darkroom-rotated")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for orientation in 1...8 {
+            try EXIFOrientation.jpeg(source, orientation: orientation).write(to: folder.appendingPathComponent("o\(orientation).jpg"))
+        }
+        let origin = try await OriginServer.start(serving: folder)
+        var configuration = ImagePipeline.Configuration()
+        configuration.diskCache = nil
+        configuration.loader.policy = SourcePolicy(allowPrivateNetworks: true)
+        let pipeline = try ImagePipeline(configuration: configuration)
+        for orientation in 1...8 {
+            let upright = orientation >= 5 ? (width: 1920, height: 2560) : (width: 2560, height: 1920)
+            for side in [1600, 2500, 3000] {
+                let scale = min(1, Double(side) / Double(max(upright.width, upright.height)))
+                let expected = (Int((Double(upright.width) * scale).rounded()), Int((Double(upright.height) * scale).rounded()))
+                let response = try await pipeline.image(for: ImageRequest(url: origin.url("/o\(orientation).jpg"),
+                                                                          operations: [.resize(Resize(width: side, height: side))],
+                                                                          output: OutputOptions(format: .jpeg, quality: 70)))
+                #expect((response.image.width, response.image.height) == expected, "orientation \(orientation), fit \(side)")
+            }
+            let fill = try await pipeline.image(for: ImageRequest(url: origin.url("/o\(orientation).jpg"),
+                                                                  operations: [.resize(Resize(width: 1000, height: 1600, mode: .fill))],
+                                                                  output: OutputOptions(format: .jpeg, quality: 70)))
+            #expect((fill.image.width, fill.image.height) == (1000, 1600), "orientation \(orientation), fill")
+        }
+        await pipeline.shutdown()
+        await origin.stop()
+    }
+
     /// The pixels turn, not only the size: the top-left corner of the
     /// upright image is where the orientation says the stored one's is.
     @Test func theCornerMovesWhereTheOrientationSays() throws {

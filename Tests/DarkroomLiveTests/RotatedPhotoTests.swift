@@ -1,0 +1,124 @@
+import AsyncHTTPClient
+import DarkroomImaging
+import Foundation
+import NIOCore
+import Testing
+import TestSupport
+
+/// A phone's portrait photo carries an EXIF orientation, and libvips'
+/// sequential decoding cannot serve rotation's out-of-order reads at large
+/// sizes. Every orientation, at sizes below, near and above the source's,
+/// through each front end as a user runs it: `darkroom process`, `darkroom
+/// book` and `darkroom serve`, each a process of its own whose terminal
+/// output is read too (libvips' warnings go to the log, never there).
+@Suite struct RotatedPhotoTests {
+    /// Wood.jpg (2560 x 1920) stored with each orientation, as o1.jpg ... o8.jpg.
+    static func photos() throws -> URL {
+        let folder = try Fixtures.temporaryFolder("darkroom-rotated")
+        let wood = try Corpus.data("Wood.jpg")
+        for orientation in 1...8 {
+            try EXIFOrientation.jpeg(wood, orientation: orientation).write(to: folder.appendingPathComponent("o\(orientation).jpg"))
+        }
+        return folder
+    }
+
+    /// The upright size of Wood.jpg stored with `orientation`.
+    static func upright(_ orientation: Int) -> (width: Int, height: Int) {
+        orientation >= 5 ? (1920, 2560) : (2560, 1920)
+    }
+
+    /// The size a fit into `side` x `side` gives, never enlarged.
+    static func fitted(_ orientation: Int, into side: Int) -> (width: Int, height: Int) {
+        let (w, h) = upright(orientation)
+        let scale = min(1, Double(side) / Double(max(w, h)))
+        return (Int((Double(w) * scale).rounded()), Int((Double(h) * scale).rounded()))
+    }
+
+    static func size(of file: URL) throws -> (width: Int, height: Int) {
+        let pixels = try RawPixels.decode([UInt8](try Data(contentsOf: file)), loader: .jpeg)
+        return (pixels.width, pixels.height)
+    }
+
+    /// What libvips would print on its own about tiles and reads.
+    static func libvipsNoise(_ text: String) -> Bool {
+        ["VIPS-WARNING", "error in tile", "out of order read", "VipsJpeg"].contains { text.contains($0) }
+    }
+
+    @Test func process() async throws {
+        let folder = try Self.photos()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let inputs = (1...8).map { folder.appendingPathComponent("o\($0).jpg").path }
+        for side in [1600, 2500, 3000] {
+            let out = folder.appendingPathComponent("fit-\(side)")
+            let run = try await DarkroomProcess.run(["process"] + inputs + ["--resize", "\(side)", "-o", out.path])
+            #expect(run.status == 0, "fit \(side): \(run.stderr)")
+            #expect(!Self.libvipsNoise(run.stderr), "fit \(side): \(run.stderr)")
+            for orientation in 1...8 {
+                let size = try Self.size(of: out.appendingPathComponent("o\(orientation).jpg"))
+                #expect(size == Self.fitted(orientation, into: side), "orientation \(orientation), fit \(side)")
+            }
+        }
+        let out = folder.appendingPathComponent("fill")
+        let run = try await DarkroomProcess.run(["process"] + inputs + ["--resize", "1000x1600", "--fit", "fill", "-o", out.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(!Self.libvipsNoise(run.stderr), "\(run.stderr)")
+        for orientation in 1...8 {
+            #expect(try Self.size(of: out.appendingPathComponent("o\(orientation).jpg")) == (1000, 1600), "orientation \(orientation), fill")
+        }
+    }
+
+    @Test func book() async throws {
+        let folder = try Self.photos()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pdf = folder.appendingPathComponent("book.pdf")
+        // A4 at 300 DPI: 2480 x 3508 pages, near and above the photo's size.
+        let run = try await DarkroomProcess.run(["book"] + (1...8).map { folder.appendingPathComponent("o\($0).jpg").path }
+                                                + ["-o", pdf.path, "--dpi", "300"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(!Self.libvipsNoise(run.stderr), "\(run.stderr)")
+        let info = try await runTool("/usr/bin/pdfinfo", [pdf.path])
+        #expect(info.output.contains("Pages:           8"), "\(info.output)")
+    }
+
+    @Test func server() async throws {
+        let folder = try Self.photos()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let origin = try await OriginServer.start(serving: folder)
+        defer { Task { await origin.stop() } }
+        let port = try LoopbackPort.free()
+        let log = folder.appendingPathComponent("serve.log")
+        let process = try DarkroomProcess.start(["serve", "--port", "\(port)", "--cache-dir", folder.appendingPathComponent("cache").path,
+                                                 "--allow-private-networks"], log: log)
+        defer { Task { await DarkroomProcess.stop(process) } }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        defer { Task { try? await client.shutdown() } }
+        func get(_ path: String) async throws -> (status: UInt, body: Data) {
+            let deadline = ContinuousClock.now + .seconds(120)
+            while true {
+                do {
+                    let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(120))
+                    return (response.status.code, Data(buffer: try await response.body.collect(upTo: 64 << 20)))
+                } catch where ContinuousClock.now < deadline && "\(error)".contains("connect") {
+                    // Still starting.
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+        }
+        for orientation in 1...8 {
+            let source = origin.url("/o\(orientation).jpg").absoluteString
+            for (options, expected) in [("rs:fit:1600:1600", Self.fitted(orientation, into: 1600)),
+                                        ("rs:fit:2500:2500", Self.fitted(orientation, into: 2500)),
+                                        ("rs:fit:3000:3000", Self.fitted(orientation, into: 3000)),
+                                        ("rs:fill:1000:1600", (width: 1000, height: 1600))] {
+                let answer = try await get("/img/_/\(options)/plain/\(source)@jpg")
+                #expect(answer.status == 200, "orientation \(orientation), \(options): \(String(decoding: answer.body.prefix(300), as: UTF8.self))")
+                if answer.status == 200 {
+                    let pixels = try RawPixels.decode([UInt8](answer.body), loader: .jpeg)
+                    #expect((pixels.width, pixels.height) == expected, "orientation \(orientation), \(options)")
+                }
+            }
+        }
+        let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        #expect(!Self.libvipsNoise(output), "\(output.suffix(2000))")
+    }
+}
