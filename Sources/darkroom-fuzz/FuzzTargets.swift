@@ -54,6 +54,10 @@ enum FuzzTarget: String, CaseIterable {
             options.limits.maxSourceBytes = 1 << 20
             options.limits.maxProcessingTime = .seconds(5)
             _ = try? ImageProcessor.processBlocking(data, options: options, killSwitch: KillSwitch())
+            // Answered as JPEG, a JPEG, PNG or WebP takes the thumbnail
+            // path's own decoders instead of libvips'.
+            options.output.format = .jpeg
+            _ = try? ImageProcessor.processBlocking(data, options: options, killSwitch: KillSwitch())
         case .s3:
             _ = try? S3Location(parsing: String(decoding: data, as: UTF8.self))
         }
