@@ -664,7 +664,42 @@ def report(results, fair, darkrooms):
     if sepia and plain:
         out += ["", f"Sepia's cost: jpeg c=16 with sepia:0.8 runs at {sepia / plain:.2f} of the rate without it, measured back to back "
                 f"({sepia:.1f} and {plain:.1f} req/s)."]
+    out += targets(results)
     return "\n".join(out) + "\n"
+
+
+def targets(results):
+    """The speed-and-memory targets, each as this run measured it."""
+    def rate(who, what):
+        return results.get((who, what), {}).get("rate", 0)
+
+    def over(a, b):
+        return a / b if a and b else 0
+
+    rows = []
+
+    def target(name, measured, met):
+        rows.append(f"| {name} | {measured} | {'met' if met else '**not met**'} |")
+
+    jpeg, pillow = over(rate("darkroom", "jpeg c=16"), rate("thumbor", "jpeg c=16")), over(rate("darkroom", "jpeg c=16"), rate("pillow", "jpeg in-process"))
+    target("1. cold JPEG c=16: 1.5x thumbor and 1.0x Pillow in process", f"{jpeg:.2f}x thumbor, {pillow:.2f}x Pillow", jpeg >= 1.5 and pillow >= 1.0)
+    large = over(rate("darkroom", "large c=16"), rate("thumbor", "large c=16"))
+    ceiling = over(rate("darkroom", "large c=16"), rate("decode", "large in-process"))
+    target("2. cold 12/18 MP c=16: 1.2x thumbor", f"{large:.2f}x (at {ceiling:.2f} of the decode-only ceiling)", large >= 1.2)
+    png, webp = over(rate("darkroom", "png c=16"), rate("thumbor", "png c=16")), over(rate("darkroom", "webp c=16"), rate("thumbor", "webp c=16"))
+    target("3. cold PNG and WebP c=16: 2x thumbor", f"PNG {png:.2f}x, WebP {webp:.2f}x", png >= 2 and webp >= 2)
+    warm = results.get(("darkroom", "warm c=16"), {})
+    ratio = over(warm.get("rate", 0), rate("nginx static", "warm c=16"))
+    target("4. warm c=16: 0.5x nginx static, p99 under 3 ms", f"{ratio:.2f}x, p99 {warm.get('p99', 0):.2f} ms", ratio >= 0.5 and 0 < warm.get("p99", 99) < 3)
+    probe = results.get(("darkroom", "probe"))
+    if probe:
+        target("5. a cached image every 50 ms under cold load: p99 under 5 ms, none skipped",
+               f"p99 {probe['p99']:.2f} ms, {probe['skipped']} skipped", probe["p99"] < 5 and probe["skipped"] == 0)
+    peak = results.get(("darkroom", "large c=16"), {}).get("peak_rss", 0)
+    target("6. peak RSS in the 12/18 MP run, --memory-cache-mb 64: under 200 MiB", f"{peak:.0f} MiB (the soak: below)", 0 < peak < 200)
+    sepia = over(rate("darkroom", "jpeg+sepia c=16"), rate("darkroom", "jpeg c=16 (paired)"))
+    target("7. sepia costs at most 10%", f"{sepia:.2f} of the rate without it", sepia >= 0.9)
+    return ["", "The targets, as this run measured them:", "", "| target | this run | |", "|---|---|---|"] + rows
 
 
 def soak(args, scratch, o, sets):
@@ -689,7 +724,9 @@ def soak(args, scratch, o, sets):
         text = (f"Soak: {args.soak} s of cold load at c=16 (JPEG and 12/18 MP photos), {figures['rate']:.1f} req/s, "
                 f"{figures['non2xx']} non-2xx answers.\n\n"
                 f"| RSS {mark} | RSS at the end | end / first | 10 s after the load stopped | peak |\n|---|---|---|---|---|\n"
-                f"| {at_minute:.0f} MiB | {at_end:.0f} MiB | {at_end / at_minute:.2f} | {rested:.0f} MiB | {sampler.peak_mib:.0f} MiB |\n")
+                f"| {at_minute:.0f} MiB | {at_end:.0f} MiB | {at_end / at_minute:.2f} | {rested:.0f} MiB | {sampler.peak_mib:.0f} MiB |\n\n"
+                f"Target 6 (RSS at the end within 10% of RSS {mark}): {'met' if at_end <= at_minute * 1.1 else '**not met**'}; "
+                f"10 s after the load, RSS is {at_end - rested:.0f} MiB below its level at the end.\n")
         print(text)
         if not args.no_write and args.soak >= 600:
             write_doc("soak", f"Date: {datetime.date.today()}, commit {commit()}, machine: {machine()}\n"
