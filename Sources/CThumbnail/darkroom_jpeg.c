@@ -49,7 +49,7 @@ static const uint8_t *exif_block(jpeg_saved_marker_ptr marker, size_t *size) {
     return marker->data + 6;
 }
 
-static void read_orientation(struct jpeg_decompress_struct *cinfo, dr_jpeg_header *header) {
+static void read_orientation(struct jpeg_decompress_struct *cinfo, dr_image_header *header) {
     header->orientation = 1;
     for (jpeg_saved_marker_ptr marker = cinfo->marker_list; marker; marker = marker->next) {
         size_t size;
@@ -83,14 +83,14 @@ static int read_foreign_profile(struct jpeg_decompress_struct *cinfo) {
     return found;
 }
 
-int dr_jpeg_read_header(const uint8_t *data, size_t length, dr_jpeg_header *header) {
+int dr_jpeg_read_header(const uint8_t *data, size_t length, dr_image_header *header) {
     struct jpeg_decompress_struct cinfo;
     error_manager errors;
     install_errors(&errors);
     cinfo.err = &errors.base;
     if (setjmp(errors.escape)) {
         jpeg_destroy_decompress(&cinfo);
-        return DR_JPEG_DECLINED;
+        return DR_DECLINED;
     }
     jpeg_create_decompress(&cinfo);
     jpeg_mem_src(&cinfo, data, (unsigned long)length);
@@ -99,7 +99,7 @@ int dr_jpeg_read_header(const uint8_t *data, size_t length, dr_jpeg_header *head
     jpeg_read_header(&cinfo, TRUE);
     header->width = (int)cinfo.image_width;
     header->height = (int)cinfo.image_height;
-    header->is_ycbcr = cinfo.num_components == 3 && cinfo.jpeg_color_space == JCS_YCbCr;
+    header->supported = cinfo.num_components == 3 && cinfo.jpeg_color_space == JCS_YCbCr;
     read_orientation(&cinfo, header);
     header->foreign_profile = read_foreign_profile(&cinfo);
     header->copyright = 0;
@@ -109,7 +109,7 @@ int dr_jpeg_read_header(const uint8_t *data, size_t length, dr_jpeg_header *head
         if (tiff && dr_exif_has_tag(tiff, size, DR_EXIF_COPYRIGHT)) header->copyright = 1;
     }
     jpeg_destroy_decompress(&cinfo);
-    return errors.base.num_warnings ? DR_JPEG_DECLINED : DR_JPEG_OK;
+    return errors.base.num_warnings ? DR_DECLINED : DR_OK;
 }
 
 // MARK: - Decode and resample
@@ -129,15 +129,15 @@ enum { BATCH = 16 };
 
 int dr_jpeg_decode_resampled(const uint8_t *data, size_t length, int scale_denom,
                              int out_width, int out_height, uint8_t **pixels,
-                             dr_jpeg_cancelled cancelled, void *context) {
+                             dr_cancelled cancelled, void *context) {
     decode_state *s = calloc(1, sizeof(decode_state));
-    if (!s) return DR_JPEG_DECLINED;
+    if (!s) return DR_DECLINED;
     install_errors(&s->errors);
     s->cinfo.err = &s->errors.base;
     if (setjmp(s->errors.escape)) {
         release(s);
         free(s);
-        return DR_JPEG_DECLINED;
+        return DR_DECLINED;
     }
     jpeg_create_decompress(&s->cinfo);
     jpeg_mem_src(&s->cinfo, data, (unsigned long)length);
@@ -145,21 +145,21 @@ int dr_jpeg_decode_resampled(const uint8_t *data, size_t length, int scale_denom
     if (s->cinfo.num_components != 3 || s->cinfo.jpeg_color_space != JCS_YCbCr) {
         release(s);
         free(s);
-        return DR_JPEG_DECLINED;
+        return DR_DECLINED;
     }
     s->cinfo.scale_num = 1;
     s->cinfo.scale_denom = (unsigned)scale_denom;
     s->cinfo.out_color_space = JCS_RGB;
     jpeg_start_decompress(&s->cinfo);
     int in_width = (int)s->cinfo.output_width, in_height = (int)s->cinfo.output_height;
-    int status = DR_JPEG_DECLINED;
+    int status = DR_DECLINED;
     if (out_width < 1 || out_height < 1 || out_width > in_width || out_height > in_height) goto done;
     // Rows are resampled as they arrive, so only a window of them is held.
     s->resampler = dr_resampler_new(in_width, in_height, 3, out_width, out_height);
     if (!s->resampler) goto done;
     while (s->cinfo.output_scanline < s->cinfo.output_height) {
         if (cancelled && cancelled(context)) {
-            status = DR_JPEG_CANCELLED;
+            status = DR_CANCELLED;
             goto done;
         }
         JSAMPROW rows[BATCH];
@@ -170,7 +170,7 @@ int dr_jpeg_decode_resampled(const uint8_t *data, size_t length, int scale_denom
     jpeg_finish_decompress(&s->cinfo);
     if (s->errors.base.num_warnings) goto done;
     *pixels = dr_resampler_finish(s->resampler);
-    status = *pixels ? DR_JPEG_OK : DR_JPEG_DECLINED;
+    status = *pixels ? DR_OK : DR_DECLINED;
 
 done:
     release(s);
@@ -204,7 +204,7 @@ int dr_jpeg_encode(const uint8_t *pixels, int stride, int left, int top, int wid
     if (setjmp(errors.escape)) {
         jpeg_destroy_compress(&cinfo);
         free(buffer);
-        return DR_JPEG_DECLINED;
+        return DR_DECLINED;
     }
     jpeg_create_compress(&cinfo);
     jpeg_mem_dest(&cinfo, &buffer, &size);
@@ -227,7 +227,7 @@ int dr_jpeg_encode(const uint8_t *pixels, int stride, int left, int top, int wid
     jpeg_destroy_compress(&cinfo);
     *out = buffer;
     *out_length = size;
-    return DR_JPEG_OK;
+    return DR_OK;
 }
 
 void dr_jpeg_free(void *pointer) {

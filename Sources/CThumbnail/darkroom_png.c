@@ -17,7 +17,7 @@ static uint32_t be32(const uint8_t *p) {
 }
 
 typedef struct {
-    dr_png_header header;
+    dr_image_header header;
     // The compressed pixels: the IDAT chunks' data, in order.
     size_t idat_count;
     size_t idat_bytes;
@@ -28,25 +28,25 @@ typedef struct {
 /// Declines anything this path does not take; libvips then reads it.
 static int read_layout(const uint8_t *data, size_t length, png_layout *layout) {
     memset(layout, 0, sizeof(*layout));
-    if (length < 8 + 25 || memcmp(data, signature, 8) != 0) return DR_PNG_DECLINED;
+    if (length < 8 + 25 || memcmp(data, signature, 8) != 0) return DR_DECLINED;
     size_t position = 8;
     int seen_header = 0, seen_end = 0, seen_exif = 0, supported = 1;
     layout->header.orientation = 1;
     while (!seen_end) {
-        if (length - position < 12) return DR_PNG_DECLINED;
+        if (length - position < 12) return DR_DECLINED;
         uint32_t size = be32(data + position);
         const uint8_t *type = data + position + 4;
-        if (size > 0x7FFFFFFFu || length - position - 12 < size) return DR_PNG_DECLINED;
+        if (size > 0x7FFFFFFFu || length - position - 12 < size) return DR_DECLINED;
         const uint8_t *body = type + 4;
-        if (libdeflate_crc32(0, type, 4 + (size_t)size) != be32(body + size)) return DR_PNG_DECLINED;
+        if (libdeflate_crc32(0, type, 4 + (size_t)size) != be32(body + size)) return DR_DECLINED;
         if (!seen_header) {
-            if (memcmp(type, "IHDR", 4) != 0 || size != 13) return DR_PNG_DECLINED;
+            if (memcmp(type, "IHDR", 4) != 0 || size != 13) return DR_DECLINED;
             uint32_t width = be32(body), height = be32(body + 4);
-            if (width == 0 || height == 0 || width > 0x7FFFFFFFu || height > 0x7FFFFFFFu) return DR_PNG_DECLINED;
+            if (width == 0 || height == 0 || width > 0x7FFFFFFFu || height > 0x7FFFFFFFu) return DR_DECLINED;
             layout->header.width = (int)width;
             layout->header.height = (int)height;
             int depth = body[8], colour = body[9], compression = body[10], filter = body[11], interlace = body[12];
-            if (compression != 0 || filter != 0 || interlace > 1) return DR_PNG_DECLINED;
+            if (compression != 0 || filter != 0 || interlace > 1) return DR_DECLINED;
             supported = depth == 8 && colour == 2 && interlace == 0;
             seen_header = 1;
         } else if (memcmp(type, "IDAT", 4) == 0) {
@@ -66,19 +66,19 @@ static int read_layout(const uint8_t *data, size_t length, png_layout *layout) {
             supported = 0;
         } else if (!(type[0] & 0x20) && memcmp(type, "PLTE", 4) != 0) {
             // An unknown critical chunk.
-            return DR_PNG_DECLINED;
+            return DR_DECLINED;
         }
         position += 12 + (size_t)size;
     }
-    if (layout->idat_count == 0) return DR_PNG_DECLINED;
+    if (layout->idat_count == 0) return DR_DECLINED;
     layout->header.supported = supported;
-    return DR_PNG_OK;
+    return DR_OK;
 }
 
-int dr_png_read_header(const uint8_t *data, size_t length, dr_png_header *header) {
+int dr_png_read_header(const uint8_t *data, size_t length, dr_image_header *header) {
     png_layout layout;
     int status = read_layout(data, length, &layout);
-    if (status == DR_PNG_OK) *header = layout.header;
+    if (status == DR_OK) *header = layout.header;
     return status;
 }
 
@@ -146,16 +146,16 @@ static int unfilter(int filter, uint8_t *row, const uint8_t *prior, size_t size)
 enum { SLACK = 64, CHECK_EVERY = 64 };
 
 int dr_png_decode_resampled(const uint8_t *data, size_t length, int out_width, int out_height, size_t max_raw_bytes,
-                            uint8_t **pixels, dr_png_cancelled cancelled, void *context) {
+                            uint8_t **pixels, dr_cancelled cancelled, void *context) {
     png_layout layout;
-    if (read_layout(data, length, &layout) != DR_PNG_OK || !layout.header.supported) return DR_PNG_DECLINED;
+    if (read_layout(data, length, &layout) != DR_OK || !layout.header.supported) return DR_DECLINED;
     int width = layout.header.width, height = layout.header.height;
-    if (out_width < 1 || out_height < 1 || out_width > width || out_height > height) return DR_PNG_DECLINED;
+    if (out_width < 1 || out_height < 1 || out_width > width || out_height > height) return DR_DECLINED;
     size_t row_bytes = (size_t)width * 3, stride = row_bytes + 1;
-    if (max_raw_bytes <= SLACK || (size_t)height > (max_raw_bytes - SLACK) / stride) return DR_PNG_DECLINED;
+    if (max_raw_bytes <= SLACK || (size_t)height > (max_raw_bytes - SLACK) / stride) return DR_DECLINED;
     size_t raw_bytes = stride * (size_t)height;
 
-    int status = DR_PNG_DECLINED;
+    int status = DR_DECLINED;
     uint8_t *joined = NULL, *raw = NULL, *zeros = NULL;
     struct libdeflate_decompressor *inflater = NULL;
     dr_resampler *resampler = NULL;
@@ -176,7 +176,7 @@ int dr_png_decode_resampled(const uint8_t *data, size_t length, int out_width, i
     const uint8_t *prior = zeros;
     for (int y = 0; y < height; y++) {
         if (y % CHECK_EVERY == 0 && cancelled && cancelled(context)) {
-            status = DR_PNG_CANCELLED;
+            status = DR_CANCELLED;
             goto done;
         }
         uint8_t *row = raw + (size_t)y * stride;
@@ -187,7 +187,7 @@ int dr_png_decode_resampled(const uint8_t *data, size_t length, int out_width, i
         prior = row + 1;
     }
     *pixels = dr_resampler_finish(resampler);
-    status = *pixels ? DR_PNG_OK : DR_PNG_DECLINED;
+    status = *pixels ? DR_OK : DR_DECLINED;
 
 done:
     dr_resampler_free(resampler);

@@ -181,6 +181,11 @@ static void across_scalar(const uint8_t *in, uint8_t *out, const struct dr_resam
 #if DR_X86
 #include <emmintrin.h>
 
+/// Two 16-bit weights, repeated in every 32-bit lane, for pmaddwd.
+static inline __m128i weight_pair(const int16_t *w) {
+    return _mm_set1_epi32((int32_t)((uint32_t)(uint16_t)w[0] | (uint32_t)(uint16_t)w[1] << 16));
+}
+
 static void down_sse2(const uint8_t *const *rows, const int16_t *w, int count, uint8_t *out, size_t length) {
     const __m128i zero = _mm_setzero_si128();
     for (size_t x = 0; x < length; x += 16) {
@@ -188,7 +193,7 @@ static void down_sse2(const uint8_t *const *rows, const int16_t *w, int count, u
         for (int i = 0; i < count; i += 2) {
             __m128i a = _mm_loadu_si128((const __m128i *)(rows[i] + x));
             __m128i b = _mm_loadu_si128((const __m128i *)(rows[i + 1] + x));
-            __m128i pair = _mm_set1_epi32((int32_t)((uint32_t)(uint16_t)w[i] | (uint32_t)(uint16_t)w[i + 1] << 16));
+            __m128i pair = weight_pair(w + i);
             __m128i low = _mm_unpacklo_epi8(a, b), high = _mm_unpackhi_epi8(a, b);
             s0 = _mm_add_epi32(s0, _mm_madd_epi16(_mm_unpacklo_epi8(low, zero), pair));
             s1 = _mm_add_epi32(s1, _mm_madd_epi16(_mm_unpackhi_epi8(low, zero), pair));
@@ -199,11 +204,6 @@ static void down_sse2(const uint8_t *const *rows, const int16_t *w, int count, u
         __m128i words1 = _mm_packs_epi32(_mm_srai_epi32(s2, PRECISION), _mm_srai_epi32(s3, PRECISION));
         _mm_storeu_si128((__m128i *)(out + x), _mm_packus_epi16(words0, words1));
     }
-}
-
-/// Two 16-bit weights, repeated in every 32-bit lane, for pmaddwd.
-static inline __m128i weight_pair(const int16_t *w) {
-    return _mm_set1_epi32((int32_t)((uint32_t)(uint16_t)w[0] | (uint32_t)(uint16_t)w[1] << 16));
 }
 
 static void across_sse2(const uint8_t *in, uint8_t *out, const struct dr_resampler *r) {

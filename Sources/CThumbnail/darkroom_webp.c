@@ -12,12 +12,12 @@ static uint32_t le32(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-int dr_webp_read_header(const uint8_t *data, size_t length, dr_webp_header *header) {
+int dr_webp_read_header(const uint8_t *data, size_t length, dr_image_header *header) {
     memset(header, 0, sizeof(*header));
     header->orientation = 1;
     WebPBitstreamFeatures features;
-    if (length < 20 || WebPGetFeatures(data, length, &features) != VP8_STATUS_OK) return DR_WEBP_DECLINED;
-    if (features.width < 1 || features.height < 1) return DR_WEBP_DECLINED;
+    if (length < 20 || WebPGetFeatures(data, length, &features) != VP8_STATUS_OK) return DR_DECLINED;
+    if (features.width < 1 || features.height < 1) return DR_DECLINED;
     header->width = features.width;
     header->height = features.height;
     int supported = !features.has_alpha && !features.has_animation;
@@ -48,19 +48,19 @@ int dr_webp_read_header(const uint8_t *data, size_t length, dr_webp_header *head
         }
     }
     header->supported = supported;
-    return DR_WEBP_OK;
+    return DR_OK;
 }
 
 enum { SLACK = 64 };
 
 int dr_webp_decode_resampled(const uint8_t *data, size_t length, int shrink, int out_width, int out_height, uint8_t **pixels) {
-    dr_webp_header header;
-    if (dr_webp_read_header(data, length, &header) != DR_WEBP_OK || !header.supported || shrink < 1) return DR_WEBP_DECLINED;
+    dr_image_header header;
+    if (dr_webp_read_header(data, length, &header) != DR_OK || !header.supported || shrink < 1) return DR_DECLINED;
     int width = header.width / shrink, height = header.height / shrink;
-    if (width < 1 || height < 1 || out_width < 1 || out_height < 1 || out_width > width || out_height > height) return DR_WEBP_DECLINED;
+    if (width < 1 || height < 1 || out_width < 1 || out_height < 1 || out_width > width || out_height > height) return DR_DECLINED;
 
     WebPDecoderConfig config;
-    if (!WebPInitDecoderConfig(&config)) return DR_WEBP_DECLINED;
+    if (!WebPInitDecoderConfig(&config)) return DR_DECLINED;
     if (shrink > 1) {
         config.options.use_scaling = 1;
         config.options.scaled_width = width;
@@ -71,7 +71,7 @@ int dr_webp_decode_resampled(const uint8_t *data, size_t length, int shrink, int
     size_t stride = (size_t)width * 3, size = stride * (size_t)height;
     uint8_t *decoded = malloc(size + SLACK);
     dr_resampler *resampler = dr_resampler_new(width, height, 3, out_width, out_height);
-    int status = DR_WEBP_DECLINED;
+    int status = DR_DECLINED;
     if (!decoded || !resampler) goto done;
     memset(decoded + size, 0, SLACK);
     config.output.colorspace = MODE_RGB;
@@ -82,7 +82,7 @@ int dr_webp_decode_resampled(const uint8_t *data, size_t length, int shrink, int
     if (WebPDecode(data, length, &config) != VP8_STATUS_OK) goto done;
     for (int y = 0; y < height; y++) dr_resampler_push_row(resampler, decoded + (size_t)y * stride);
     *pixels = dr_resampler_finish(resampler);
-    status = *pixels ? DR_WEBP_OK : DR_WEBP_DECLINED;
+    status = *pixels ? DR_OK : DR_DECLINED;
 
 done:
     WebPFreeDecBuffer(&config.output);

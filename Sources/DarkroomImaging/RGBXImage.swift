@@ -48,7 +48,7 @@ package final class RGBXImage {
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
         guard dr_jpeg_encode(pixels, Int32(self.width), Int32(left), Int32(top), Int32(width), Int32(height),
-                             Int32(quality), &output, &length) == Int32(DR_JPEG_OK),
+                             Int32(quality), &output, &length) == Int32(DR_OK),
               let output
         else { return nil }
         defer { dr_jpeg_free(output) }

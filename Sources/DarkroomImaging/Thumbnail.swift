@@ -33,24 +33,16 @@ package enum Thumbnail {
     /// anything amiss.
     package static func header(_ bytes: UnsafeRawBufferPointer, format: Format) -> Header? {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
-        switch format {
-        case .jpeg:
-            var header = dr_jpeg_header()
-            guard dr_jpeg_read_header(base, bytes.count, &header) == Int32(DR_JPEG_OK) else { return nil }
-            return Header(width: Int(header.width), height: Int(header.height), isSupported: header.is_ycbcr != 0,
-                          orientation: Int(header.orientation), hasForeignProfile: header.foreign_profile != 0,
-                          hasCopyright: header.copyright != 0)
-        case .png:
-            var header = dr_png_header()
-            guard dr_png_read_header(base, bytes.count, &header) == Int32(DR_PNG_OK) else { return nil }
-            return Header(width: Int(header.width), height: Int(header.height), isSupported: header.supported != 0,
-                          orientation: Int(header.orientation), hasCopyright: header.copyright != 0)
-        case .webp:
-            var header = dr_webp_header()
-            guard dr_webp_read_header(base, bytes.count, &header) == Int32(DR_WEBP_OK) else { return nil }
-            return Header(width: Int(header.width), height: Int(header.height), isSupported: header.supported != 0,
-                          orientation: Int(header.orientation), hasCopyright: header.copyright != 0)
+        var header = dr_image_header()
+        let status = switch format {
+        case .jpeg: dr_jpeg_read_header(base, bytes.count, &header)
+        case .png: dr_png_read_header(base, bytes.count, &header)
+        case .webp: dr_webp_read_header(base, bytes.count, &header)
         }
+        guard status == Int32(DR_OK) else { return nil }
+        return Header(width: Int(header.width), height: Int(header.height), isSupported: header.supported != 0,
+                      orientation: Int(header.orientation), hasForeignProfile: header.foreign_profile != 0,
+                      hasCopyright: header.copyright != 0)
     }
 
     package enum Failure: Error, Equatable {
@@ -81,26 +73,25 @@ package enum Thumbnail {
             guard let context else { return 0 }
             return Unmanaged<VipsKillSwitch>.fromOpaque(context).takeUnretainedValue().isPulled ? 1 : 0
         }
-        let status: (ok: Bool, cancelled: Bool) = withExtendedLifetime(killSwitch) {
+        let status: Int32 = withExtendedLifetime(killSwitch) {
             switch format {
             case .jpeg:
-                let status = dr_jpeg_decode_resampled(base, bytes.count, Int32(shrink), Int32(width), Int32(height), &pixels, pulled, context)
-                return (status == Int32(DR_JPEG_OK), status == Int32(DR_JPEG_CANCELLED))
+                return dr_jpeg_decode_resampled(base, bytes.count, Int32(shrink), Int32(width), Int32(height), &pixels, pulled, context)
             case .png:
-                guard shrink == 1 else { return (false, false) }
-                let status = dr_png_decode_resampled(base, bytes.count, Int32(width), Int32(height), maxRawBytes, &pixels, pulled, context)
-                return (status == Int32(DR_PNG_OK), status == Int32(DR_PNG_CANCELLED))
+                guard shrink == 1 else { return Int32(DR_DECLINED) }
+                return dr_png_decode_resampled(base, bytes.count, Int32(width), Int32(height), maxRawBytes, &pixels, pulled, context)
             case .webp:
-                if killSwitch.isPulled { return (false, true) }
+                // One call, which cannot be stopped midway: the switch is looked at either side of it.
+                if killSwitch.isPulled { return Int32(DR_CANCELLED) }
                 let status = dr_webp_decode_resampled(base, bytes.count, Int32(shrink), Int32(width), Int32(height), &pixels)
-                return (status == Int32(DR_WEBP_OK), killSwitch.isPulled)
+                return killSwitch.isPulled ? Int32(DR_CANCELLED) : status
             }
         }
-        if status.cancelled {
+        if status == Int32(DR_CANCELLED) {
             if let pixels { dr_jpeg_free(pixels) }
             throw .cancelled
         }
-        guard status.ok, let pixels else { throw .declined }
+        guard status == Int32(DR_OK), let pixels else { throw .declined }
         return RGBXImage(pixels: pixels, width: width, height: height)
     }
 }

@@ -7,36 +7,10 @@
 #ifndef DARKROOM_JPEG_H
 #define DARKROOM_JPEG_H
 
-#include <stddef.h>
-#include <stdint.h>
-
-enum {
-    DR_JPEG_OK = 0,
-    /// Not for this path (colour space, a warning from the decoder, a
-    /// damaged stream): let libvips try and say what is wrong.
-    DR_JPEG_DECLINED = 1,
-    DR_JPEG_CANCELLED = 2,
-};
-
-typedef struct {
-    int width;
-    int height;
-    /// 1 when the stream is 3-component YCbCr, the only kind this path takes.
-    int is_ycbcr;
-    /// The EXIF orientation, 1 when there is none.
-    int orientation;
-    /// 1 when an ICC profile is embedded that does not describe itself as
-    /// sRGB (Display P3, Adobe RGB...): its pixels need a colour transform.
-    int foreign_profile;
-    /// 1 when the EXIF has a copyright (IFD0's tag 0x8298).
-    int copyright;
-} dr_jpeg_header;
-
-/// Returns nonzero when the work should stop.
-typedef int (*dr_jpeg_cancelled)(void *context);
+#include "darkroom_thumbnail.h"
 
 /// Reads the header and the EXIF orientation; no pixel is decoded.
-int dr_jpeg_read_header(const uint8_t *data, size_t length, dr_jpeg_header *header);
+int dr_jpeg_read_header(const uint8_t *data, size_t length, dr_image_header *header);
 
 /// Decodes at 1/`scale_denom` (1, 2, 4 or 8), resamples to `out_width` x
 /// `out_height` with Lanczos-3 and returns RGBX pixels (4 bytes each, the
@@ -44,7 +18,7 @@ int dr_jpeg_read_header(const uint8_t *data, size_t length, dr_jpeg_header *head
 /// must be no larger than the decoded size on either side.
 int dr_jpeg_decode_resampled(const uint8_t *data, size_t length, int scale_denom,
                              int out_width, int out_height, uint8_t **pixels,
-                             dr_jpeg_cancelled cancelled, void *context);
+                             dr_cancelled cancelled, void *context);
 
 /// Multiplies every pixel by a 3x3 matrix (row-major, in 16.16 fixed point),
 /// rounding and clipping to 0...255.

@@ -1,0 +1,39 @@
+// What the thumbnail path's decoders (JPEG, PNG, WebP) share: their status
+// codes, the header each reads before any pixel, and how they are stopped.
+// Each takes the common kinds of its format only, and says so when it
+// cannot take one, so that the caller can hand the image to libvips, which
+// then decides how to answer.
+#ifndef DARKROOM_THUMBNAIL_H
+#define DARKROOM_THUMBNAIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+    DR_OK = 0,
+    /// Not for this path (another kind of image, a warning from the
+    /// decoder, a damaged stream): let libvips try and say what is wrong.
+    DR_DECLINED = 1,
+    DR_CANCELLED = 2,
+};
+
+typedef struct {
+    int width;
+    int height;
+    /// 1 when this path decodes the image (JPEG: 3-component YCbCr; PNG:
+    /// 8-bit RGB, not interlaced, no transparency, profile or animation;
+    /// WebP: one frame, no alpha, no profile).
+    int supported;
+    /// The EXIF orientation, 1 when there is none.
+    int orientation;
+    /// 1 when an ICC profile is embedded that does not describe itself as
+    /// sRGB (Display P3, Adobe RGB...): its pixels need a colour transform.
+    int foreign_profile;
+    /// 1 when the EXIF has a copyright (IFD0's tag 0x8298).
+    int copyright;
+} dr_image_header;
+
+/// Returns nonzero when the work should stop.
+typedef int (*dr_cancelled)(void *context);
+
+#endif
