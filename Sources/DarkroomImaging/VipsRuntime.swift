@@ -13,9 +13,8 @@ package enum VipsRuntime {
             return .failure(VipsError.fromBuffer(operation: "vips_init"))
         }
         darkroom_vips_route_log { domain, _, message in
-            let text = message.map { String(cString: $0) } ?? ""
-            let sink = VipsRuntime.warningSink.withLock { $0 }
-            sink?(domain.map { String(cString: $0) } ?? "VIPS", text)
+            VipsRuntime.deliverWarning(domain: domain.map { String(cString: $0) } ?? "VIPS",
+                                       message: message.map { String(cString: $0) } ?? "")
         }
         return .success(())
     }()
@@ -23,7 +22,27 @@ package enum VipsRuntime {
     /// Receives libvips' warnings (a damaged file's "premature end of
     /// JPEG file", and the like) as (domain, message): they never go to the
     /// terminal. Darkroom passes them to its logger.
-    package static let warningSink = Mutex<(@Sendable (String, String) -> Void)?>(nil)
+    package static let warningSink = Mutex<WarningSink?>(nil)
+
+    /// A receiver of warnings, in a struct: a bare function type kept in a
+    /// generic container is converted ("reabstracted") on every `inout`
+    /// access, and `withLock` gives `inout` access, so each read of a bare
+    /// closure wrapped the stored one in two more thunks. Every warning
+    /// made the next one deeper, until the stack overflowed (a long fuzzing
+    /// run found it). A struct's function is kept as it is.
+    package struct WarningSink: Sendable {
+        package var receive: @Sendable (_ domain: String, _ message: String) -> Void
+
+        package init(_ receive: @escaping @Sendable (_ domain: String, _ message: String) -> Void) {
+            self.receive = receive
+        }
+    }
+
+    /// Hands a warning to the sink, if there is one: what libvips' log
+    /// handler does.
+    package static func deliverWarning(domain: String, message: String) {
+        warningSink.withLock { $0 }?.receive(domain, message)
+    }
 
     /// Starts libvips, or returns the error the first start gave.
     package static func start() throws(VipsError) {

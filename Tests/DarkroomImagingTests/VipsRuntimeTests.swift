@@ -70,7 +70,7 @@ import TestSupport
     }
 }
 
-@Suite struct VipsWarningTests {
+@Suite(.serialized) struct VipsWarningTests {
     /// A cut-short JPEG makes libjpeg warn; the warning reaches the sink
     /// (and so the logger), not the terminal.
     @Test func warningsGoToTheSink() throws {
@@ -78,7 +78,7 @@ import TestSupport
         let collected = Mutex<[String]>([])
         let previous = VipsRuntime.warningSink.withLock { sink in
             let old = sink
-            sink = { _, message in collected.withLock { $0.append(message) } }
+            sink = VipsRuntime.WarningSink { _, message in collected.withLock { $0.append(message) } }
             return old
         }
         defer { VipsRuntime.warningSink.withLock { $0 = previous } }
@@ -88,5 +88,24 @@ import TestSupport
             return try image.encoded(.png)
         }
         #expect(!collected.withLock { $0 }.isEmpty)
+    }
+
+    /// A server hears of every damaged upload's warnings for as long as it
+    /// runs: the 200,000th warning reaches the sink as the first did. (When
+    /// the sink was a bare closure, each delivery wrapped it deeper, and
+    /// this overflowed the stack.)
+    @Test func theSinkStaysAsItWasThroughAnyNumberOfWarnings() async throws {
+        try VipsRuntime.start()
+        let count = Mutex(0)
+        let previous = VipsRuntime.warningSink.withLock { sink in
+            let old = sink
+            sink = VipsRuntime.WarningSink { _, _ in count.withLock { $0 += 1 } }
+            return old
+        }
+        defer { VipsRuntime.warningSink.withLock { $0 = previous } }
+        try await onOwnThread {
+            for _ in 0..<200_000 { VipsRuntime.deliverWarning(domain: "VIPS", message: "a warning") }
+        }
+        #expect(count.withLock { $0 } >= 200_000)
     }
 }

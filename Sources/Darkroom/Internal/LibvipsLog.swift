@@ -8,7 +8,7 @@ enum LibvipsLog {
     static let installed: Void = {
         let logger = Logger(label: "darkroom.libvips")
         VipsRuntime.warningSink.withLock { sink in
-            sink = { domain, message in
+            sink = VipsRuntime.WarningSink { domain, message in
                 logger.debug("libvips warning", metadata: ["domain": "\(domain)", "message": "\(message)"])
             }
         }
