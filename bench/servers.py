@@ -446,7 +446,9 @@ def machine():
 
 def commit():
     out = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True).stdout
+    # Changes to docs/ (this script writes there) do not change what is measured.
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs"],
+                           capture_output=True, text=True).stdout
     return out.stdout.strip() + (" (with uncommitted changes)" if dirty.strip() else "")
 
 
