@@ -18,7 +18,7 @@ extension PhotoList {
         if head.starts(with: Data("bplist".utf8)) || String(decoding: head, as: UTF8.self).contains("<plist") || String(decoding: head, as: UTF8.self).hasPrefix("<?xml") {
             format = "property list"
             do {
-                root = try PropertyListSerialization.propertyList(from: data, format: nil)
+                root = try PropertyListDecoder().decode(PropertyListValue.self, from: data).foundationValue
             } catch {
                 throw invalid(origin, "is not a valid property list", underlying: "\(error)")
             }
@@ -89,6 +89,7 @@ extension PhotoList {
         case is [String: Any]: "a dictionary"
         case is NSNumber: "a number"
         case is String: "text"
+        case is NSNull: "null, or a date, data or a set"
         default: "\(type(of: value))"
         }
     }

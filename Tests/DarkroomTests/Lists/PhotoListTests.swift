@@ -19,6 +19,24 @@ import TestSupport
         #expect(list.entries.map(\.name) == ["A", "B"])
     }
 
+    /// A binary list whose top is a set (a byte of an array's marker
+    /// changed) crashed Foundation's `PropertyListSerialization` as it
+    /// bridged the set; read by the decoder, it is a list of the wrong shape.
+    @Test func aBinaryListHoldingASetIsRefusedNotACrash() throws {
+        let set = try Data(contentsOf: Corpus.packageRoot.appendingPathComponent("Tests/Fuzz/list/set-bplist-crash-9c99177d"))
+        #expect(set.starts(with: Data("bplist".utf8)))
+        #expect {
+            try PhotoList.parse(set, origin: "set.plist")
+        } throws: { error in
+            (error as? DarkroomError)?.kind == .invalidList
+        }
+        // A list nested far deeper than any photo list is refused too.
+        var deep: Any = "https://x.org/a.jpg"
+        for _ in 0..<40 { deep = [deep] }
+        let nested = try PropertyListSerialization.data(fromPropertyList: ["a": deep], format: .binary, options: 0)
+        #expect(throws: DarkroomError.self) { try PhotoList.parse(nested, origin: "deep.plist") }
+    }
+
     @Test func readsTheAppListShapeAsAPropertyListAndAsJSON() throws {
         let records: [[String: Any]] = [
             ["name": "Zebra", "icon": "https://example.com/z.png", "download": 1200],
