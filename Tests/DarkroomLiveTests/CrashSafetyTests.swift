@@ -8,7 +8,7 @@ import TestSupport
 /// at different moments, then every entry checked.
 @Suite struct CrashSafetyTests {
     @Test func aWriterKilledMidWriteNeverLeavesABadEntry() async throws {
-        let binary = Corpus.packageRoot.appendingPathComponent(".build/debug/darkroom-cache-writer")
+        let binary = DarkroomProcess.product("darkroom-cache-writer")
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the darkroom-cache-writer executable first")
         let folder = try Fixtures.temporaryFolder("darkroom-kill")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -27,7 +27,7 @@ import TestSupport
                 let walker = FileManager.default.enumerator(atPath: entriesFolder.path)
                 return (walker?.allObjects.count ?? 0) >= 4
             }
-            try #require(started, "the writer wrote nothing in 30 s")
+            try #require(started, "the writer wrote nothing in 120 s")
             try await Task.sleep(for: .milliseconds(20 + 37 * attempt))
             await DarkroomProcess.stop(writer, signal: SIGKILL)
 
