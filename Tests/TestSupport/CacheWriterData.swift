@@ -7,17 +7,8 @@ public enum CacheWriterData {
     /// at a time: the test makes 120 of them, 300 KB each, in a debug build.
     public static func expected(_ i: Int, round: Int, size: Int) -> Data {
         var generator = SplitMix(seed: UInt64(i * 1_000_003 + round))
-        var data = Data(count: size)
-        data.withUnsafeMutableBytes { raw in
-            var offset = 0
-            while offset < size {
-                var word = generator.next().littleEndian
-                let count = min(8, size - offset)
-                withUnsafeBytes(of: &word) { raw.baseAddress!.advanced(by: offset).copyMemory(from: $0.baseAddress!, byteCount: count) }
-                offset += count
-            }
-        }
-        return data
+        let words = (0..<(size + 7) / 8).map { _ in generator.next().littleEndian }
+        return words.withUnsafeBytes { Data($0.prefix(size)) }
     }
 }
 
