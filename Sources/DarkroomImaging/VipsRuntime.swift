@@ -19,10 +19,12 @@ package enum VipsRuntime {
         return .success(())
     }()
 
-    /// Receives libvips' warnings (a damaged file's "premature end of
+    /// Who receives libvips' warnings (a damaged file's "premature end of
     /// JPEG file", and the like) as (domain, message): they never go to the
-    /// terminal. Darkroom passes them to its logger.
-    package static let warningSink = Mutex<WarningSink?>(nil)
+    /// terminal. Darkroom adds one that passes them to its logger; a test
+    /// adds its own beside it, and removes it, without taking the
+    /// logger's (or another test's) away.
+    private static let warningReceivers = Mutex<(next: UInt64, all: [UInt64: WarningSink])>((1, [:]))
 
     /// A receiver of warnings, in a struct: a bare function type kept in a
     /// generic container is converted ("reabstracted") on every `inout`
@@ -38,10 +40,26 @@ package enum VipsRuntime {
         }
     }
 
-    /// Hands a warning to the sink, if there is one: what libvips' log
-    /// handler does.
+    /// Adds a receiver of every warning from now on; returns what
+    /// ``removeWarningReceiver(_:)`` takes.
+    package static func addWarningReceiver(_ sink: WarningSink) -> UInt64 {
+        warningReceivers.withLock { receivers in
+            let id = receivers.next
+            receivers.next += 1
+            receivers.all[id] = sink
+            return id
+        }
+    }
+
+    package static func removeWarningReceiver(_ id: UInt64) {
+        _ = warningReceivers.withLock { $0.all.removeValue(forKey: id) }
+    }
+
+    /// Hands a warning to every receiver: what libvips' log handler does.
+    /// The receivers are called after the lock is let go.
     package static func deliverWarning(domain: String, message: String) {
-        warningSink.withLock { $0 }?.receive(domain, message)
+        let receivers = warningReceivers.withLock { Array($0.all.values) }
+        for receiver in receivers { receiver.receive(domain, message) }
     }
 
     /// Starts libvips, or returns the error the first start gave.

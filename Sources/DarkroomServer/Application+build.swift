@@ -24,14 +24,14 @@ import ServiceLifecycle
 ///   port cannot be used.
 public func buildApplication(_ configuration: ServerConfiguration, logger: Logger = Logger(label: "darkroom"),
                              onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) async throws -> some ApplicationProtocol {
-    ServerMetrics.start()
+    let metrics = ServerMetrics()
     do {
         try ImageURLOptions.check(presets: configuration.presets)
     } catch {
         throw ServerSetupError(error.message)
     }
 
-    let pipelineConfiguration = pipelineConfiguration(for: configuration)
+    let pipelineConfiguration = pipelineConfiguration(for: configuration, metrics: metrics)
     let pipeline: ImagePipeline
     do {
         pipeline = try ImagePipeline(configuration: pipelineConfiguration, logger: logger)
@@ -58,7 +58,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
                          lifetime: configuration.bookLifetime)
     let connections = ConnectionWatch()
     let images = ImageRoutes(pipeline: pipeline, configuration: configuration, connections: connections)
-    let router = buildRouter(configuration, pipeline: pipeline, gallery: gallery, books: books, logger: logger,
+    let router = buildRouter(configuration, pipeline: pipeline, gallery: gallery, books: books, logger: logger, metrics: metrics,
                              connections: connections, images: images)
     // Memory-cache hits are answered on the event loop, unless every request
     // is to be logged (the access log is Hummingbird's middleware).
@@ -100,9 +100,9 @@ private func checkSharedCache(_ shared: SharedResultCache, logger: Logger) async
 /// The routes and middleware, for ``buildApplication(_:logger:)`` and for
 /// router-level tests.
 func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, gallery: Gallery, books: BookJobs, logger: Logger,
-                 connections: ConnectionWatch = ConnectionWatch(), images: ImageRoutes? = nil) -> Router<ServerContext> {
+                 metrics: ServerMetrics, connections: ConnectionWatch = ConnectionWatch(), images: ImageRoutes? = nil) -> Router<ServerContext> {
     let router = Router(context: ServerContext.self)
-    router.add(middleware: RequestMetricsMiddleware())
+    router.add(middleware: RequestMetricsMiddleware(factory: metrics.factory))
     if configuration.accessLog {
         router.add(middleware: LogRequestsMiddleware(.info))
     }
@@ -111,14 +111,15 @@ func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, 
     router.add(middleware: FileMiddleware(Gallery.samplesFolder, urlBasePath: "/samples", logger: logger))
     GalleryRoutes(gallery: gallery).add(to: router)
     BookRoutes(gallery: gallery, books: books, signing: !configuration.signatures.isEmpty).add(to: router)
-    OperationsRoutes(processor: ImageProcessor(), pipeline: pipeline, connections: connections).add(to: router)
+    OperationsRoutes(processor: ImageProcessor(), pipeline: pipeline, connections: connections, metrics: metrics).add(to: router)
     InfoRoutes(pipeline: pipeline, configuration: configuration, processor: ImageProcessor(), connections: connections).add(to: router)
     return router
 }
 
-/// The pipeline a server with `configuration` runs.
-func pipelineConfiguration(for configuration: ServerConfiguration) -> ImagePipeline.Configuration {
+/// The pipeline a server with `configuration` runs, its figures in `metrics`.
+func pipelineConfiguration(for configuration: ServerConfiguration, metrics: ServerMetrics) -> ImagePipeline.Configuration {
     var pipelineConfiguration = ImagePipeline.Configuration()
+    pipelineConfiguration.metricsFactory = metrics.factory
     pipelineConfiguration.filtrationConcurrency = configuration.filtrationConcurrency
     pipelineConfiguration.downloadConcurrency = configuration.downloadConcurrency
     pipelineConfiguration.maxWaitingProcessing = configuration.maxWaitingFiltrations

@@ -13,9 +13,13 @@ import Synchronization
 /// lowers the count once: after the body is written, or when the answer is
 /// dropped unwritten.
 struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// The application's own metrics (see ``ServerMetrics``).
+    let factory: any MetricsFactory
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let started = DispatchTime.now().uptimeNanoseconds
-        let active = ActiveRequest(Meter(label: "http.server.active_requests", dimensions: [("http.request.method", request.method.description)]))
+        let active = ActiveRequest(Meter(label: "http.server.active_requests", dimensions: [("http.request.method", request.method.description)],
+                                       factory: factory))
         do {
             var response = try await next(request, context)
             let status = response.status
@@ -25,7 +29,7 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
             response.body = ResponseBody(contentLength: body.contentLength) { writer in
                 // Recorded whether the write succeeds or the client has gone.
                 defer {
-                    Self.record(route: route, method: method, status: status, since: started, error: false)
+                    record(route: route, method: method, status: status, since: started, error: false)
                     active.end()
                 }
                 try await body.write(writer)
@@ -33,20 +37,20 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status ?? .internalServerError
-            Self.record(route: context.endpointPath ?? "NotFound", method: request.method, status: status, since: started, error: true)
+            record(route: context.endpointPath ?? "NotFound", method: request.method, status: status, since: started, error: true)
             active.end()
             throw error
         }
     }
 
-    private static func record(route: String, method: HTTPRequest.Method, status: HTTPResponse.Status, since started: UInt64, error: Bool) {
+    private func record(route: String, method: HTTPRequest.Method, status: HTTPResponse.Status, since started: UInt64, error: Bool) {
         let dimensions = [("http.route", route), ("http.request.method", method.description), ("http.response.status_code", status.code.description)]
-        Counter(label: "hb.requests", dimensions: dimensions).increment()
-        Timer(label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds)
+        Counter(label: "hb.requests", dimensions: dimensions, factory: factory).increment()
+        Timer(label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds, factory: factory)
             .recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - started))
         if error {
             Counter(label: "hb.request.errors", dimensions: [("http.route", route), ("http.request.method", method.description),
-                                                           ("error.type", status.code.description)]).increment()
+                                                           ("error.type", status.code.description)], factory: factory).increment()
         }
     }
 }

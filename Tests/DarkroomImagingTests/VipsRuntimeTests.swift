@@ -70,24 +70,36 @@ import TestSupport
     }
 }
 
-@Suite(.serialized) struct VipsWarningTests {
-    /// A cut-short JPEG makes libjpeg warn; the warning reaches the sink
-    /// (and so the logger), not the terminal.
-    @Test func warningsGoToTheSink() throws {
+/// The warning sink is the process's: these tests add receivers of their
+/// own beside the logger's and each other's, and count only what they
+/// caused, so they run in parallel with everything else.
+@Suite struct VipsWarningTests {
+    /// Runs `body` with a receiver of every warning added, and returns what
+    /// it received.
+    private func receivingWarnings(_ body: () async throws -> Void) async rethrows -> [(domain: String, message: String)] {
+        let collected = Mutex<[(domain: String, message: String)]>([])
+        let id = VipsRuntime.addWarningReceiver(VipsRuntime.WarningSink { domain, message in
+            collected.withLock { $0.append((domain, message)) }
+        })
+        defer { VipsRuntime.removeWarningReceiver(id) }
+        try await body()
+        return collected.withLock { $0 }
+    }
+
+    /// A cut-short JPEG makes libvips warn ("error in tile ..."); the
+    /// warning reaches the sink (and so the logger), not the terminal.
+    @Test func warningsGoToTheSink() async throws {
         try VipsRuntime.start()
-        let collected = Mutex<[String]>([])
-        let previous = VipsRuntime.warningSink.withLock { sink in
-            let old = sink
-            sink = VipsRuntime.WarningSink { _, message in collected.withLock { $0.append(message) } }
-            return old
-        }
-        defer { VipsRuntime.warningSink.withLock { $0 = previous } }
         let data = try Fixtures.data("truncated.jpg")
-        _ = try? data.withUnsafeBytes { raw in
-            let image = try VImage.load(raw, loader: .jpeg, shrink: 8)
-            return try image.encoded(.png)
+        let warnings = try await receivingWarnings {
+            try await onOwnThread {
+                _ = try? data.withUnsafeBytes { raw in
+                    let image = try VImage.load(raw, loader: .jpeg, shrink: 8)
+                    return try image.encoded(.png)
+                }
+            }
         }
-        #expect(!collected.withLock { $0 }.isEmpty)
+        #expect(warnings.contains { $0.domain == "VIPS" && $0.message.hasPrefix("error in tile") }, "\(warnings)")
     }
 
     /// A server hears of every damaged upload's warnings for as long as it
@@ -96,16 +108,25 @@ import TestSupport
     /// this overflowed the stack.)
     @Test func theSinkStaysAsItWasThroughAnyNumberOfWarnings() async throws {
         try VipsRuntime.start()
-        let count = Mutex(0)
-        let previous = VipsRuntime.warningSink.withLock { sink in
-            let old = sink
-            sink = VipsRuntime.WarningSink { _, _ in count.withLock { $0 += 1 } }
-            return old
+        let domain = "test-\(UInt64.random(in: 0...UInt64.max))"
+        let warnings = try await receivingWarnings {
+            try await onOwnThread {
+                for _ in 0..<200_000 { VipsRuntime.deliverWarning(domain: domain, message: "a warning") }
+            }
         }
-        defer { VipsRuntime.warningSink.withLock { $0 = previous } }
-        try await onOwnThread {
-            for _ in 0..<200_000 { VipsRuntime.deliverWarning(domain: "VIPS", message: "a warning") }
+        #expect(warnings.count { $0.domain == domain } == 200_000)
+    }
+
+    /// A receiver removed hears nothing more, and the others still hear.
+    @Test func receiversComeAndGoIndependently() async throws {
+        let domain = "test-\(UInt64.random(in: 0...UInt64.max))"
+        let outer = try await receivingWarnings {
+            let inner = await receivingWarnings {
+                VipsRuntime.deliverWarning(domain: domain, message: "both")
+            }
+            #expect(inner.filter { $0.domain == domain }.map(\.message) == ["both"])
+            VipsRuntime.deliverWarning(domain: domain, message: "outer only")
         }
-        #expect(count.withLock { $0 } >= 200_000)
+        #expect(outer.filter { $0.domain == domain }.map(\.message) == ["both", "outer only"])
     }
 }

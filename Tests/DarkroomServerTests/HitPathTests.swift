@@ -126,6 +126,27 @@ import TestSupport
         }
     }
 
+    /// Two servers in one process (as this suite runs dozens) each show
+    /// their own figures: the limit each was given, and only the requests
+    /// each answered.
+    @Test func twoServersInOneProcessKeepTheirFiguresApart() async throws {
+        try await withServer({ $0.memoryCacheBytes = 64 << 10 }) { small, origin in
+            try await withServer({ $0.memoryCacheBytes = 96 << 10 }) { other, _ in
+                let source = origin.url("/landscape.jpg").absoluteString
+                for width in [60, 61, 62] {
+                    #expect(try await small.get("/img/_/w:\(width)/plain/\(source)@png").status == .ok)
+                }
+                #expect(try await gauge("darkroom_memory_cache_limit_bytes", on: small) == Double(64 << 10))
+                #expect(try await gauge("darkroom_memory_cache_limit_bytes", on: other) == Double(96 << 10))
+                let smallText = String(decoding: try await small.get("/metrics").body, as: UTF8.self)
+                let otherText = String(decoding: try await other.get("/metrics").body, as: UTF8.self)
+                #expect(smallText.contains("darkroom_cache_misses_total{cache=\"memory\"} 3"), "\(smallText)")
+                #expect(otherText.contains("darkroom_cache_misses_total{cache=\"memory\"} 0\n"), "\(otherText)")
+                #expect(!otherText.contains("http_route=\"/img/**\""), "the other server answered no image")
+            }
+        }
+    }
+
     @Test func theMemoryCacheObeysItsLimit() async throws {
         try await withServer({ $0.memoryCacheBytes = 64 << 10 }) { server, origin in
             let source = origin.url("/landscape.jpg").absoluteString

@@ -19,12 +19,13 @@ import TestSupport
                             _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         var configuration = ServerConfiguration()
         configure(&configuration)
-        var pipelineSettings = pipelineConfiguration(for: configuration)
+        let metrics = ServerMetrics()
+        var pipelineSettings = pipelineConfiguration(for: configuration, metrics: metrics)
         pipelineSettings.diskCache = nil
         let pipeline = try ImagePipeline(configuration: pipelineSettings)
         let books = try Fixtures.temporaryFolder("darkroom-router-books")
         let router = buildRouter(configuration, pipeline: pipeline, gallery: Gallery(list: try Gallery.sampleList(), pipeline: pipeline),
-                                 books: BookJobs(folder: books, lifetime: .seconds(60)), logger: Logger(label: "darkroom-test"))
+                                 books: BookJobs(folder: books, lifetime: .seconds(60)), logger: Logger(label: "darkroom-test"), metrics: metrics)
         do {
             try await Application(router: router).test(.router, test)
         } catch {

@@ -1,7 +1,7 @@
 import Crypto
 public import Foundation
 public import Logging
-import Metrics
+public import Metrics
 
 /// Processed images in S3-compatible storage, shared by every replica: the
 /// layer after memory and the local disk, before doing the work again.
@@ -49,12 +49,15 @@ public final class SharedResultCache: Sendable {
     private let logger: Logger
     private let counters: Counters
 
-    public init(configuration: Configuration, logger: Logger = Logger(label: "darkroom.s3", factory: { _ in SwiftLogNoOpLogHandler() })) throws(DarkroomError) {
+    /// - Parameter metricsFactory: where its counters and timers go
+    ///   (``ImagePipeline/Configuration/metricsFactory`` in a pipeline).
+    public init(configuration: Configuration, logger: Logger = Logger(label: "darkroom.s3", factory: { _ in SwiftLogNoOpLogHandler() }),
+                metricsFactory: any MetricsFactory = MetricsSystem.factory) throws(DarkroomError) {
         self.configuration = configuration
         client = try S3Client(configuration: configuration.client)
         breaker = CircuitBreaker(threshold: configuration.failureThreshold, cooldown: configuration.cooldown)
         self.logger = logger
-        counters = Counters()
+        counters = Counters(factory: metricsFactory)
     }
 
     public func shutdown() async {
@@ -172,17 +175,22 @@ public final class SharedResultCache: Sendable {
 
     /// Made once: `/metrics` shows them as darkroom_s3_*.
     private struct Counters: Sendable {
-        let hits = Counter(label: "darkroom_cache_hits_total", dimensions: [("cache", "s3")])
-        let misses = Counter(label: "darkroom_cache_misses_total", dimensions: [("cache", "s3")])
-        let stores = Counter(label: "darkroom_s3_stores_total")
-        let skipped = Counter(label: "darkroom_s3_skipped_total")
-        let sourceHits = Counter(label: "darkroom_cache_hits_total", dimensions: [("cache", "s3_source")])
-        let sourceMisses = Counter(label: "darkroom_cache_misses_total", dimensions: [("cache", "s3_source")])
+        let factory: any MetricsFactory
+        let hits, misses, stores, skipped, sourceHits, sourceMisses: Counter
+        init(factory: any MetricsFactory) {
+            self.factory = factory
+            hits = Counter(label: "darkroom_cache_hits_total", dimensions: [("cache", "s3")], factory: factory)
+            misses = Counter(label: "darkroom_cache_misses_total", dimensions: [("cache", "s3")], factory: factory)
+            stores = Counter(label: "darkroom_s3_stores_total", factory: factory)
+            skipped = Counter(label: "darkroom_s3_skipped_total", factory: factory)
+            sourceHits = Counter(label: "darkroom_cache_hits_total", dimensions: [("cache", "s3_source")], factory: factory)
+            sourceMisses = Counter(label: "darkroom_cache_misses_total", dimensions: [("cache", "s3_source")], factory: factory)
+        }
         func errors(_ operation: String) -> Counter {
-            Counter(label: "darkroom_s3_errors_total", dimensions: [("operation", operation)])
+            Counter(label: "darkroom_s3_errors_total", dimensions: [("operation", operation)], factory: factory)
         }
         func latency(_ operation: String) -> Timer {
-            Timer(label: "darkroom_s3_duration_seconds", dimensions: [("operation", operation)])
+            Timer(label: "darkroom_s3_duration_seconds", dimensions: [("operation", operation)], factory: factory)
         }
     }
 }

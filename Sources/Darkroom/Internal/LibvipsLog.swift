@@ -7,10 +7,8 @@ import Logging
 enum LibvipsLog {
     static let installed: Void = {
         let logger = Logger(label: "darkroom.libvips")
-        VipsRuntime.warningSink.withLock { sink in
-            sink = VipsRuntime.WarningSink { domain, message in
-                logger.debug("libvips warning", metadata: ["domain": "\(domain)", "message": "\(message)"])
-            }
-        }
+        _ = VipsRuntime.addWarningReceiver(VipsRuntime.WarningSink { domain, message in
+            logger.debug("libvips warning", metadata: ["domain": "\(domain)", "message": "\(message)"])
+        })
     }()
 }

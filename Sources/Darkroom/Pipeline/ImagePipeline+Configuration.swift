@@ -1,4 +1,5 @@
 public import Foundation
+public import Metrics
 
 extension ImagePipeline {
     public struct Configuration: Sendable {
@@ -49,6 +50,11 @@ extension ImagePipeline {
         /// How long a cached source is used as it is; after that it is
         /// revalidated with the origin (If-None-Match / If-Modified-Since).
         public var sourceFreshness: Duration = .seconds(24 * 3600)
+        /// Where the pipeline's counters, timers and queue gauges go. By
+        /// default the process's (``MetricsSystem``); a server gives each
+        /// of its applications a factory of its own, so that two pipelines
+        /// in one process never write each other's figures.
+        public var metricsFactory: any MetricsFactory = MetricsSystem.factory
 
         public init() {}
 

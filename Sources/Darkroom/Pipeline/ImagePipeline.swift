@@ -44,7 +44,7 @@ public final class ImagePipeline: Sendable {
     let sourceUses = UseCounter()
     /// Sources downloaded lately, for ``Configuration/recentSourceBytes``.
     let recentSources: MemoryCache<String, SourceData>?
-    let metrics = PipelineMetrics()
+    let metrics: PipelineMetrics
     let logger: Logger
     private let nextWaiter = Atomic<UInt64>(1)
 
@@ -58,9 +58,12 @@ public final class ImagePipeline: Sendable {
                 logger: Logger = Logger(label: "darkroom.pipeline", factory: { _ in SwiftLogNoOpLogHandler() })) throws(DarkroomError) {
         self.configuration = configuration
         self.logger = logger
+        metrics = PipelineMetrics(factory: configuration.metricsFactory)
         let cpu = BlockingExecutor(threads: configuration.filtrationConcurrency)
-        downloadQueue = WorkQueue(name: "download", maxConcurrent: configuration.downloadConcurrency, agingInterval: configuration.agingInterval, executor: cpu)
-        filtrationQueue = WorkQueue(name: "filtration", maxConcurrent: configuration.filtrationConcurrency, agingInterval: configuration.agingInterval, executor: cpu)
+        downloadQueue = WorkQueue(name: "download", maxConcurrent: configuration.downloadConcurrency, agingInterval: configuration.agingInterval,
+                                  executor: cpu, metricsFactory: configuration.metricsFactory)
+        filtrationQueue = WorkQueue(name: "filtration", maxConcurrent: configuration.filtrationConcurrency, agingInterval: configuration.agingInterval,
+                                    executor: cpu, metricsFactory: configuration.metricsFactory)
         memoryCache = MemoryCache(configuration: configuration.memoryCache)
         recentSources = configuration.recentSourceBytes > 0
             ? MemoryCache(configuration: .init(costLimit: configuration.recentSourceBytes, timeToLive: configuration.sourceFreshness))
@@ -74,8 +77,9 @@ public final class ImagePipeline: Sendable {
         } else {
             diskCache = nil
         }
+        let metricsFactory = configuration.metricsFactory
         sharedCache = try configuration.sharedCache.map { configuration throws(DarkroomError) in
-            try SharedResultCache(configuration: configuration, logger: logger)
+            try SharedResultCache(configuration: configuration, logger: logger, metricsFactory: metricsFactory)
         }
         let http: any DataLoading
         if let loader {

@@ -1,7 +1,8 @@
 import Metrics
 
-/// The pipeline's counters and timers, through swift-metrics: whatever
-/// backend the application bootstraps (Prometheus in the server) sees them.
+/// The pipeline's counters and timers, through swift-metrics, made by the
+/// factory its configuration names (the server gives each application one
+/// of its own, so two servers in one process never mix their figures).
 struct PipelineMetrics: Sendable {
     enum Cache: String, CaseIterable { case memory, disk, sourceDisk = "source_disk" }
 
@@ -9,10 +10,14 @@ struct PipelineMetrics: Sendable {
     /// metrics backend to look it up under its lock.
     private let hits: [Cache: Counter]
     private let misses: [Cache: Counter]
+    let factory: any MetricsFactory
 
-    init() {
+    init(factory: any MetricsFactory) {
+        self.factory = factory
         func counters(_ label: String) -> [Cache: Counter] {
-            Dictionary(uniqueKeysWithValues: Cache.allCases.map { ($0, Counter(label: label, dimensions: [("cache", $0.rawValue)])) })
+            Dictionary(uniqueKeysWithValues: Cache.allCases.map {
+                ($0, Counter(label: label, dimensions: [("cache", $0.rawValue)], factory: factory))
+            })
         }
         hits = counters("darkroom_cache_hits_total")
         misses = counters("darkroom_cache_misses_total")
@@ -23,24 +28,24 @@ struct PipelineMetrics: Sendable {
     }
 
     func coalesced(stage: String) {
-        Counter(label: "darkroom_coalesced_requests_total", dimensions: [("stage", stage)]).increment()
+        Counter(label: "darkroom_coalesced_requests_total", dimensions: [("stage", stage)], factory: factory).increment()
     }
 
     func downloaded(bytes: Int) {
-        Counter(label: "darkroom_download_bytes_total").increment(by: bytes)
+        Counter(label: "darkroom_download_bytes_total", factory: factory).increment(by: bytes)
     }
 
     func failure(_ error: DarkroomError) {
-        Counter(label: "darkroom_failures_total", dimensions: [("reason", error.kind.description)]).increment()
+        Counter(label: "darkroom_failures_total", dimensions: [("reason", error.kind.description)], factory: factory).increment()
     }
 
     func stage(_ stage: String, since start: ContinuousClock.Instant) {
-        Timer(label: "darkroom_stage_duration_seconds", dimensions: [("stage", stage)]).recordInterval(since: start)
+        Timer(label: "darkroom_stage_duration_seconds", dimensions: [("stage", stage)], factory: factory).recordInterval(since: start)
     }
 
     func memoryPressure(cancelled: Int) {
-        Counter(label: "darkroom_memory_pressure_events_total").increment()
-        Counter(label: "darkroom_memory_pressure_cancelled_total").increment(by: cancelled)
+        Counter(label: "darkroom_memory_pressure_events_total", factory: factory).increment()
+        Counter(label: "darkroom_memory_pressure_cancelled_total", factory: factory).increment(by: cancelled)
     }
 }
 

@@ -1,4 +1,4 @@
-import Metrics
+public import Metrics
 import Synchronization
 
 /// A named queue of work with a concurrency limit, priorities, aging,
@@ -39,9 +39,9 @@ public final class WorkQueue: Sendable {
     private struct Gauges: Sendable {
         let waiting: Gauge
         let running: Gauge
-        init(name: String) {
-            waiting = Gauge(label: "darkroom_queue_waiting", dimensions: [("queue", name)])
-            running = Gauge(label: "darkroom_queue_running", dimensions: [("queue", name)])
+        init(name: String, factory: any MetricsFactory) {
+            waiting = Gauge(label: "darkroom_queue_waiting", dimensions: [("queue", name)], factory: factory)
+            running = Gauge(label: "darkroom_queue_running", dimensions: [("queue", name)], factory: factory)
         }
     }
 
@@ -50,14 +50,16 @@ public final class WorkQueue: Sendable {
     ///   - agingInterval: how long an item waits before it counts one level
     ///     higher; `nil` turns aging off.
     ///   - executor: where blocking work runs.
-    public init(name: String, maxConcurrent: Int, agingInterval: Duration? = .seconds(10), executor: BlockingExecutor = .shared) {
+    ///   - metricsFactory: where the queue's gauges (waiting, running) go.
+    public init(name: String, maxConcurrent: Int, agingInterval: Duration? = .seconds(10), executor: BlockingExecutor = .shared,
+                metricsFactory: any MetricsFactory = MetricsSystem.factory) {
         precondition(maxConcurrent >= 1, "a queue runs at least one item at a time")
         self.name = name
         self.maxConcurrent = maxConcurrent
         self.agingInterval = agingInterval
         self.executor = executor
         self.state = Mutex(State(schedule: WorkSchedule(agingInterval: agingInterval)))
-        self.gauges = Gauges(name: name)
+        self.gauges = Gauges(name: name, factory: metricsFactory)
     }
 
     /// Queues async work.

@@ -9,6 +9,7 @@ struct OperationsRoutes: Sendable {
     let processor: ImageProcessor
     let pipeline: ImagePipeline
     let connections: ConnectionWatch
+    let metrics: ServerMetrics
 
     /// A 2 x 2 PNG, made once: what the health check asks libvips to process.
     private static let probe: Data = {
@@ -36,10 +37,10 @@ struct OperationsRoutes: Sendable {
             }
         }
         router.get("/metrics") { _, _ in
-            ServerMetrics.recordMemory(of: pipeline)
-            ServerMetrics.recordConnections(connections)
+            metrics.recordMemory(of: pipeline)
+            metrics.recordConnections(connections)
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(string: ServerMetrics.text())))
+                     body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text())))
         }
     }
 }
