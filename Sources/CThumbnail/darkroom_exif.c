@@ -1,5 +1,7 @@
 #include "darkroom_exif.h"
 
+#include <string.h>
+
 static unsigned read16(const uint8_t *p, int little) {
     return little ? (unsigned)(p[0] | p[1] << 8) : (unsigned)(p[0] << 8 | p[1]);
 }
@@ -32,11 +34,57 @@ static int find_tag(const uint8_t *tiff, size_t size, unsigned wanted, const uin
     return 0;
 }
 
+/// The value bytes of an entry: in the entry when they fit in four bytes,
+/// else at the offset it gives. NULL when they lie outside the block.
+static const uint8_t *value_bytes(const uint8_t *tiff, size_t size, const uint8_t *entry, int little, size_t bytes) {
+    if (bytes <= 4) return entry + 8;
+    uint32_t offset = read32(entry + 8, little);
+    if (offset > size || bytes > size - offset) return NULL;
+    return tiff + offset;
+}
+
 int dr_exif_orientation(const uint8_t *tiff, size_t length) {
     const uint8_t *entry;
     int little;
     if (!find_tag(tiff, length, 0x0112, &entry, &little)) return 1;
-    unsigned value = read16(entry + 8, little);
+    unsigned type = read16(entry + 2, little);
+    uint32_t count = read32(entry + 4, little);
+    if (count == 0) return 1;
+    long value = 0;
+    const uint8_t *p;
+    switch (type) {
+    case 1: // BYTE
+    case 6: // SBYTE
+        value = entry[8];
+        break;
+    case 3: // SHORT
+    case 8: // SSHORT
+        value = read16(entry + 8, little);
+        break;
+    case 4: // LONG
+    case 9: // SLONG: libexif keeps the tag as a SHORT, the low 16 bits
+        value = read32(entry + 8, little) & 0xFFFF;
+        break;
+    case 5: // RATIONAL
+    case 10: { // SRATIONAL
+        if (!(p = value_bytes(tiff, length, entry, little, 8))) return 1;
+        uint32_t numerator = read32(p, little), denominator = read32(p + 4, little);
+        if (denominator == 0) return 1;
+        value = (long)(numerator / denominator);
+        break;
+    }
+    case 2: { // ASCII: the number it starts with
+        size_t bytes = count > 64 ? 64 : count;
+        if (!(p = value_bytes(tiff, length, entry, little, count > 4 ? count : 4))) return 1;
+        size_t i = 0;
+        while (i < bytes && (p[i] == ' ' || p[i] == '\t')) i++;
+        if (i == bytes || p[i] < '0' || p[i] > '9') return 1;
+        while (i < bytes && p[i] >= '0' && p[i] <= '9' && value < 100) value = value * 10 + (p[i++] - '0');
+        break;
+    }
+    default:
+        return 1;
+    }
     return value >= 1 && value <= 8 ? (int)value : 1;
 }
 
@@ -44,4 +92,17 @@ int dr_exif_has_tag(const uint8_t *tiff, size_t length, unsigned wanted) {
     const uint8_t *entry;
     int little;
     return find_tag(tiff, length, wanted, &entry, &little);
+}
+
+const uint8_t *dr_exif_tiff(const uint8_t *payload, size_t length, int prefix_optional, size_t *tiff_length) {
+    if (length >= 6 && memcmp(payload, "Exif\0\0", 6) == 0) {
+        *tiff_length = length - 6;
+        return payload + 6;
+    }
+    if (prefix_optional && length >= 8 &&
+        (memcmp(payload, "II*\0", 4) == 0 || memcmp(payload, "MM\0*", 4) == 0)) {
+        *tiff_length = length;
+        return payload;
+    }
+    return NULL;
 }

@@ -5,176 +5,220 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jerror.h>
 #include <jpeglib.h>
 
 #include "darkroom_exif.h"
-#include "darkroom_resample.h"
+#include "darkroom_icc.h"
+#include "darkroom_jpeg_markers.h"
 
-// MARK: - Errors: longjmp out of libjpeg, never print, count warnings
+// Every entry point keeps its libjpeg state in one heap block: libjpeg
+// reports errors by longjmp, after which a local changed since setjmp
+// has no defined value, while the heap block's fields keep theirs.
+
+// MARK: - Errors and the progress monitor
 
 typedef struct {
     struct jpeg_error_mgr base;
+    struct jpeg_progress_mgr progress;
     jmp_buf escape;
-} error_manager;
+    /// Why the work stopped, when it was not libjpeg's own error.
+    int stopped;
+    long max_scans;
+    dr_cancelled cancelled;
+    void *context;
+} guard;
 
-static void on_error(j_common_ptr cinfo) {
-    longjmp(((error_manager *)cinfo->err)->escape, 1);
+static guard *guard_of(j_common_ptr cinfo) {
+    return (guard *)cinfo->err;
 }
 
-// Warnings (a premature end, corrupt data) are counted, not printed: the
-// caller declines the image, and libvips decides how to answer for it.
+static void on_error(j_common_ptr cinfo) {
+    longjmp(guard_of(cinfo)->escape, 1);
+}
+
+// Warnings (a premature end, corrupt data) are counted, not printed; the
+// monitor stops at the first.
 static void on_message(j_common_ptr cinfo, int level) {
-    if (level < 0) {
-        cinfo->err->num_warnings++;
-    }
+    if (level < 0) cinfo->err->num_warnings++;
 }
 
 static void on_output(j_common_ptr cinfo) {
     (void)cinfo;
 }
 
-static void install_errors(error_manager *errors) {
-    jpeg_std_error(&errors->base);
-    errors->base.error_exit = on_error;
-    errors->base.emit_message = on_message;
-    errors->base.output_message = on_output;
+static void stop(j_common_ptr cinfo, int reason) {
+    guard_of(cinfo)->stopped = reason;
+    longjmp(guard_of(cinfo)->escape, 1);
 }
 
-// MARK: - Header and EXIF orientation
-
-/// The TIFF block of an APP1 "Exif" segment, after its 6-byte prefix.
-static const uint8_t *exif_block(jpeg_saved_marker_ptr marker, size_t *size) {
-    if (marker->marker != JPEG_APP0 + 1 || marker->data_length < 14 || memcmp(marker->data, "Exif\0\0", 6) != 0) return NULL;
-    *size = marker->data_length - 6;
-    return marker->data + 6;
-}
-
-static void read_orientation(struct jpeg_decompress_struct *cinfo, dr_image_header *header) {
-    header->orientation = 1;
-    for (jpeg_saved_marker_ptr marker = cinfo->marker_list; marker; marker = marker->next) {
-        size_t size;
-        const uint8_t *tiff = exif_block(marker, &size);
-        int orientation = tiff ? dr_exif_orientation(tiff, size) : 1;
-        if (orientation != 1) {
-            header->orientation = orientation;
-            return;
-        }
+/// libjpeg calls this for every row of blocks it reads or writes, in every
+/// scan, and at every scan's start.
+static void on_progress(j_common_ptr cinfo) {
+    guard *g = guard_of(cinfo);
+    if (g->cancelled && g->cancelled(g->context)) stop(cinfo, DR_CANCELLED);
+    if (cinfo->err->num_warnings) stop(cinfo, DR_DECLINED);
+    if (cinfo->is_decompressor && g->max_scans > 0 && ((j_decompress_ptr)cinfo)->input_scan_number > g->max_scans) {
+        stop(cinfo, DR_TOO_MANY_SCANS);
     }
 }
 
-/// Whether `needle` occurs in the `length` bytes at `data`.
-static int contains(const uint8_t *data, size_t length, const char *needle) {
-    size_t n = strlen(needle);
-    for (size_t i = 0; i + n <= length; i++) {
-        if (memcmp(data + i, needle, n) == 0) return 1;
-    }
-    return 0;
+static void install_guard(guard *g, dr_cancelled cancelled, void *context, long max_scans) {
+    jpeg_std_error(&g->base);
+    g->base.error_exit = on_error;
+    g->base.emit_message = on_message;
+    g->base.output_message = on_output;
+    g->progress.progress_monitor = on_progress;
+    g->cancelled = cancelled;
+    g->context = context;
+    g->max_scans = max_scans;
+    g->stopped = 0;
 }
 
-/// An APP2 "ICC_PROFILE" segment whose profile does not name sRGB (in its
-/// description, which the first segment carries).
-static int read_foreign_profile(struct jpeg_decompress_struct *cinfo) {
-    int found = 0;
-    for (jpeg_saved_marker_ptr marker = cinfo->marker_list; marker; marker = marker->next) {
-        if (marker->marker != JPEG_APP0 + 2 || marker->data_length < 14 || memcmp(marker->data, "ICC_PROFILE\0", 12) != 0) continue;
-        if (contains(marker->data, marker->data_length, "sRGB")) return 0;
-        found = 1;
-    }
-    return found;
+/// What a longjmp out of libjpeg means.
+static int status_after_escape(const guard *g) {
+    if (g->stopped) return g->stopped;
+    // libjpeg met its memory limit: with no backing store, it says so.
+    if (g->base.msg_code == JERR_NO_BACKING_STORE) return DR_OVER_BUDGET;
+    return DR_DECLINED;
 }
+
+// MARK: - Header
+
+typedef struct {
+    struct jpeg_decompress_struct cinfo;
+    guard guard;
+    int created;
+} header_state;
 
 int dr_jpeg_read_header(const uint8_t *data, size_t length, dr_image_header *header) {
-    struct jpeg_decompress_struct cinfo;
-    error_manager errors;
-    install_errors(&errors);
-    cinfo.err = &errors.base;
-    if (setjmp(errors.escape)) {
-        jpeg_destroy_decompress(&cinfo);
+    memset(header, 0, sizeof(*header));
+    dr_jpeg_info info;
+    if (dr_jpeg_inspect(data, length, &info) != DR_OK) return DR_DECLINED;
+    header_state *s = calloc(1, sizeof(header_state));
+    if (!s) return DR_DECLINED;
+    install_guard(&s->guard, NULL, NULL, 0);
+    s->cinfo.err = &s->guard.base;
+    if (setjmp(s->guard.escape)) {
+        if (s->created) jpeg_destroy_decompress(&s->cinfo);
+        free(s);
         return DR_DECLINED;
     }
-    jpeg_create_decompress(&cinfo);
-    jpeg_mem_src(&cinfo, data, (unsigned long)length);
-    jpeg_save_markers(&cinfo, JPEG_APP0 + 1, 0xFFFF);
-    jpeg_save_markers(&cinfo, JPEG_APP0 + 2, 0xFFFF);
-    jpeg_read_header(&cinfo, TRUE);
-    header->width = (int)cinfo.image_width;
-    header->height = (int)cinfo.image_height;
-    header->supported = cinfo.num_components == 3 && cinfo.jpeg_color_space == JCS_YCbCr;
-    read_orientation(&cinfo, header);
-    header->foreign_profile = read_foreign_profile(&cinfo);
-    header->copyright = 0;
-    for (jpeg_saved_marker_ptr marker = cinfo.marker_list; marker; marker = marker->next) {
-        size_t size;
-        const uint8_t *tiff = exif_block(marker, &size);
-        if (tiff && dr_exif_has_tag(tiff, size, DR_EXIF_COPYRIGHT)) header->copyright = 1;
+    jpeg_create_decompress(&s->cinfo);
+    s->created = 1;
+    s->cinfo.progress = &s->guard.progress;
+    jpeg_mem_src(&s->cinfo, data, (unsigned long)length);
+    jpeg_read_header(&s->cinfo, TRUE);
+    header->width = (int)s->cinfo.image_width;
+    header->height = (int)s->cinfo.image_height;
+    header->supported = s->cinfo.num_components == 3 && s->cinfo.jpeg_color_space == JCS_YCbCr;
+    int warnings = (int)s->guard.base.num_warnings;
+    jpeg_destroy_decompress(&s->cinfo);
+    free(s);
+
+    // EXIF and the profile from the marker walk, as libvips reads them.
+    header->orientation = info.exif ? dr_exif_orientation(info.exif, info.exif_length) : 1;
+    header->copyright = info.exif ? dr_exif_has_tag(info.exif, info.exif_length, DR_EXIF_COPYRIGHT) : 0;
+    if (info.icc_segments) {
+        size_t size = dr_jpeg_icc_profile(data, length, NULL, 0);
+        uint8_t *profile = size ? malloc(size) : NULL;
+        header->foreign_profile = !(profile && dr_jpeg_icc_profile(data, length, profile, size) == size &&
+                                    dr_icc_is_srgb(profile, size));
+        free(profile);
     }
-    jpeg_destroy_decompress(&cinfo);
-    return errors.base.num_warnings ? DR_DECLINED : DR_OK;
+    return warnings ? DR_DECLINED : DR_OK;
 }
 
 // MARK: - Decode and resample
 
 typedef struct {
     struct jpeg_decompress_struct cinfo;
-    error_manager errors;
+    guard guard;
+    int created;
     dr_resampler *resampler;
+    uint8_t *scratch;
 } decode_state;
 
 static void release(decode_state *s) {
-    jpeg_destroy_decompress(&s->cinfo);
+    if (s->created) jpeg_destroy_decompress(&s->cinfo);
     dr_resampler_free(s->resampler);
+    free(s->scratch);
+    free(s);
 }
 
 enum { BATCH = 16 };
 
-int dr_jpeg_decode_resampled(const uint8_t *data, size_t length, int scale_denom,
-                             int out_width, int out_height, uint8_t **pixels,
-                             dr_cancelled cancelled, void *context) {
+int dr_jpeg_decode_resampled(const uint8_t *data, size_t length, const dr_jpeg_decode_options *options, uint8_t **pixels) {
+    *pixels = NULL;
     decode_state *s = calloc(1, sizeof(decode_state));
     if (!s) return DR_DECLINED;
-    install_errors(&s->errors);
-    s->cinfo.err = &s->errors.base;
-    if (setjmp(s->errors.escape)) {
+    install_guard(&s->guard, options->cancelled, options->context, options->max_scans);
+    s->cinfo.err = &s->guard.base;
+    if (setjmp(s->guard.escape)) {
+        int status = status_after_escape(&s->guard);
         release(s);
-        free(s);
-        return DR_DECLINED;
+        return status;
     }
     jpeg_create_decompress(&s->cinfo);
+    s->created = 1;
+    s->cinfo.progress = &s->guard.progress;
+    if (options->max_memory) s->cinfo.mem->max_memory_to_use = (long)options->max_memory;
     jpeg_mem_src(&s->cinfo, data, (unsigned long)length);
     jpeg_read_header(&s->cinfo, TRUE);
     if (s->cinfo.num_components != 3 || s->cinfo.jpeg_color_space != JCS_YCbCr) {
         release(s);
-        free(s);
         return DR_DECLINED;
     }
     s->cinfo.scale_num = 1;
-    s->cinfo.scale_denom = (unsigned)scale_denom;
+    s->cinfo.scale_denom = (unsigned)options->scale_denom;
     s->cinfo.out_color_space = JCS_RGB;
-    jpeg_start_decompress(&s->cinfo);
-    int in_width = (int)s->cinfo.output_width, in_height = (int)s->cinfo.output_height;
-    int status = DR_DECLINED;
-    if (out_width < 1 || out_height < 1 || out_width > in_width || out_height > in_height) goto done;
+    jpeg_calc_output_dimensions(&s->cinfo);
+    dr_resample_spec spec = options->resample;
+    spec.in_bands = 3;
+    // libvips keeps the whole pixels of a scaled decode, rounding down
+    // where libjpeg rounds up: the last part-row and part-column go.
+    if ((int)(s->cinfo.image_width / s->cinfo.scale_denom) != spec.in_width ||
+        (int)(s->cinfo.image_height / s->cinfo.scale_denom) != spec.in_height ||
+        (int)s->cinfo.output_width - spec.in_width > 1 || (int)s->cinfo.output_height - spec.in_height > 1) {
+        release(s);
+        return DR_DECLINED;
+    }
     // Rows are resampled as they arrive, so only a window of them is held.
-    s->resampler = dr_resampler_new(in_width, in_height, 3, out_width, out_height);
-    if (!s->resampler) goto done;
-    while (s->cinfo.output_scanline < s->cinfo.output_height) {
-        if (cancelled && cancelled(context)) {
-            status = DR_CANCELLED;
-            goto done;
-        }
+    s->resampler = dr_resampler_new(&spec);
+    if (!s->resampler) {
+        release(s);
+        return DR_DECLINED;
+    }
+    // A multi-scan file's scans are all read here.
+    jpeg_start_decompress(&s->cinfo);
+    // Rows are lent one wider than the resampler takes: room for
+    // libjpeg's part-column, which the resampler leaves alone.
+    while ((int)s->cinfo.output_scanline < spec.in_height) {
         JSAMPROW rows[BATCH];
         int room = dr_resampler_lend(s->resampler, rows, BATCH);
-        if (room == 0) goto done;
+        if (room == 0) {
+            release(s);
+            return DR_DECLINED;
+        }
         dr_resampler_push(s->resampler, (int)jpeg_read_scanlines(&s->cinfo, rows, (JDIMENSION)room));
     }
+    // The part-row libvips drops is still read, so that libjpeg finishes
+    // the file (and says whether anything after it is amiss).
+    while (s->cinfo.output_scanline < s->cinfo.output_height) {
+        if (!s->scratch && !(s->scratch = malloc((size_t)s->cinfo.output_width * 3))) {
+            release(s);
+            return DR_DECLINED;
+        }
+        JSAMPROW row = s->scratch;
+        jpeg_read_scanlines(&s->cinfo, &row, 1);
+    }
     jpeg_finish_decompress(&s->cinfo);
-    if (s->errors.base.num_warnings) goto done;
-    *pixels = dr_resampler_finish(s->resampler);
-    status = *pixels ? DR_OK : DR_DECLINED;
-
-done:
+    int status = DR_DECLINED;
+    if (!s->guard.base.num_warnings) {
+        *pixels = dr_resampler_finish(s->resampler);
+        status = *pixels ? DR_OK : DR_DECLINED;
+    }
     release(s);
-    free(s);
     return status;
 }
 
@@ -193,40 +237,88 @@ void dr_jpeg_recombine(uint8_t *pixels, int width, int height, const int32_t m[9
 
 // MARK: - Encode
 
-int dr_jpeg_encode(const uint8_t *pixels, int stride, int left, int top, int width, int height,
-                   int quality, uint8_t **out, size_t *out_length) {
+/// The JPEG's bytes, in a buffer this file owns (libjpeg's own memory
+/// destination frees its first buffer when it grows, which leaves the
+/// caller a pointer to freed memory if an error follows).
+typedef struct {
+    struct jpeg_destination_mgr base;
+    uint8_t *buffer;
+    size_t capacity;
+    size_t length;
+} memory_destination;
+
+static void destination_init(j_compress_ptr cinfo) {
+    memory_destination *d = (memory_destination *)cinfo->dest;
+    d->base.next_output_byte = d->buffer;
+    d->base.free_in_buffer = d->capacity;
+}
+
+static boolean destination_grow(j_compress_ptr cinfo) {
+    memory_destination *d = (memory_destination *)cinfo->dest;
+    size_t capacity = d->capacity * 2;
+    uint8_t *grown = realloc(d->buffer, capacity);
+    if (!grown) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 10);
+    d->base.next_output_byte = grown + d->capacity;
+    d->base.free_in_buffer = capacity - d->capacity;
+    d->buffer = grown;
+    d->capacity = capacity;
+    return TRUE;
+}
+
+static void destination_term(j_compress_ptr cinfo) {
+    memory_destination *d = (memory_destination *)cinfo->dest;
+    d->length = d->capacity - d->base.free_in_buffer;
+}
+
+typedef struct {
     struct jpeg_compress_struct cinfo;
-    error_manager errors;
-    install_errors(&errors);
-    cinfo.err = &errors.base;
-    unsigned char *buffer = NULL;
-    unsigned long size = 0;
-    if (setjmp(errors.escape)) {
-        jpeg_destroy_compress(&cinfo);
-        free(buffer);
+    guard guard;
+    memory_destination destination;
+    int created;
+} encode_state;
+
+int dr_jpeg_encode(const uint8_t *pixels, int width, int height, int quality, uint8_t **out, size_t *out_length) {
+    *out = NULL;
+    *out_length = 0;
+    encode_state *s = calloc(1, sizeof(encode_state));
+    if (!s) return DR_DECLINED;
+    install_guard(&s->guard, NULL, NULL, 0);
+    s->cinfo.err = &s->guard.base;
+    if (setjmp(s->guard.escape)) {
+        if (s->created) jpeg_destroy_compress(&s->cinfo);
+        free(s->destination.buffer);
+        free(s);
         return DR_DECLINED;
     }
-    jpeg_create_compress(&cinfo);
-    jpeg_mem_dest(&cinfo, &buffer, &size);
-    cinfo.image_width = (JDIMENSION)width;
-    cinfo.image_height = (JDIMENSION)height;
-    cinfo.input_components = 4;
-    cinfo.in_color_space = JCS_EXT_RGBX;
-    jpeg_set_defaults(&cinfo);
-    jpeg_set_quality(&cinfo, quality, TRUE);
+    jpeg_create_compress(&s->cinfo);
+    s->created = 1;
+    s->destination.capacity = 16384;
+    s->destination.buffer = malloc(s->destination.capacity);
+    if (!s->destination.buffer) ERREXIT1(&s->cinfo, JERR_OUT_OF_MEMORY, 10);
+    s->destination.base.init_destination = destination_init;
+    s->destination.base.empty_output_buffer = destination_grow;
+    s->destination.base.term_destination = destination_term;
+    s->cinfo.dest = &s->destination.base;
+    s->cinfo.image_width = (JDIMENSION)width;
+    s->cinfo.image_height = (JDIMENSION)height;
+    s->cinfo.input_components = 4;
+    s->cinfo.in_color_space = JCS_EXT_RGBX;
+    jpeg_set_defaults(&s->cinfo);
+    jpeg_set_quality(&s->cinfo, quality, TRUE);
     if (quality >= 90) {
-        cinfo.comp_info[0].h_samp_factor = 1;
-        cinfo.comp_info[0].v_samp_factor = 1;
+        s->cinfo.comp_info[0].h_samp_factor = 1;
+        s->cinfo.comp_info[0].v_samp_factor = 1;
     }
-    jpeg_start_compress(&cinfo, TRUE);
-    while (cinfo.next_scanline < cinfo.image_height) {
-        JSAMPROW row = (JSAMPROW)(pixels + ((size_t)(top + (int)cinfo.next_scanline) * (size_t)stride + (size_t)left) * 4);
-        jpeg_write_scanlines(&cinfo, &row, 1);
+    jpeg_start_compress(&s->cinfo, TRUE);
+    while (s->cinfo.next_scanline < s->cinfo.image_height) {
+        JSAMPROW row = (JSAMPROW)(pixels + (size_t)s->cinfo.next_scanline * (size_t)width * 4);
+        jpeg_write_scanlines(&s->cinfo, &row, 1);
     }
-    jpeg_finish_compress(&cinfo);
-    jpeg_destroy_compress(&cinfo);
-    *out = buffer;
-    *out_length = size;
+    jpeg_finish_compress(&s->cinfo);
+    jpeg_destroy_compress(&s->cinfo);
+    *out = s->destination.buffer;
+    *out_length = s->destination.length;
+    free(s);
     return DR_OK;
 }
 

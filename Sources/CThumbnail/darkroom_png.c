@@ -6,7 +6,7 @@
 #include <libdeflate.h>
 
 #include "darkroom_exif.h"
-#include "darkroom_resample.h"
+#include "darkroom_icc.h"
 
 // MARK: - Chunks
 
@@ -18,19 +18,41 @@ static uint32_t be32(const uint8_t *p) {
 
 typedef struct {
     dr_image_header header;
-    // The compressed pixels: the IDAT chunks' data, in order.
+    // The compressed pixels: the IDAT chunks' data, in order, in one run.
     size_t idat_count;
     size_t idat_bytes;
     const uint8_t *first_idat;
+    size_t first_idat_chunk;
 } png_layout;
 
-/// Walks the chunks up to IEND, checking each one's length and CRC.
-/// Declines anything this path does not take; libvips then reads it.
+/// Whether an iCCP chunk's profile (zlib-compressed after its name) is sRGB.
+static int profile_is_srgb(const uint8_t *body, size_t size) {
+    const uint8_t *end = memchr(body, 0, size < 80 ? size : 80);
+    if (!end || (size_t)(end - body) + 2 > size || end[1] != 0) return 0;
+    const uint8_t *compressed = end + 2;
+    size_t compressed_size = size - (size_t)(compressed - body);
+    enum { MAX_PROFILE = 4 << 20 };
+    uint8_t *profile = malloc(MAX_PROFILE);
+    struct libdeflate_decompressor *inflater = libdeflate_alloc_decompressor();
+    size_t inflated = 0;
+    int srgb = profile && inflater &&
+               libdeflate_zlib_decompress(inflater, compressed, compressed_size, profile, MAX_PROFILE, &inflated) == LIBDEFLATE_SUCCESS &&
+               dr_icc_is_srgb(profile, inflated);
+    libdeflate_free_decompressor(inflater);
+    free(profile);
+    return srgb;
+}
+
+/// Walks the chunks up to IEND, checking each one's length and CRC, in the
+/// order libpng requires. Declines anything this path does not take, or
+/// would read otherwise than libpng; libvips then reads it.
 static int read_layout(const uint8_t *data, size_t length, png_layout *layout) {
     memset(layout, 0, sizeof(*layout));
     if (length < 8 + 25 || memcmp(data, signature, 8) != 0) return DR_DECLINED;
     size_t position = 8;
-    int seen_header = 0, seen_end = 0, seen_exif = 0, supported = 1;
+    int seen_header = 0, seen_end = 0, seen_exif = 0, seen_profile = 0, seen_palette = 0, supported = 1;
+    // IDAT chunks must follow one another: libpng reads the first run only.
+    int idat_run_over = 0;
     layout->header.orientation = 1;
     while (!seen_end) {
         if (length - position < 12) return DR_DECLINED;
@@ -39,6 +61,8 @@ static int read_layout(const uint8_t *data, size_t length, png_layout *layout) {
         if (size > 0x7FFFFFFFu || length - position - 12 < size) return DR_DECLINED;
         const uint8_t *body = type + 4;
         if (libdeflate_crc32(0, type, 4 + (size_t)size) != be32(body + size)) return DR_DECLINED;
+        int is_idat = memcmp(type, "IDAT", 4) == 0;
+        if (layout->idat_count && !is_idat) idat_run_over = 1;
         if (!seen_header) {
             if (memcmp(type, "IHDR", 4) != 0 || size != 13) return DR_DECLINED;
             uint32_t width = be32(body), height = be32(body + 4);
@@ -49,22 +73,38 @@ static int read_layout(const uint8_t *data, size_t length, png_layout *layout) {
             if (compression != 0 || filter != 0 || interlace > 1) return DR_DECLINED;
             supported = depth == 8 && colour == 2 && interlace == 0;
             seen_header = 1;
-        } else if (memcmp(type, "IDAT", 4) == 0) {
-            if (layout->idat_count == 0) layout->first_idat = body;
+        } else if (is_idat) {
+            if (idat_run_over) return DR_DECLINED;
+            if (layout->idat_count == 0) {
+                layout->first_idat = body;
+                layout->first_idat_chunk = position;
+            }
             layout->idat_count++;
             layout->idat_bytes += size;
         } else if (memcmp(type, "IEND", 4) == 0) {
             seen_end = 1;
+        } else if (memcmp(type, "IHDR", 4) == 0) {
+            return DR_DECLINED;
         } else if (memcmp(type, "eXIf", 4) == 0) {
-            if (!seen_exif) {
+            // libvips sees the first one before the pixels, as libpng gives it.
+            if (!seen_exif && layout->idat_count == 0) {
                 layout->header.orientation = dr_exif_orientation(body, size);
                 layout->header.copyright = dr_exif_has_tag(body, size, DR_EXIF_COPYRIGHT);
-                seen_exif = 1;
             }
-        } else if (memcmp(type, "tRNS", 4) == 0 || memcmp(type, "iCCP", 4) == 0 || memcmp(type, "acTL", 4) == 0) {
-            // Transparency, a colour profile, an animation: libvips' business.
+            seen_exif = 1;
+        } else if (memcmp(type, "iCCP", 4) == 0) {
+            // libpng takes the first, before the palette and the pixels.
+            if (!seen_profile && !seen_palette && layout->idat_count == 0 && !profile_is_srgb(body, size)) {
+                layout->header.foreign_profile = 1;
+                supported = 0;
+            }
+            seen_profile = 1;
+        } else if (memcmp(type, "PLTE", 4) == 0) {
+            seen_palette = 1;
+        } else if (memcmp(type, "tRNS", 4) == 0 || memcmp(type, "acTL", 4) == 0) {
+            // Transparency, an animation: libvips' business.
             supported = 0;
-        } else if (!(type[0] & 0x20) && memcmp(type, "PLTE", 4) != 0) {
+        } else if (!(type[0] & 0x20)) {
             // An unknown critical chunk.
             return DR_DECLINED;
         }
@@ -84,21 +124,17 @@ int dr_png_read_header(const uint8_t *data, size_t length, dr_image_header *head
 
 /// The IDAT chunks' data as one buffer: the first chunk itself when there
 /// is one only, otherwise a copy (to be freed) of them all, in order.
-static const uint8_t *compressed_pixels(const uint8_t *data, size_t length, const png_layout *layout, uint8_t **copy) {
+static const uint8_t *compressed_pixels(const uint8_t *data, const png_layout *layout, uint8_t **copy) {
     *copy = NULL;
     if (layout->idat_count == 1) return layout->first_idat;
     uint8_t *joined = malloc(layout->idat_bytes ? layout->idat_bytes : 1);
     if (!joined) return NULL;
-    size_t position = 8, filled = 0;
-    while (length - position >= 12) {
+    // The run of IDAT chunks, from the first.
+    size_t position = layout->first_idat_chunk, filled = 0;
+    for (size_t i = 0; i < layout->idat_count; i++) {
         uint32_t size = be32(data + position);
-        const uint8_t *type = data + position + 4;
-        if (memcmp(type, "IDAT", 4) == 0) {
-            memcpy(joined + filled, type + 4, size);
-            filled += size;
-        } else if (memcmp(type, "IEND", 4) == 0) {
-            break;
-        }
+        memcpy(joined + filled, data + position + 8, size);
+        filled += size;
         position += 12 + (size_t)size;
     }
     *copy = joined;
@@ -145,25 +181,37 @@ static int unfilter(int filter, uint8_t *row, const uint8_t *prior, size_t size)
 
 enum { SLACK = 64, CHECK_EVERY = 64 };
 
-int dr_png_decode_resampled(const uint8_t *data, size_t length, int out_width, int out_height, size_t max_raw_bytes,
-                            uint8_t **pixels, dr_cancelled cancelled, void *context) {
+size_t dr_png_decode_bytes(const uint8_t *data, size_t length) {
+    png_layout layout;
+    if (read_layout(data, length, &layout) != DR_OK || !layout.header.supported) return SIZE_MAX;
+    size_t row_bytes = (size_t)layout.header.width * 3, stride = row_bytes + 1;
+    if ((size_t)layout.header.height > (SIZE_MAX / 2) / stride) return SIZE_MAX;
+    size_t raw = stride * (size_t)layout.header.height + SLACK;
+    return raw + row_bytes + SLACK + (layout.idat_count > 1 ? layout.idat_bytes : 0);
+}
+
+int dr_png_decode_resampled(const uint8_t *data, size_t length, const dr_resample_spec *spec, uint8_t **pixels,
+                            dr_cancelled cancelled, void *context) {
+    *pixels = NULL;
     png_layout layout;
     if (read_layout(data, length, &layout) != DR_OK || !layout.header.supported) return DR_DECLINED;
     int width = layout.header.width, height = layout.header.height;
-    if (out_width < 1 || out_height < 1 || out_width > width || out_height > height) return DR_DECLINED;
+    if (spec->in_width != width || spec->in_height != height) return DR_DECLINED;
     size_t row_bytes = (size_t)width * 3, stride = row_bytes + 1;
-    if (max_raw_bytes <= SLACK || (size_t)height > (max_raw_bytes - SLACK) / stride) return DR_DECLINED;
+    if ((size_t)height > (SIZE_MAX / 2) / stride) return DR_DECLINED;
     size_t raw_bytes = stride * (size_t)height;
+    dr_resample_spec rgb = *spec;
+    rgb.in_bands = 3;
 
     int status = DR_DECLINED;
     uint8_t *joined = NULL, *raw = NULL, *zeros = NULL;
     struct libdeflate_decompressor *inflater = NULL;
     dr_resampler *resampler = NULL;
-    const uint8_t *compressed = compressed_pixels(data, length, &layout, &joined);
+    const uint8_t *compressed = compressed_pixels(data, &layout, &joined);
     raw = malloc(raw_bytes + SLACK);
     zeros = calloc(1, row_bytes + SLACK);
     inflater = libdeflate_alloc_decompressor();
-    resampler = dr_resampler_new(width, height, 3, out_width, out_height);
+    resampler = dr_resampler_new(&rgb);
     if (!compressed || !raw || !zeros || !inflater || !resampler) goto done;
     memset(raw + raw_bytes, 0, SLACK);
 

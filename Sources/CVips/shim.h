@@ -170,6 +170,18 @@ static inline void *darkroom_vips_pixels(VipsImage *image, size_t *size) {
     return vips_image_write_to_memory(image, size);
 }
 static inline int darkroom_vips_interpretation(VipsImage *image) { return (int)vips_image_get_interpretation(image); }
+/// Bytes a band of a pixel takes (1 for 8-bit, 2 for 16-bit...).
+static inline int darkroom_vips_bytes_per_sample(VipsImage *image) { return (int)vips_format_sizeof(vips_image_get_format(image)); }
+/// Whether the loader says the file is interlaced (an Adam7 PNG, which
+/// libpng can only give whole).
+static inline int darkroom_vips_interlaced(VipsImage *image) {
+    int interlaced = 0;
+    if (vips_image_get_typeof(image, "interlaced") == 0 || vips_image_get_int(image, "interlaced", &interlaced) != 0) {
+        vips_error_clear();
+        return 0;
+    }
+    return interlaced;
+}
 static inline int darkroom_vips_band_format(VipsImage *image) { return (int)vips_image_get_format(image); }
 static inline int darkroom_vips_has_icc(VipsImage *image) {
     return vips_image_get_typeof(image, VIPS_META_ICC_NAME) != 0;
@@ -177,31 +189,23 @@ static inline int darkroom_vips_has_icc(VipsImage *image) {
 
 // MARK: - Colour
 
-/// Whether `needle` occurs in the `length` bytes at `data`.
-static inline int darkroom_contains(const void *data, size_t length, const char *needle) {
-    size_t n = strlen(needle);
-    const char *bytes = (const char *)data;
-    for (size_t i = 0; i + n <= length; i++) {
-        if (memcmp(bytes + i, needle, n) == 0) return 1;
-    }
-    return 0;
-}
-
-/// An embedded ICC profile that does not describe itself as sRGB (Display
-/// P3, Adobe RGB...): the pixels need a transform to look right once the
-/// profile is stripped.
-static inline int darkroom_vips_has_foreign_icc(VipsImage *image) {
+/// The embedded ICC profile's bytes (valid while the image is), or NULL.
+/// Whether it is sRGB is the caller's one rule to decide (CThumbnail's
+/// dr_icc_is_srgb), for libvips' path and the thumbnail path alike.
+static inline const void *darkroom_vips_icc_profile(VipsImage *image, size_t *length) {
     const void *data;
-    size_t length;
     if (vips_image_get_typeof(image, VIPS_META_ICC_NAME) == 0 ||
-        vips_image_get_blob(image, VIPS_META_ICC_NAME, &data, &length) != 0) {
-        return 0;
+        vips_image_get_blob(image, VIPS_META_ICC_NAME, &data, length) != 0) {
+        vips_error_clear();
+        return NULL;
     }
-    return !darkroom_contains(data, length, "sRGB");
+    return data;
 }
 
 /// Any input (CMYK, 16-bit, grey, Lab...) to 8-bit sRGB, alpha kept.
-/// CMYK goes through its embedded profile, or libvips' built-in one.
+/// CMYK goes through its embedded profile, or libvips' built-in one; an
+/// RGB image through its embedded profile when the caller has found it
+/// foreign (`transform_profile`).
 static inline int darkroom_vips_to_srgb8(VipsImage *in, VipsImage **out, int transform_profile) {
     VipsImage *t = NULL;
     int result;
@@ -211,7 +215,7 @@ static inline int darkroom_vips_to_srgb8(VipsImage *in, VipsImage **out, int tra
                                     "input_profile", "cmyk",
                                     "depth", 8,
                                     NULL);
-    } else if (transform_profile && darkroom_vips_has_foreign_icc(in) &&
+    } else if (transform_profile &&
                vips_icc_transform(in, &t, "srgb", "embedded", TRUE, "depth", 8, NULL) == 0) {
         result = 0;
     } else {
@@ -316,8 +320,15 @@ static inline int darkroom_vips_grayscale(VipsImage *in, VipsImage **out) {
 
 // MARK: - Geometry
 
-static inline int darkroom_vips_autorot(VipsImage *in, VipsImage **out) {
-    return vips_autorot(in, out, NULL);
+static inline int darkroom_vips_autorot(VipsImage *in, VipsImage **out, int orientation) {
+    // The orientation both engines read (Darkroom's EXIF reader for the
+    // formats the thumbnail path takes), set on a copy for vips_autorot.
+    VipsImage *tagged = NULL;
+    if (vips_copy(in, &tagged, NULL) != 0) return -1;
+    vips_image_set_int(tagged, VIPS_META_ORIENTATION, orientation);
+    int result = vips_autorot(tagged, out, NULL);
+    g_object_unref(tagged);
+    return result;
 }
 
 /// Turns by a quarter turn clockwise `quarters` times (1, 2 or 3).
@@ -574,8 +585,19 @@ static inline int darkroom_vips_pngsave(VipsImage *in, void **buf, size_t *len, 
     return vips_pngsave_buffer(in, buf, len, "strip", strip, "compression", 6, NULL);
 }
 
+/// PNG with libpng choosing each row's filter (none, sub, up, average,
+/// Paeth), as most PNGs in the wild are written; libvips' default writes
+/// none.
+static inline int darkroom_vips_pngsave_filtered(VipsImage *in, void **buf, size_t *len, int strip) {
+    return vips_pngsave_buffer(in, buf, len, "strip", strip, "compression", 6, "filter", VIPS_FOREIGN_PNG_FILTER_ALL, NULL);
+}
+
 static inline int darkroom_vips_webpsave(VipsImage *in, void **buf, size_t *len, int quality, int strip) {
     return vips_webpsave_buffer(in, buf, len, "Q", quality, "strip", strip, NULL);
+}
+
+static inline int darkroom_vips_webpsave_lossless(VipsImage *in, void **buf, size_t *len, int strip) {
+    return vips_webpsave_buffer(in, buf, len, "lossless", TRUE, "strip", strip, NULL);
 }
 
 static inline int darkroom_vips_avifsave(VipsImage *in, void **buf, size_t *len, int quality, int strip) {

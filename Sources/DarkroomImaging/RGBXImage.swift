@@ -36,19 +36,13 @@ package final class RGBXImage {
         fixed.withUnsafeBufferPointer { dr_jpeg_recombine(pixels, Int32(width), Int32(height), $0.baseAddress) }
     }
 
-    /// Encodes the `width` x `height` window at `left`, `top` as a baseline
-    /// JPEG without metadata, and hands the encoder's buffer to `body`.
-    package func encodedJPEG<R>(
-        left: Int, top: Int, width: Int, height: Int, quality: Int,
-        _ body: (UnsafeRawBufferPointer) -> R
-    ) -> R? {
-        guard left >= 0, top >= 0, width > 0, height > 0,
-              left + width <= self.width, top + height <= self.height, (1...100).contains(quality)
-        else { return nil }
+    /// Encodes the pixels as a baseline JPEG without metadata, and hands
+    /// the encoder's buffer to `body`.
+    package func encodedJPEG<R>(quality: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
+        guard (1...100).contains(quality) else { return nil }
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
-        guard dr_jpeg_encode(pixels, Int32(self.width), Int32(left), Int32(top), Int32(width), Int32(height),
-                             Int32(quality), &output, &length) == Int32(DR_OK),
+        guard dr_jpeg_encode(pixels, Int32(width), Int32(height), Int32(quality), &output, &length) == Int32(DR_OK),
               let output
         else { return nil }
         defer { dr_jpeg_free(output) }

@@ -6,10 +6,12 @@ extension VImage {
         case nearest = 0, linear, cubic, mitchell, lanczos2, lanczos3
     }
 
-    /// Rotates and flips by the EXIF orientation, and removes the tag.
-    package func autoRotated() throws(VipsError) -> VImage {
-        guard orientation != 1 else { return self }
-        return try VImage.make("autorot") { darkroom_vips_autorot(pointer, $0) }
+    /// Rotates and flips by an EXIF orientation (by default libvips'
+    /// reading of the image's own), and removes the tag.
+    package func autoRotated(orientation: Int? = nil) throws(VipsError) -> VImage {
+        let orientation = orientation ?? self.orientation
+        guard (2...8).contains(orientation) else { return self }
+        return try VImage.make("autorot") { darkroom_vips_autorot(pointer, $0, Int32(orientation)) }
     }
 
     /// Converts to 8-bit sRGB (from CMYK, 16-bit, grey, or, with
@@ -17,8 +19,9 @@ extension VImage {
     /// keeping alpha. Without it, an embedded RGB profile is left to travel
     /// with the pixels.
     package func srgb8(transformingProfile: Bool = true) throws(VipsError) -> VImage {
-        guard !isSRGB8 || (transformingProfile && hasForeignProfile) else { return self }
-        return try VImage.make("colourspace") { darkroom_vips_to_srgb8(pointer, $0, transformingProfile ? 1 : 0) }
+        let transforms = transformingProfile && hasForeignProfile
+        guard !isSRGB8 || transforms else { return self }
+        return try VImage.make("colourspace") { darkroom_vips_to_srgb8(pointer, $0, transforms ? 1 : 0) }
     }
 
     /// Turned clockwise by `quarters` quarter turns (1, 2 or 3).

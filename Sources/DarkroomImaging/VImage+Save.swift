@@ -5,7 +5,10 @@ extension VImage {
     package enum Encoder: Sendable {
         case jpeg(quality: Int, progressive: Bool)
         case png
+        /// PNG with each row's filter chosen (as most PNGs are written).
+        case pngFiltered
         case webp(quality: Int)
+        case webpLossless
         case avif(quality: Int)
         /// 256 colours at most, dithered by libvips' cgif saver.
         case gif
@@ -50,9 +53,15 @@ extension VImage {
         case .png:
             name = "pngsave_buffer"
             status = darkroom_vips_pngsave(pointer, &buffer, &length, strip)
+        case .pngFiltered:
+            name = "pngsave_buffer"
+            status = darkroom_vips_pngsave_filtered(pointer, &buffer, &length, strip)
         case .webp(let quality):
             name = "webpsave_buffer"
             status = darkroom_vips_webpsave(pointer, &buffer, &length, Int32(quality), strip)
+        case .webpLossless:
+            name = "webpsave_buffer"
+            status = darkroom_vips_webpsave_lossless(pointer, &buffer, &length, strip)
         case .avif(let quality):
             name = "heifsave_buffer"
             status = darkroom_vips_avifsave(pointer, &buffer, &length, Int32(quality), strip)

@@ -71,6 +71,15 @@ package final class VImage {
     }
 
     package var hasICCProfile: Bool { darkroom_vips_has_icc(pointer) != 0 }
-    /// An embedded profile other than sRGB: the pixels need a transform.
-    package var hasForeignProfile: Bool { darkroom_vips_has_foreign_icc(pointer) != 0 }
+    /// Bytes a band of a pixel takes (1 for 8-bit, 2 for 16-bit...).
+    package var bytesPerSample: Int { Int(darkroom_vips_bytes_per_sample(pointer)) }
+    /// Whether the loader found the file interlaced (an Adam7 PNG).
+    package var isInterlaced: Bool { darkroom_vips_interlaced(pointer) != 0 }
+    /// An embedded profile other than sRGB, by the rule both engines follow
+    /// (``Thumbnail/isSRGB(profile:)``): the pixels need a transform.
+    package var hasForeignProfile: Bool {
+        var length = 0
+        guard let profile = darkroom_vips_icc_profile(pointer, &length) else { return false }
+        return !Thumbnail.isSRGB(profile: UnsafeRawBufferPointer(start: profile, count: length))
+    }
 }

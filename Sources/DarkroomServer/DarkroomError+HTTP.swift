@@ -29,7 +29,7 @@ extension DarkroomError: HTTPResponseError {
         case .httpStatus where statusCode == 404 || statusCode == 410: .notFound
         case .httpStatus, .networkFailure, .tooManyRedirects: .badGateway
         case .timedOut: .gatewayTimeout
-        case .notAnImage, .corruptImage, .emptyInput, .tooManyBytes, .tooManyPixels: .unprocessableContent
+        case .notAnImage, .corruptImage, .emptyInput, .tooManyBytes, .tooManyPixels, .tooManyScans, .tooMuchMemory: .unprocessableContent
         case .cancelled, .processingTimedOut: .serviceUnavailable
         default: .internalServerError
         }

@@ -1,5 +1,7 @@
-// The two EXIF facts the thumbnail path needs before it may take an image:
-// its orientation and whether it carries a copyright (which answers keep).
+// The EXIF facts both pixel engines need, read one way for both: the
+// orientation (as libvips reads it: IFD0's tag, whatever integer, rational
+// or text type it is stored as) and whether a copyright is there (which
+// answers keep).
 #ifndef DARKROOM_EXIF_H
 #define DARKROOM_EXIF_H
 
@@ -7,12 +9,19 @@
 #include <stdint.h>
 
 /// The orientation tag of IFD0 in a TIFF-structured EXIF block (as a PNG's
-/// eXIf chunk holds it; a JPEG's APP1 adds an "Exif\0\0" prefix first), 1
-/// when absent or unreadable.
+/// eXIf chunk holds it; a JPEG's APP1 adds an "Exif\0\0" prefix first):
+/// 1 to 8, or 1 when absent, unreadable or out of range. A BYTE, SHORT or
+/// LONG (its low 16 bits, as libexif keeps it), a RATIONAL's quotient, or
+/// the number an ASCII value starts with.
 int dr_exif_orientation(const uint8_t *tiff, size_t length);
 
 /// Whether IFD0 of such a block has the tag `wanted`.
 int dr_exif_has_tag(const uint8_t *tiff, size_t length, unsigned wanted);
+
+/// The TIFF block of an EXIF payload as JPEG's APP1 and WebP's EXIF chunk
+/// carry it: after an "Exif\0\0" prefix, or (WebP) the payload itself when
+/// it has none. NULL when the payload is not EXIF.
+const uint8_t *dr_exif_tiff(const uint8_t *payload, size_t length, int prefix_optional, size_t *tiff_length);
 
 enum { DR_EXIF_COPYRIGHT = 0x8298 };
 

@@ -1,34 +1,55 @@
 // A JPEG-to-JPEG thumbnail path on libjpeg-turbo alone: scaled decode,
-// fixed-point Lanczos-3 resampling, one encode. libvips' per-image machinery
+// libvips' resampling arithmetic, one encode. libvips' per-image machinery
 // (operation objects, regions, worker threads) costs more than the pixels
 // for small outputs; this path has none of it. It takes plain 3-component
 // YCbCr JPEGs only, and says so when it cannot take one, so that the caller
 // can hand the image to libvips, which then decides how to answer.
+//
+// Every libjpeg call here runs under one progress monitor, which libjpeg
+// calls as it reads each row of blocks, including while it reads every
+// scan of a multi-scan file before the first row: it stops the work when
+// the caller's kill switch is pulled, when a scan past the caller's limit
+// begins, and at libjpeg's first warning (the answer would be declined
+// anyway). libjpeg's own memory limit is the caller's budget.
 #ifndef DARKROOM_JPEG_H
 #define DARKROOM_JPEG_H
 
+#include "darkroom_resample.h"
 #include "darkroom_thumbnail.h"
 
-/// Reads the header and the EXIF orientation; no pixel is decoded.
+/// Reads the header, the EXIF orientation and copyright and whether the
+/// colour profile is sRGB (dr_icc_is_srgb); no pixel is decoded.
 int dr_jpeg_read_header(const uint8_t *data, size_t length, dr_image_header *header);
 
-/// Decodes at 1/`scale_denom` (1, 2, 4 or 8), resamples to `out_width` x
-/// `out_height` with Lanczos-3 and returns RGBX pixels (4 bytes each, the
-/// fourth unused) in `*pixels`, to be freed with dr_jpeg_free. The result
-/// must be no larger than the decoded size on either side.
-int dr_jpeg_decode_resampled(const uint8_t *data, size_t length, int scale_denom,
-                             int out_width, int out_height, uint8_t **pixels,
-                             dr_cancelled cancelled, void *context);
+typedef struct {
+    /// libjpeg's DCT scaling: 1, 2, 4 or 8.
+    int scale_denom;
+    /// The resampling, for the image as decoded at that scale (its
+    /// in_width and in_height must be libjpeg's output size, or the image
+    /// is declined); in_bands is set here.
+    dr_resample_spec resample;
+    /// The most scans libjpeg may read (0: no limit).
+    long max_scans;
+    /// The most bytes libjpeg may hold for its own buffers (0: no limit).
+    size_t max_memory;
+    dr_cancelled cancelled;
+    void *context;
+} dr_jpeg_decode_options;
+
+/// Decodes and resamples as `options` say; returns RGBX pixels (4 bytes
+/// each, the fourth unused) in `*pixels`, the crop's size, to be freed
+/// with dr_jpeg_free. DR_TOO_MANY_SCANS or DR_OVER_BUDGET when a limit
+/// stops it, DR_CANCELLED when the kill switch does.
+int dr_jpeg_decode_resampled(const uint8_t *data, size_t length, const dr_jpeg_decode_options *options, uint8_t **pixels);
 
 /// Multiplies every pixel by a 3x3 matrix (row-major, in 16.16 fixed point),
 /// rounding and clipping to 0...255.
 void dr_jpeg_recombine(uint8_t *pixels, int width, int height, const int32_t matrix[9]);
 
-/// Encodes the `width` x `height` window at `left`, `top` of an RGBX buffer
-/// `stride` pixels wide as a baseline JPEG, 4:2:0 below quality 90 and 4:4:4
-/// from 90 (as libvips does), without metadata.
-int dr_jpeg_encode(const uint8_t *pixels, int stride, int left, int top, int width, int height,
-                   int quality, uint8_t **out, size_t *out_length);
+/// Encodes a `width` x `height` RGBX buffer as a baseline JPEG, 4:2:0
+/// below quality 90 and 4:4:4 from 90 (as libvips does), without metadata.
+/// The JPEG, in a buffer of its own, is freed with dr_jpeg_free.
+int dr_jpeg_encode(const uint8_t *pixels, int width, int height, int quality, uint8_t **out, size_t *out_length);
 
 void dr_jpeg_free(void *pointer);
 

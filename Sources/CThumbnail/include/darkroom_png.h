@@ -2,20 +2,28 @@
 // call (libdeflate inflates at about twice zlib's rate, but only a whole
 // buffer at once), rows unfiltered in place, and each row handed to the
 // resampler as it is ready. It takes the common photo kind only, 8-bit RGB
-// without interlacing, transparency or colour profile.
+// without interlacing, transparency or a colour profile other than sRGB,
+// and reads the chunks as libpng does (the EXIF and profile that come
+// before the pixels, the pixels in one run of IDAT chunks), so that what
+// it takes, libvips would read the same way.
 #ifndef DARKROOM_PNG_H
 #define DARKROOM_PNG_H
 
+#include "darkroom_resample.h"
 #include "darkroom_thumbnail.h"
 
-/// Reads the chunks before the pixels; nothing is inflated.
+/// Reads the chunks; nothing is inflated but an embedded colour profile.
 int dr_png_read_header(const uint8_t *data, size_t length, dr_image_header *header);
 
-/// Decodes and resamples to `out_width` x `out_height` (no larger than the
-/// image) with Lanczos-3; returns RGBX pixels in `*pixels`, to be freed
-/// with free(). Declines an image whose raw pixels would take more than
-/// `max_raw_bytes`.
-int dr_png_decode_resampled(const uint8_t *data, size_t length, int out_width, int out_height, size_t max_raw_bytes,
-                            uint8_t **pixels, dr_cancelled cancelled, void *context);
+/// The bytes decoding holds besides the resampler: the raw pixels, and a
+/// copy of the compressed ones when they come in more than one chunk.
+/// SIZE_MAX when the image is not for this path.
+size_t dr_png_decode_bytes(const uint8_t *data, size_t length);
+
+/// Decodes and resamples as `spec` says (its in_width and in_height the
+/// image's own); returns RGBX pixels in `*pixels`, the crop's size, to be
+/// freed with free().
+int dr_png_decode_resampled(const uint8_t *data, size_t length, const dr_resample_spec *spec, uint8_t **pixels,
+                            dr_cancelled cancelled, void *context);
 
 #endif

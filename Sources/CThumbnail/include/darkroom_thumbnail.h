@@ -15,6 +15,10 @@ enum {
     /// decoder, a damaged stream): let libvips try and say what is wrong.
     DR_DECLINED = 1,
     DR_CANCELLED = 2,
+    /// A multi-scan JPEG with more scans than the caller allows.
+    DR_TOO_MANY_SCANS = 3,
+    /// More memory than the caller allows (libjpeg's max_memory_to_use).
+    DR_OVER_BUDGET = 4,
 };
 
 typedef struct {
@@ -26,8 +30,9 @@ typedef struct {
     int supported;
     /// The EXIF orientation, 1 when there is none.
     int orientation;
-    /// 1 when an ICC profile is embedded that does not describe itself as
-    /// sRGB (Display P3, Adobe RGB...): its pixels need a colour transform.
+    /// 1 when an ICC profile is embedded that is not sRGB by
+    /// dr_icc_is_srgb (Display P3, Adobe RGB...): its pixels need a
+    /// colour transform.
     int foreign_profile;
     /// 1 when the EXIF has a copyright (IFD0's tag 0x8298).
     int copyright;

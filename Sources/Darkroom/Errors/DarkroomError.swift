@@ -25,7 +25,7 @@ public struct DarkroomError: Error, Sendable, Hashable, CustomStringConvertible 
             .emptyInput, .notAnImage, .tooManyBytes, .tooManyPixels, .corruptImage, .invalidOption, .cannotEncode,
             .processingFailed, .cancelled, .dependencyFailed, .workFailed, .invalidURL, .httpStatus,
             .networkFailure, .timedOut, .tooManyRedirects, .invalidList, .forbiddenSource, .processingTimedOut,
-            .overloaded, .notCached,
+            .overloaded, .notCached, .tooManyScans, .tooMuchMemory,
         ]
 
         /// The input had no bytes.
@@ -36,6 +36,10 @@ public struct DarkroomError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let tooManyBytes = Kind("tooManyBytes")
         /// The image's header claims more pixels than the limit.
         public static let tooManyPixels = Kind("tooManyPixels")
+        /// A multi-scan JPEG has more scans than ``ImageLimits/maxJPEGScans``.
+        public static let tooManyScans = Kind("tooManyScans")
+        /// Decoding the image would hold more memory than ``ImageLimits/maxDecodeMemory``.
+        public static let tooMuchMemory = Kind("tooMuchMemory")
         /// The image is damaged or cut short; decoding failed.
         public static let corruptImage = Kind("corruptImage")
         /// An option or argument was not valid.

@@ -1,6 +1,8 @@
 /// Limits on one processing run: the source's size, checked before any
-/// pixel is decoded; the result's size, checked before any pixel is
-/// computed; and the time the run may take.
+/// pixel is decoded; what decoding it would cost (a JPEG's scans, the
+/// memory decoders would hold), estimated from its headers before anything
+/// is allocated; the result's size, checked before any pixel is computed;
+/// and the time the run may take.
 public struct ImageLimits: Sendable, Hashable, Codable {
     /// The largest source, in bytes. Default 50 MB.
     public var maxSourceBytes: Int
@@ -23,24 +25,42 @@ public struct ImageLimits: Sendable, Hashable, Codable {
     /// hardened against hostile files). The other limits apply as to any
     /// format.
     public var jpegXL: Bool
+    /// The most scans a multi-scan (progressive) JPEG may have. libjpeg
+    /// reads every scan before the first row, each over the whole image,
+    /// so their number, not the file's size, is what such a file costs.
+    /// Cameras and encoders write at most a few dozen (libjpeg's
+    /// progressive default: 10); default 100.
+    public var maxJPEGScans: Int
+    /// The most memory one run's decoding may hold: a multi-scan JPEG's
+    /// coefficients, an image decoded whole (WebP, HEIF, an interlaced
+    /// PNG, one turned by its EXIF orientation), the thumbnail path's rows
+    /// and result. Estimated from the headers before anything is
+    /// allocated; an image over it is refused with
+    /// ``DarkroomError/Kind/tooMuchMemory`` (or taken by the engine that
+    /// streams it). Default 256 MiB.
+    public var maxDecodeMemory: Int
 
     public init(maxSourceBytes: Int = 50_000_000, maxSourcePixels: Int = 50_000_000,
                 maxResultDimension: Int = 8192, maxProcessingTime: Duration = .seconds(20),
-                maxAnimationFrames: Int = 100, jpegXL: Bool = false) {
+                maxAnimationFrames: Int = 100, jpegXL: Bool = false, maxJPEGScans: Int = 100,
+                maxDecodeMemory: Int = 256 << 20) {
         self.maxSourceBytes = maxSourceBytes
         self.maxSourcePixels = maxSourcePixels
         self.maxResultDimension = maxResultDimension
         self.maxProcessingTime = maxProcessingTime
         self.maxAnimationFrames = maxAnimationFrames
         self.jpegXL = jpegXL
+        self.maxJPEGScans = maxJPEGScans
+        self.maxDecodeMemory = maxDecodeMemory
     }
 
     private enum CodingKeys: String, CodingKey {
         case maxSourceBytes, maxSourcePixels, maxResultDimension, maxProcessingTime, maxAnimationFrames, jpegXL
+        case maxJPEGScans, maxDecodeMemory
     }
 
-    /// Limits written before the frame limit and JPEG XL existed read with
-    /// their defaults.
+    /// Limits written before the frame, scan and memory limits and JPEG XL
+    /// existed read with their defaults.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(maxSourceBytes: try container.decode(Int.self, forKey: .maxSourceBytes),
@@ -48,7 +68,9 @@ public struct ImageLimits: Sendable, Hashable, Codable {
                   maxResultDimension: try container.decode(Int.self, forKey: .maxResultDimension),
                   maxProcessingTime: try container.decode(Duration.self, forKey: .maxProcessingTime),
                   maxAnimationFrames: try container.decodeIfPresent(Int.self, forKey: .maxAnimationFrames) ?? 100,
-                  jpegXL: try container.decodeIfPresent(Bool.self, forKey: .jpegXL) ?? false)
+                  jpegXL: try container.decodeIfPresent(Bool.self, forKey: .jpegXL) ?? false,
+                  maxJPEGScans: try container.decodeIfPresent(Int.self, forKey: .maxJPEGScans) ?? 100,
+                  maxDecodeMemory: try container.decodeIfPresent(Int.self, forKey: .maxDecodeMemory) ?? 256 << 20)
     }
 
     public static let `default` = ImageLimits()

@@ -33,13 +33,14 @@ extension ProcessingRun {
         guard stack.height == stack.pageHeight * frames else {
             throw DarkroomError(.corruptImage, "the \(format.rawValue.uppercased()) animation's \(frames) frames are not of one size")
         }
+        let orientation = options.autoRotate ? self.orientation(of: raw, format: format, header: stack) : 1
         var results: [VImage] = []
         for index in 0..<frames {
             try killSwitch.check()
             var image = try vips("taking frame \(index + 1)") { try stack.frame(index) }
             image = try vips("converting to sRGB") { try image.srgb8(transformingProfile: options.output.stripColourProfile) }
-            if options.autoRotate {
-                image = try vips("rotating by EXIF orientation") { try image.autoRotated() }
+            if orientation != 1 {
+                image = try vips("rotating by EXIF orientation") { try image.autoRotated(orientation: orientation) }
             }
             image = try applyingSteps(to: image, firstReference: nil)
             if let first = results.first, first.width != image.width || first.height != image.height {

@@ -14,12 +14,14 @@ extension ProcessingRun {
         let format = try checkedFormat()
         try killSwitch.check()
         return try withRawBytes(of: data) { raw throws(DarkroomError) in
+            _ = try checkedJPEGStructure(raw, format: format)
             let header = try load(raw, format: format, shrink: 1)
             let pixels = header.width.multipliedReportingOverflow(by: header.height)
             if pixels.overflow || pixels.partialValue > options.limits.maxSourcePixels {
                 throw DarkroomError(.tooManyPixels, "the image is \(header.width) x \(header.height) pixels, over the limit of \(options.limits.maxSourcePixels) pixels")
             }
-            let swaps = header.orientationSwapsAxes
+            let orientation = self.orientation(of: raw, format: format, header: header)
+            let swaps = orientation >= 5
             let upright = swaps ? (width: header.height, height: header.width) : (width: header.width, height: header.height)
             let exif = EXIFSummary(field: header.field, includeGPS: includeGPS)
 
@@ -27,11 +29,12 @@ extension ProcessingRun {
             let side = Self.infoThumbnailSide
             let fit = Resize(width: side, height: side)
             let plan = ShrinkOnLoad.plan(operations: [.resize(fit)], format: format, width: upright.width, height: upright.height)
-            let rotates = header.orientation != 1
+            let rotates = orientation != 1
+            try checkWholeDecode(of: header, format: format, shrink: plan.factor, randomAccess: rotates)
             var image = plan.factor > 1 || rotates ? try load(raw, format: format, shrink: plan.factor, randomAccess: rotates) : header
             try killSwitch.check()
             image = try vips("converting to sRGB") { try image.srgb8() }
-            image = try vips("rotating by EXIF orientation") { try image.autoRotated() }
+            image = try vips("rotating by EXIF orientation") { try image.autoRotated(orientation: orientation) }
             let scale = min(Double(side) / Double(image.width), Double(side) / Double(image.height), 1)
             if scale < 1 {
                 let (width, height) = (max(1, Int((Double(image.width) * scale).rounded())), max(1, Int((Double(image.height) * scale).rounded())))
@@ -43,7 +46,7 @@ extension ProcessingRun {
             let thumbnail = image
             let rgba = try computingPixels(of: thumbnail) { () throws(VipsError) in try thumbnail.withAlpha().pixelBytes() }
             let (width, height) = (thumbnail.width, thumbnail.height)
-            return ImageInfo(format: format, width: upright.width, height: upright.height, orientation: header.orientation,
+            return ImageInfo(format: format, width: upright.width, height: upright.height, orientation: orientation,
                              frames: max(1, header.pageCount), exif: exif,
                              dominantColour: Self.dominantColour(rgba),
                              blurHash: BlurHash.encode(width: width, height: height, bands: 4, pixels: rgba),

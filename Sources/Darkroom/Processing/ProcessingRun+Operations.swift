@@ -231,21 +231,7 @@ extension ProcessingRun {
     static let inMemoryColourPixels = 4_000_000
 
     private func resize(_ image: VImage, _ resize: Resize, referenceSize: (width: Int, height: Int)) throws(DarkroomError) -> VImage {
-        for side in [resize.width, resize.height] {
-            if let side, side <= 0 || side > 100_000 {
-                throw .invalidOption("resize size \(side) is outside 1...100000")
-            }
-        }
-        for side in [resize.minWidth, resize.minHeight] {
-            if let side, side < 0 || side > 100_000 {
-                throw .invalidOption("resize minimum \(side) is outside 0...100000")
-            }
-        }
-        for zoom in [resize.zoomX, resize.zoomY] {
-            if let zoom, !(zoom > 0 && zoom <= 100) {
-                throw .invalidOption("resize zoom \(zoom) is not above 0 and at most 100")
-            }
-        }
+        try resize.validate()
         // The size before any fill crop, measured on the reference size.
         let (scaledWidth, scaledHeight) = resize.scaledSize(fromWidth: referenceSize.width, height: referenceSize.height)
         var result = image

@@ -3,20 +3,36 @@ import NIOCore
 
 extension ProcessingRun {
     /// The usual server request (a JPEG, PNG or WebP made smaller, perhaps
-    /// toned sepia, written as a baseline JPEG) without libvips; see
-    /// ``Thumbnail``. Returns nil when the run is not of that shape, or
-    /// when the decoder declines the source: libvips then does the whole
-    /// run and gives any error. The result has the size, quality, chroma
-    /// subsampling and decode scale that libvips would give it.
+    /// cropped by a fill and toned sepia, written as a baseline JPEG)
+    /// without libvips; see ``Thumbnail``. Returns nil when the run is not
+    /// of that shape, when the decoder declines the source, or when this
+    /// path would hold more than the memory budget where libvips streams:
+    /// libvips then does the whole run and gives any error. The result is
+    /// libvips' own: the same decode scale, resampling arithmetic, crop,
+    /// quality and chroma subsampling.
     func thumbnail(_ raw: UnsafeRawBufferPointer, format: ImageFormat) throws(DarkroomError) -> ProcessedImage? {
+        guard let (image, header) = try thumbnailPixels(raw, format: format),
+              let bytes = image.encodedJPEG(quality: options.output.quality(for: .jpeg), { ByteBuffer(bytes: $0) })
+        else { return nil }
+        try killSwitch.check()
+        return ProcessedImage(bytes: bytes, format: .jpeg, width: image.width, height: image.height,
+                              source: .init(format: format, width: header.width, height: header.height))
+    }
+
+    /// The thumbnail path's pixels before they are encoded, with the
+    /// source's header; nil where ``thumbnail(_:format:)`` hands the run
+    /// to libvips.
+    func thumbnailPixels(_ raw: UnsafeRawBufferPointer, format: ImageFormat) throws(DarkroomError) -> (RGBXImage, Thumbnail.Header)? {
         guard let kind = Self.thumbnailFormat(format),
               (options.output.format ?? options.output.formatKeeping(format, hasAlpha: false)) == .jpeg, !options.output.progressive,
               options.output.maxBytes == nil,
               (1...100).contains(options.output.quality(for: .jpeg)),
               case .resize(let resize)? = options.operations.first, resize.gravity.kind != .smart, resize.gravity.isValid,
-              [resize.width, resize.height].allSatisfy({ $0.map { (1...100_000).contains($0) } ?? true }),
-              let sepia = Self.sepiaAfterResize(options.operations.dropFirst()),
-              let header = Thumbnail.header(raw, format: kind), header.isSupported, !header.hasForeignProfile,
+              let sepia = Self.sepiaAfterResize(options.operations.dropFirst())
+        else { return nil }
+        // As on the libvips path, and before any of its numbers is used.
+        try resize.validate()
+        guard let header = Thumbnail.header(raw, format: kind), header.isSupported, !header.hasForeignProfile,
               // This path writes no metadata: anything to keep goes to libvips.
               options.output.stripMetadata, options.output.stripColourProfile, !(options.output.keepCopyright && header.hasCopyright),
               header.orientation == 1 || !options.autoRotate
@@ -35,31 +51,48 @@ extension ProcessingRun {
         let (left, top) = resize.gravity.placement(outer: (scaledWidth, scaledHeight), inner: (width, height))
         let shrink = ShrinkOnLoad.plan(operations: options.operations, format: format,
                                        width: header.width, height: header.height).factor
+        let decoded = Thumbnail.decodedSize(format: kind, width: header.width, height: header.height, shrink: shrink)
+        guard scaledWidth <= decoded.width, scaledHeight <= decoded.height else { return nil }
+        let plan = Thumbnail.Plan(shrink: shrink, decodedWidth: decoded.width, decodedHeight: decoded.height,
+                                  horizontalScale: Double(scaledWidth) / Double(decoded.width),
+                                  verticalScale: Double(scaledHeight) / Double(decoded.height),
+                                  cropLeft: left, cropTop: top, cropWidth: width, cropHeight: height, kernels: kernels)
+        guard let scaled = Thumbnail.scaledSize(of: plan), scaled == (scaledWidth, scaledHeight) else { return nil }
+
+        // What decoding holds, before anything is allocated. libvips too
+        // decodes a WebP whole; the rest it streams, so past the budget it
+        // takes them.
+        if kind == .webp {
+            try checkDecodeMemory(decoded.width * decoded.height * 3, for: "the whole \(decoded.width) x \(decoded.height) image")
+        }
+        guard let memory = Thumbnail.memory(raw, format: kind, plan: plan), memory <= options.limits.maxDecodeMemory,
+              kind != .png || memory <= Self.maxPNGBytes
+        else { return nil }
 
         try killSwitch.check()
         let image: RGBXImage
         do {
-            image = try Thumbnail.decode(raw, format: kind, shrink: shrink, width: scaledWidth, height: scaledHeight,
-                                         maxRawBytes: Self.maxRawBytes, killSwitch: killSwitch.vips)
+            image = try Thumbnail.decode(raw, format: kind, plan: plan, maxScans: options.limits.maxJPEGScans,
+                                         maxMemory: options.limits.maxDecodeMemory, killSwitch: killSwitch.vips)
         } catch .cancelled {
             throw .cancelled
+        } catch .tooManyScans {
+            throw Self.tooManyScans(Thumbnail.jpegStructure(raw)?.scans ?? options.limits.maxJPEGScans + 1, limit: options.limits.maxJPEGScans)
+        } catch .overBudget {
+            throw DarkroomError(.tooMuchMemory, "decoding the image needed more than the limit of \(Self.mebibytes(options.limits.maxDecodeMemory)) a request")
         } catch {
             return nil
         }
         if sepia > 0 {
             image.recombine(ImageOperation.sepiaMatrix(intensity: sepia))
         }
-        guard let bytes = image.encodedJPEG(left: left, top: top, width: width, height: height,
-                                            quality: options.output.quality(for: .jpeg), { ByteBuffer(bytes: $0) })
-        else { return nil }
-        try killSwitch.check()
-        return ProcessedImage(bytes: bytes, format: .jpeg, width: width, height: height,
-                              source: .init(format: format, width: header.width, height: header.height))
+        return (image, header)
     }
 
-    /// The most a PNG's raw pixels may take on this path, which inflates
-    /// them whole; a bigger one goes to libvips, which streams it.
-    static let maxRawBytes = 32 << 20
+    /// The most this path holds for a PNG, which it inflates whole (at
+    /// about twice zlib's rate); a bigger one goes to libvips, which
+    /// streams it, even within the budget.
+    static let maxPNGBytes = 40 << 20
 
     static func thumbnailFormat(_ format: ImageFormat) -> Thumbnail.Format? {
         switch format {

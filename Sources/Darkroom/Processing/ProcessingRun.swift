@@ -11,6 +11,9 @@ struct ProcessingRun {
     /// Whether a JPEG, PNG or WebP made smaller may skip libvips (see
     /// ``thumbnail(_:format:)``); off to compare the two.
     var usesThumbnail = true
+    /// The thumbnail path's resampling kernels (each gives the same bytes;
+    /// tests run them against each other).
+    var kernels: Thumbnail.Kernels = .best
 
     /// Runs, with the kill switch pulled when ``ImageLimits/maxProcessingTime``
     /// is up: libvips stops at its next tile, the JPEG path at its next rows.
@@ -33,7 +36,12 @@ struct ProcessingRun {
         // The bytes stay valid, and libvips reads them in place, until the
         // last image made from them is released at the end of this closure.
         return try withRawBytes(of: data) { raw throws(DarkroomError) in
-            if usesThumbnail, !options.output.skips(format), let thumbnail = try thumbnail(raw, format: format) { return thumbnail }
+            if !options.output.skips(format) {
+                // A JPEG's scans and coefficients, from its markers, before
+                // either engine reads a scan.
+                _ = try checkedJPEGStructure(raw, format: format)
+                if usesThumbnail, let thumbnail = try thumbnail(raw, format: format) { return thumbnail }
+            }
             return try run(raw, format: format)
         }
     }
@@ -95,23 +103,26 @@ struct ProcessingRun {
             return ProcessedImage(bytes: ByteBuffer(bytes: raw), format: format, width: header.width, height: header.height, source: source)
         }
         if let animation {
+            try checkWholeDecode(of: header, format: format, shrink: 1, randomAccess: true, frames: animation.frames)
             return try runAnimation(raw, format: format, frames: animation.frames, outputFormat: animation.format, source: source)
         }
-        let swaps = options.autoRotate && header.orientationSwapsAxes
+        let orientation = options.autoRotate ? self.orientation(of: raw, format: format, header: header) : 1
+        let swaps = orientation >= 5
         let oriented = swaps ? (width: header.height, height: header.width) : (width: header.width, height: header.height)
 
         // 2. Shrink on load when the first step is a downscale. An image to
         //    be rotated is decoded whole (random access): rotation reads its
         //    lines out of order.
         let plan = ShrinkOnLoad.plan(operations: options.operations, format: format, width: oriented.width, height: oriented.height)
-        let rotates = options.autoRotate && header.orientation != 1
+        let rotates = orientation != 1
+        try checkWholeDecode(of: header, format: format, shrink: plan.factor, randomAccess: rotates)
         var image = plan.factor > 1 || rotates ? try load(raw, format: format, shrink: plan.factor, randomAccess: rotates) : header
         try killSwitch.check()
 
         // 3. Pixels to 8-bit sRGB, upright.
         image = try vips("converting to sRGB") { try image.srgb8(transformingProfile: options.output.stripColourProfile) }
-        if options.autoRotate {
-            image = try vips("rotating by EXIF orientation") { try image.autoRotated() }
+        if rotates {
+            image = try vips("rotating by EXIF orientation") { try image.autoRotated(orientation: orientation) }
         }
 
         // 4. The steps, in order; the first resize is measured against the

@@ -45,6 +45,27 @@ public struct Resize: Sendable, Hashable, Codable {
         self.zoomY = zoomY
     }
 
+    /// Refuses sizes, minimums and zooms out of range: what every engine
+    /// checks before any of them takes part in arithmetic (a zoom of 1e300
+    /// or NaN would otherwise trap converting a size to an integer).
+    func validate() throws(DarkroomError) {
+        for side in [width, height] {
+            if let side, side <= 0 || side > 100_000 {
+                throw .invalidOption("resize size \(side) is outside 1...100000")
+            }
+        }
+        for side in [minWidth, minHeight] {
+            if let side, side < 0 || side > 100_000 {
+                throw .invalidOption("resize minimum \(side) is outside 0...100000")
+            }
+        }
+        for zoom in [zoomX, zoomY] {
+            if let zoom, !(zoom > 0 && zoom <= 100) {
+                throw .invalidOption("resize zoom \(zoom) is not above 0 and at most 100")
+            }
+        }
+    }
+
     /// The box a fill crops to: the asked size, zoomed.
     private var box: (width: Int?, height: Int?) {
         (width.map { max(1, Int((Double($0) * (zoomX ?? 1)).rounded())) },

@@ -27,81 +27,16 @@ import TestSupport
         return try ProcessingRun(data: photo, options: options, killSwitch: KillSwitch(), usesThumbnail: false).run().data
     }
 
-    /// The mean absolute difference per channel between two images of one
-    /// size, or nil when their sizes or bands differ.
-    func meanDifference(_ a: ProcessedImage, _ b: ProcessedImage) throws -> Double? {
-        let pa = try pixels(of: a), pb = try pixels(of: b)
-        guard pa.width == pb.width, pa.height == pb.height, pa.bands == pb.bands else { return nil }
-        var total = 0
-        pa.bytes.withUnsafeBufferPointer { x in
-            pb.bytes.withUnsafeBufferPointer { y in
-                for i in 0..<x.count { total += abs(Int(x[i]) - Int(y[i])) }
-            }
-        }
-        return Double(total) / Double(pa.bytes.count)
-    }
-
-    static let shapes: [[ImageOperation]] = [
-        [.resize(Resize(width: 512, height: 512))],
-        [.resize(Resize(width: 300, height: 300, mode: .fill, gravity: .north))],
-        [.resize(Resize(width: 200, height: 400, mode: .fill, gravity: .east))],
-        [.resize(Resize(width: 640, height: 100, mode: .force))],
-        [.resize(Resize(width: 600, height: nil)), .sepia(intensity: 0.8)],
-        [.resize(Resize(width: nil, height: 1000))],
-    ]
-
-    /// Every corpus photo in the first shape, three of them in the others:
-    /// one run after another on one thread, so that the suite leaves a core
-    /// to the tests beside it.
-    @Test func everyCorpusPhotoLooksAsLibvipsMakesIt() async throws {
-        let photos = Corpus.photos
-        try #require(!photos.isEmpty, "the corpus is missing: \(Corpus.photosFolder.path)")
-        for (index, operations) in Self.shapes.enumerated() {
-            for photo in index == 0 ? photos : Array(photos.prefix(3)) {
-                try await expectTheSameAsLibvips(try Data(contentsOf: photo), operations, "\(photo.lastPathComponent), \(operations)")
-            }
-        }
-    }
-
-    /// `source` with `operations` takes the path, and the answer has
-    /// libvips' size and looks as libvips' does: both are Lanczos-3 after
-    /// the same decode scale, and both lossy, so they differ by JPEG noise,
-    /// not by content. On a thread of its own.
-    func expectTheSameAsLibvips(_ source: Data, _ operations: [ImageOperation], _ name: String) async throws {
-        let (took, fast, reference, difference) = try await onOwnThread {
-            let fast = try run(source, operations, thumbnail: true), reference = try run(source, operations, thumbnail: false)
-            return (try takesThePath(source, operations), fast, reference, try meanDifference(fast, reference))
-        }
-        #expect(took, "\(name)")
-        #expect(fast.width == reference.width && fast.height == reference.height,
-                "\(name): \(fast.width)x\(fast.height) against \(reference.width)x\(reference.height)")
-        #expect(fast.source == reference.source)
-        let mean = try #require(difference, "\(name): the two answers' pixels differ in size or bands")
-        #expect(mean < 2.5, "\(name): mean difference \(mean)")
-    }
-
-    /// PNG and WebP versions of corpus photos, in every shape: the same
-    /// size and look as libvips makes them. (PNG decodes exactly; WebP
-    /// is scaled by libwebp as libvips' loader asks it to, then resampled.)
-    @Test(arguments: [ImageFormat.png, .webp])
-    func pngAndWebPLookAsLibvipsMakesThem(format: ImageFormat) async throws {
-        let photos = Corpus.photos
-        try #require(!photos.isEmpty, "the corpus is missing: \(Corpus.photosFolder.path)")
-        for photo in photos.prefix(3) {
-            let source = try await onOwnThread { try Self.converted(try Data(contentsOf: photo), to: format) }
-            for operations in Self.shapes {
-                try await expectTheSameAsLibvips(source, operations, "\(photo.lastPathComponent) as \(format), \(operations)")
-            }
-        }
-    }
-
     /// Every PNG row filter (none, sub, up, average, Paeth; the fixture
     /// uses each in turn) is undone exactly: kept at its own size, the
     /// image has libvips' pixels bit for bit.
     @Test func everyPNGFilterIsUndoneExactly() throws {
         let png = try Fixtures.data("filtered.png")
         let image = try png.withUnsafeBytes { raw in
-            try Thumbnail.decode(raw, format: .png, shrink: 1, width: 240, height: 160, killSwitch: VipsKillSwitch())
+            try Thumbnail.decode(raw, format: .png, plan: Thumbnail.Plan(shrink: 1, decodedWidth: 240, decodedHeight: 160,
+                                                                         horizontalScale: 1, verticalScale: 1,
+                                                                         cropLeft: 0, cropTop: 0, cropWidth: 240, cropHeight: 160),
+                                 killSwitch: VipsKillSwitch())
         }
         let reference = try RawPixels.decode([UInt8](png), loader: .png)
         #expect(reference.width == 240 && reference.height == 160 && reference.bands == 3)

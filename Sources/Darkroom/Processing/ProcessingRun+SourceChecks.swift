@@ -1,0 +1,67 @@
+import DarkroomImaging
+
+/// What is checked of a source before either engine decodes it, and what
+/// both engines read of it the same way.
+extension ProcessingRun {
+    /// A JPEG's structure from its markers, checked against the limits: its
+    /// scans (libjpeg reads them all before the first row, so their number
+    /// is what such a file costs) and the coefficient buffer libjpeg would
+    /// hold for them. nil for any other format.
+    func checkedJPEGStructure(_ raw: UnsafeRawBufferPointer, format: ImageFormat) throws(DarkroomError) -> Thumbnail.JPEGStructure? {
+        guard format == .jpeg else { return nil }
+        guard let structure = Thumbnail.jpegStructure(raw) else { return nil }
+        let limits = options.limits
+        if structure.isMultiScan, structure.scans > limits.maxJPEGScans {
+            throw Self.tooManyScans(structure.scans, limit: limits.maxJPEGScans)
+        }
+        try checkDecodeMemory(structure.coefficientBytes, for: "its \(structure.scans) scans' coefficients (\(structure.width) x \(structure.height))")
+        return structure
+    }
+
+    static func tooManyScans(_ scans: Int, limit: Int) -> DarkroomError {
+        DarkroomError(.tooManyScans, "the JPEG has \(scans) scans, over the limit of \(limit): libjpeg reads every scan of the whole image before the first row")
+    }
+
+    /// Refuses a decode that would hold more than the run's memory budget.
+    func checkDecodeMemory(_ bytes: Int, for what: String) throws(DarkroomError) {
+        let budget = options.limits.maxDecodeMemory
+        guard bytes > budget else { return }
+        throw DarkroomError(.tooMuchMemory, "decoding the image would hold \(Self.mebibytes(bytes)) for \(what), over the limit of \(Self.mebibytes(budget)) a request")
+    }
+
+    static func mebibytes(_ bytes: Int) -> String {
+        bytes >= 10 << 20 ? "\(bytes >> 20) MiB" : "\((Double(bytes) / Double(1 << 20) * 10).rounded() / 10) MiB"
+    }
+
+    /// The EXIF orientation both engines go by: Darkroom's own reader for
+    /// JPEG, PNG and WebP (the thumbnail path's), libvips' for the rest.
+    func orientation(of raw: UnsafeRawBufferPointer, format: ImageFormat, header: VImage) -> Int {
+        switch format {
+        case .jpeg:
+            return Thumbnail.jpegStructure(raw)?.orientation ?? header.orientation
+        case .png, .webp:
+            return Self.thumbnailFormat(format).flatMap { Thumbnail.header(raw, format: $0)?.orientation } ?? header.orientation
+        default:
+            return header.orientation
+        }
+    }
+
+    /// What decoding holds whole in memory, besides a JPEG's coefficients:
+    /// formats whose decoders give the whole image at once (WebP, HEIF,
+    /// JPEG XL, an interlaced PNG), and any image read with random access
+    /// (turned by its orientation, or every frame of an animation), at the
+    /// size it is decoded.
+    func checkWholeDecode(of header: VImage, format: ImageFormat, shrink: Int, randomAccess: Bool, frames: Int = 1) throws(DarkroomError) {
+        let width = (header.width + shrink - 1) / shrink, height = (header.height + shrink - 1) / shrink
+        let bands = max(3, header.bands)
+        let whole: Bool = switch format {
+        case .webp, .avif, .heic, .jxl, .gif: true
+        case .png: header.isInterlaced
+        default: false
+        }
+        guard whole || randomAccess else { return }
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height * frames)
+        let bytes = overflow ? Int.max : pixels.multipliedReportingOverflow(by: bands * header.bytesPerSample).partialValue
+        try checkDecodeMemory(bytes, for: "the whole \(width) x \(height)\(frames > 1 ? " x \(frames) frames" : "") image")
+    }
+}
