@@ -49,6 +49,12 @@ import TestSupport
             (["--source-min-uses", "0"], [:], "source-min-uses"),
             (["--source-min-uses", "5000"], [:], "source-min-uses"),
             ([], ["DARKROOM_SOURCE_MIN_USES": "-1"], "DARKROOM_SOURCE_MIN_USES"),
+            (["--max-jpeg-scans", "0"], [:], "max-jpeg-scans"),
+            (["--max-jpeg-scans", "10001"], [:], "max-jpeg-scans"),
+            ([], ["DARKROOM_MAX_JPEG_SCANS": "1e9"], "DARKROOM_MAX_JPEG_SCANS"),
+            (["--max-request-memory-mb", "8"], [:], "max-request-memory-mb"),
+            (["--max-request-memory-mb", "9999999"], [:], "max-request-memory-mb"),
+            ([], ["DARKROOM_MAX_REQUEST_MEMORY_MB": "-5"], "DARKROOM_MAX_REQUEST_MEMORY_MB"),
         ] as [([String], [String: String], String)] {
             do {
                 _ = try configuration(arguments, environment: environment)
@@ -57,6 +63,16 @@ import TestSupport
                 #expect("\(error)".contains(word), "\(error)")
             }
         }
+    }
+
+    @Test func scanAndMemoryLimits() throws {
+        let defaults = try configuration([])
+        #expect(defaults.limits.maxJPEGScans == 100)
+        #expect(defaults.limits.maxDecodeMemory == ImageLimits.defaultDecodeMemory)
+        let flags = try configuration(["--max-jpeg-scans", "40", "--max-request-memory-mb", "96"])
+        #expect(flags.limits.maxJPEGScans == 40 && flags.limits.maxDecodeMemory == 96 << 20)
+        let environment = try configuration([], environment: ["DARKROOM_MAX_JPEG_SCANS": "12", "DARKROOM_MAX_REQUEST_MEMORY_MB": "64"])
+        #expect(environment.limits.maxJPEGScans == 12 && environment.limits.maxDecodeMemory == 64 << 20)
     }
 
     @Test func keyRotationSignatureSizeAndPresetsOnly() throws {

@@ -7,7 +7,7 @@ public import Metrics
 /// layer after memory and the local disk, before doing the work again.
 ///
 /// An object's key is a content address of the processed key (source,
-/// options, output format) and ``processingVersion``, never of a URL's
+/// options, output format, ``ProcessingVersion``) and ``layoutVersion``, never of a URL's
 /// signature, so every replica and every signing key finds the same object.
 /// It is written whole, in one PUT, with the metadata that answers with the
 /// same ETag and Content-Type as the replica that made it.
@@ -34,9 +34,11 @@ public final class SharedResultCache: Sendable {
         }
     }
 
-    /// Part of every key: raised when the same options would make different
-    /// pixels, so that old objects are no longer found (and expire).
-    public static let processingVersion = 1
+    /// Part of every key: raised when objects are stored differently. (The
+    /// processed key itself carries ``ProcessingVersion``, which changes
+    /// when the same options would make different pixels, so that old
+    /// objects are no longer found, and expire.)
+    public static let layoutVersion = 1
 
     public enum Health: Sendable, Equatable {
         case ok
@@ -66,7 +68,7 @@ public final class SharedResultCache: Sendable {
 
     /// The object key for a processed key.
     public func objectKey(for processedKey: String) -> String {
-        let digest = Hex.string(SHA256.hash(data: Data("v\(Self.processingVersion)\n\(processedKey)".utf8)))
+        let digest = Hex.string(SHA256.hash(data: Data("v\(Self.layoutVersion)\n\(processedKey)".utf8)))
         return "\(configuration.prefix)results/\(digest.prefix(2))/\(digest)"
     }
 

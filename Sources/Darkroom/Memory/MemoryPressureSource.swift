@@ -27,28 +27,44 @@ public protocol MemoryPressureSource: Sendable {
     func read() -> MemoryReading
 }
 
-/// Reads the cgroup v2 files of this process's cgroup (`memory.max`,
-/// `memory.current`) and the pressure-stall file (`memory.pressure` of the
-/// cgroup, else `/proc/pressure/memory`), where they exist.
+/// Reads the memory files of this process's cgroup: cgroup v2's
+/// `memory.current` and `memory.max`, or v1's `memory.usage_in_bytes` and
+/// `memory.limit_in_bytes` where the memory controller is still on v1; and
+/// the pressure-stall file (`memory.pressure` of the cgroup, else
+/// `/proc/pressure/memory`), where they exist.
 ///
 /// Linux has no "memory warning" notification like the one the seeds react
 /// to; these files are what a container's limit and the kernel's reclaim
 /// actually look like from inside.
 public struct LinuxMemoryPressureSource: MemoryPressureSource {
     let cgroupFolder: URL?
+    /// Which file names the folder uses.
+    let isVersion1: Bool
 
     public init() {
-        cgroupFolder = Self.ownCgroupFolder()
+        if let folder = Self.ownCgroupFolder() {
+            (cgroupFolder, isVersion1) = (folder, false)
+        } else if let folder = Self.ownVersion1MemoryFolder() {
+            (cgroupFolder, isVersion1) = (folder, true)
+        } else {
+            (cgroupFolder, isVersion1) = (nil, false)
+        }
     }
 
-    /// A source reading a given cgroup folder (for tests, or another cgroup).
-    public init(cgroupFolder: URL) {
+    /// A source reading a given cgroup folder (for tests, or another
+    /// cgroup): v2's files, or with `version1` the v1 memory controller's.
+    public init(cgroupFolder: URL, version1: Bool = false) {
         self.cgroupFolder = cgroupFolder
+        isVersion1 = version1
     }
 
     public func read() -> MemoryReading {
         var reading = MemoryReading()
-        if let folder = cgroupFolder {
+        if let folder = cgroupFolder, isVersion1 {
+            reading.usage = Self.number(in: folder.appendingPathComponent("memory.usage_in_bytes"))
+            // No limit reads as a number near 2^63.
+            reading.limit = Self.number(in: folder.appendingPathComponent("memory.limit_in_bytes")).flatMap { $0 < 1 << 60 ? $0 : nil }
+        } else if let folder = cgroupFolder {
             reading.usage = Self.number(in: folder.appendingPathComponent("memory.current"))
             reading.limit = Self.number(in: folder.appendingPathComponent("memory.max"))   // "max": no limit, nil
             reading.stallPercent = Self.someAverage10(in: folder.appendingPathComponent("memory.pressure"))
@@ -67,6 +83,19 @@ public struct LinuxMemoryPressureSource: MemoryPressureSource {
         let path = String(line.dropFirst(3))
         let folder = URL(fileURLWithPath: "/sys/fs/cgroup").appendingPathComponent(path)
         return FileManager.default.fileExists(atPath: folder.appendingPathComponent("memory.current").path) ? folder : nil
+    }
+
+    /// The v1 memory controller's folder: `/sys/fs/cgroup/memory` plus the
+    /// path of the "N:memory:/path" line.
+    static func ownVersion1MemoryFolder() -> URL? {
+        guard let text = try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            guard fields.count == 3, fields[1].split(separator: ",").contains("memory") else { continue }
+            let folder = URL(fileURLWithPath: "/sys/fs/cgroup/memory").appendingPathComponent(String(fields[2]))
+            return FileManager.default.fileExists(atPath: folder.appendingPathComponent("memory.limit_in_bytes").path) ? folder : nil
+        }
+        return nil
     }
 
     static func number(in file: URL) -> Int? {

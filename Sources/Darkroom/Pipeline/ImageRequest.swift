@@ -66,7 +66,7 @@ public struct ImageRequest: Sendable, Hashable {
     }
 
     /// The key of the processed result: source and processing.
-    public var processedKey: String { "\(source.cacheKey)|\(options.identifier)" }
+    public var processedKey: String { "\(source.cacheKey)|\(options.identifier)|p\(ProcessingVersion.current)" }
 }
 
 /// A processed image and where it came from.

@@ -37,13 +37,13 @@ public struct ImageLimits: Sendable, Hashable, Codable {
     /// and result. Estimated from the headers before anything is
     /// allocated; an image over it is refused with
     /// ``DarkroomError/Kind/tooMuchMemory`` (or taken by the engine that
-    /// streams it). Default 256 MiB.
+    /// streams it). Default ``defaultDecodeMemory``.
     public var maxDecodeMemory: Int
 
     public init(maxSourceBytes: Int = 50_000_000, maxSourcePixels: Int = 50_000_000,
                 maxResultDimension: Int = 8192, maxProcessingTime: Duration = .seconds(20),
                 maxAnimationFrames: Int = 100, jpegXL: Bool = false, maxJPEGScans: Int = 100,
-                maxDecodeMemory: Int = 256 << 20) {
+                maxDecodeMemory: Int = ImageLimits.defaultDecodeMemory) {
         self.maxSourceBytes = maxSourceBytes
         self.maxSourcePixels = maxSourcePixels
         self.maxResultDimension = maxResultDimension
@@ -70,8 +70,18 @@ public struct ImageLimits: Sendable, Hashable, Codable {
                   maxAnimationFrames: try container.decodeIfPresent(Int.self, forKey: .maxAnimationFrames) ?? 100,
                   jpegXL: try container.decodeIfPresent(Bool.self, forKey: .jpegXL) ?? false,
                   maxJPEGScans: try container.decodeIfPresent(Int.self, forKey: .maxJPEGScans) ?? 100,
-                  maxDecodeMemory: try container.decodeIfPresent(Int.self, forKey: .maxDecodeMemory) ?? 256 << 20)
+                  maxDecodeMemory: try container.decodeIfPresent(Int.self, forKey: .maxDecodeMemory) ?? ImageLimits.defaultDecodeMemory)
     }
 
     public static let `default` = ImageLimits()
+
+    /// The default memory budget of a run on this machine, read from the
+    /// cgroup once: a quarter of its memory limit where it has one (so two
+    /// runs at their budget and the memory cache's eighth leave room),
+    /// from 64 to 256 MiB; 256 MiB where there is none.
+    public static let defaultDecodeMemory: Int = {
+        let ceiling = 256 << 20
+        guard let limit = LinuxMemoryPressureSource().read().limit, limit > 0 else { return ceiling }
+        return min(ceiling, max(64 << 20, limit / 4))
+    }()
 }

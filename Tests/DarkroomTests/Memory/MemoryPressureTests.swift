@@ -27,6 +27,19 @@ struct FixedReading: MemoryPressureSource {
         #expect(reading.fractionUsed == 0.95)
     }
 
+    /// A host whose memory controller is still on cgroup v1: its own file
+    /// names, and "no limit" written as a number near 2^63.
+    @Test func readsAVersion1MemoryFolder() throws {
+        let folder = try Fixtures.temporaryFolder("cgroup-v1")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try "400000000\n".write(to: folder.appendingPathComponent("memory.usage_in_bytes"), atomically: true, encoding: .utf8)
+        try "536870912\n".write(to: folder.appendingPathComponent("memory.limit_in_bytes"), atomically: true, encoding: .utf8)
+        let reading = LinuxMemoryPressureSource(cgroupFolder: folder, version1: true).read()
+        #expect(reading.usage == 400_000_000 && reading.limit == 536_870_912)
+        try "9223372036854771712\n".write(to: folder.appendingPathComponent("memory.limit_in_bytes"), atomically: true, encoding: .utf8)
+        #expect(LinuxMemoryPressureSource(cgroupFolder: folder, version1: true).read().limit == nil)
+    }
+
     @Test func noLimitMeansNoFraction() throws {
         let folder = try Fixtures.temporaryFolder("cgroup")
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -1,0 +1,20 @@
+import DarkroomImaging
+
+/// The version of what the two pixel engines make, in every processed cache
+/// key (memory, disk, the shared cache) and so in every result's ETag: a
+/// result made before either engine's output changed is never served
+/// after, and clients and CDNs revalidate.
+///
+/// ``number`` is raised by hand whenever either engine's output changes for
+/// the same request; `ProcessingVersionTests` keeps the outputs of a set of
+/// fixture requests and fails when one changes while the number does not.
+/// The libvips version is part of it too, since an upgrade of libvips (or
+/// the codecs under it) changes pixels without any change here.
+public enum ProcessingVersion {
+    /// 2: the thumbnail path in libvips' own arithmetic; one EXIF reader
+    /// and one colour-profile rule for both engines.
+    public static let number = 2
+
+    /// The text in keys: the number and libvips' version.
+    public static let current = "\(number)+vips\(VipsRuntime.version)"
+}
