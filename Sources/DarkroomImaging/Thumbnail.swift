@@ -171,6 +171,27 @@ package enum Thumbnail {
         case overBudget
     }
 
+    /// What a decode looks at to know whether to stop: the run's kill
+    /// switch, and (for tests and fuzzing) a number of looks after which
+    /// it stops as if the switch were pulled. Counts the looks: a decode
+    /// that stopped midway shows it by how few it made. Used on the
+    /// decoding thread only.
+    package final class Watch {
+        package let killSwitch: VipsKillSwitch
+        package let stopAfter: Int?
+        package private(set) var looks = 0
+
+        package init(killSwitch: VipsKillSwitch, stopAfter: Int? = nil) {
+            self.killSwitch = killSwitch
+            self.stopAfter = stopAfter
+        }
+
+        fileprivate func shouldStop() -> Bool {
+            looks += 1
+            return killSwitch.isPulled || stopAfter.map { looks >= $0 } == true
+        }
+    }
+
     /// Decodes and resamples as `plan` says. libjpeg runs under a progress
     /// monitor that stops at the kill switch, past `maxScans` scans, and at
     /// its first warning, with `maxMemory` as its memory limit; PNG looks
@@ -183,26 +204,37 @@ package enum Thumbnail {
         maxMemory: Int = 0,
         killSwitch: VipsKillSwitch
     ) throws(Failure) -> RGBXImage {
+        try decode(bytes, format: format, plan: plan, maxScans: maxScans, maxMemory: maxMemory, watch: Watch(killSwitch: killSwitch))
+    }
+
+    package static func decode(
+        _ bytes: UnsafeRawBufferPointer,
+        format: Format,
+        plan: Plan,
+        maxScans: Int = 0,
+        maxMemory: Int = 0,
+        watch: Watch
+    ) throws(Failure) -> RGBXImage {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { throw .declined }
         var pixels: UnsafeMutablePointer<UInt8>?
-        let context = Unmanaged.passUnretained(killSwitch).toOpaque()
-        let pulled: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { context in
+        let context = Unmanaged.passUnretained(watch).toOpaque()
+        let stop: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { context in
             guard let context else { return 0 }
-            return Unmanaged<VipsKillSwitch>.fromOpaque(context).takeUnretainedValue().isPulled ? 1 : 0
+            return Unmanaged<Watch>.fromOpaque(context).takeUnretainedValue().shouldStop() ? 1 : 0
         }
         var spec = plan.spec
-        let status: Int32 = withExtendedLifetime(killSwitch) {
+        let status: Int32 = withExtendedLifetime(watch) {
             switch format {
             case .jpeg:
                 var options = dr_jpeg_decode_options(scale_denom: Int32(clamping: plan.shrink), resample: spec,
                                                      max_scans: maxScans, max_memory: maxMemory,
-                                                     cancelled: pulled, context: context)
+                                                     cancelled: stop, context: context)
                 return dr_jpeg_decode_resampled(base, bytes.count, &options, &pixels)
             case .png:
                 guard plan.shrink == 1 else { return Int32(DR_DECLINED) }
-                return dr_png_decode_resampled(base, bytes.count, &spec, &pixels, pulled, context)
+                return dr_png_decode_resampled(base, bytes.count, &spec, &pixels, stop, context)
             case .webp:
-                return dr_webp_decode_resampled(base, bytes.count, Int32(clamping: plan.shrink), &spec, &pixels, pulled, context)
+                return dr_webp_decode_resampled(base, bytes.count, Int32(clamping: plan.shrink), &spec, &pixels, stop, context)
             }
         }
         guard status == Int32(DR_OK), let pixels else {

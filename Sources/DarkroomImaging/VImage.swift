@@ -75,6 +75,13 @@ package final class VImage {
     package var bytesPerSample: Int { Int(darkroom_vips_bytes_per_sample(pointer)) }
     /// Whether the loader found the file interlaced (an Adam7 PNG).
     package var isInterlaced: Bool { darkroom_vips_interlaced(pointer) != 0 }
+    /// The embedded ICC profile's bytes, if there is one.
+    package var iccProfile: [UInt8]? {
+        var length = 0
+        guard let profile = darkroom_vips_icc_profile(pointer, &length) else { return nil }
+        return [UInt8](UnsafeRawBufferPointer(start: profile, count: length))
+    }
+
     /// An embedded profile other than sRGB, by the rule both engines follow
     /// (``Thumbnail/isSRGB(profile:)``): the pixels need a transform.
     package var hasForeignProfile: Bool {

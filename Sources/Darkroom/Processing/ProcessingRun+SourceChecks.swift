@@ -14,7 +14,8 @@ extension ProcessingRun {
         if structure.isMultiScan, structure.scans > limits.maxJPEGScans {
             throw Self.tooManyScans(structure.scans, limit: limits.maxJPEGScans)
         }
-        try checkDecodeMemory(structure.coefficientBytes, for: "its \(structure.scans) scans' coefficients (\(structure.width) x \(structure.height))")
+        let kind = structure.isProgressive ? "progressive" : "multi-scan"
+        try checkDecodeMemory(structure.coefficientBytes, for: "the coefficients of the \(structure.width) x \(structure.height) \(kind) JPEG")
         return structure
     }
 

@@ -1,0 +1,135 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Synchronization
+import Testing
+import TestSupport
+
+/// `darkroom serve` in a 512 MiB memory cgroup, as a small container runs
+/// it, answering hostile files and ordinary photos at once, while a cached
+/// image is asked again and again: it is never killed, every hostile
+/// request ends within the time limit and a second, and ordinary requests
+/// and cache hits keep being answered.
+@Suite(.serialized) struct MemoryPressureLoadTests {
+    static let limit = 512 << 20
+    static let seconds = 5
+    static let loadFor: Duration = .seconds(15)
+
+    enum Kind: String { case hostile, ordinary, hit }
+
+    struct Record: Sendable {
+        var kind: Kind
+        var path: String
+        var status: UInt
+        var took: Duration
+    }
+
+    static let hostile = [
+        ("many-scans.jpg", "rs:fit:200:200"), ("scans-at-limit.jpg", "rs:fit:200:200"), ("coefficient-hog.jpg", "rs:fit:200:200"),
+        ("empty-refinements.jpg", "rs:fit:200:200/f:webp"), ("flat-8192x6000.jpg", "rs:fill:8192:1"), ("tall-1000x49000.jpg", "rs:force:1000:2"),
+        ("inflate-bomb.png", "rs:fit:200:200"), ("frame-bomb.gif", "rs:fit:200:200/f:gif"), ("frame-bomb.gif", "rs:fit:200:200/f:jpg"),
+    ]
+
+    @Test func theServerLivesUnderHostileAndOrdinaryLoad() async throws {
+        let shapes = try await HostileShapes.folder()
+        let folder = try Fixtures.temporaryFolder("darkroom-pressure")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let hostileOrigin = try await OriginServer.start(serving: shapes)
+        let photoOrigin = try await OriginServer.start(serving: Corpus.photosFolder)
+        defer { Task { await hostileOrigin.stop(); await photoOrigin.stop() } }
+        try #require(!Corpus.photos.isEmpty, "the corpus is missing: \(Corpus.photosFolder.path)")
+
+        let port = try LoopbackPort.free()
+        let arguments = ["serve", "--port", "\(port)", "--cache-dir", folder.appendingPathComponent("cache").path,
+                         "--allow-private-networks", "--max-processing-seconds", "\(Self.seconds)"]
+        let log = folder.appendingPathComponent("serve.log")
+        // A cgroup the kernel enforces, where this machine lets the test
+        // make one; otherwise the peak resident size is held to the limit.
+        let cgroup = MemoryCgroup.make(limit: Self.limit)
+        defer { cgroup?.remove() }
+        let server = try cgroup.map { try $0.start(DarkroomProcess.binary, arguments, log: log) }
+            ?? DarkroomProcess.start(arguments, log: log)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+        let get: @Sendable (String) async throws -> UInt = { path in
+            let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60))
+            _ = try await response.body.collect(upTo: 20 << 20)
+            return response.status.code
+        }
+        do {
+            try #require(await eventuallyAsync(60) { (try? await get("/health")) == 200 }, "the server did not start: \(Self.tail(log))")
+            let hitPath = "/img/_/rs:fit:300:300/plain/\(plainSource(photoOrigin.url("/Aqua.jpg")))"
+            try #require(try await get(hitPath) == 200)
+
+            let records = Records()
+            let deadline = ContinuousClock.now + Self.loadFor
+            @Sendable func loop(_ kind: Kind, _ next: @Sendable @escaping (Int) -> String) async throws {
+                var round = 0
+                while ContinuousClock.now < deadline {
+                    let path = next(round)
+                    round += 1
+                    let started = ContinuousClock.now
+                    let status = try await get(path)
+                    let record = Record(kind: kind, path: path, status: status, took: ContinuousClock.now - started)
+                    records.append(record)
+                    if kind == .hit { try await Task.sleep(for: .milliseconds(50)) }
+                }
+            }
+            let hostileURLs = try Self.hostile.map { (file, options) in (plainSource(hostileOrigin.url("/\(file)")), options) }
+            let photos = Corpus.photos.map { plainSource(photoOrigin.url("/\($0.lastPathComponent)")) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for lane in 0..<2 {
+                    group.addTask {
+                        try await loop(.hostile) { round in
+                            let (source, options) = hostileURLs[(round * 2 + lane) % hostileURLs.count]
+                            // Another version each time, so nothing is answered from the cache.
+                            return "/img/_/\(options)/q:\(50 + round % 40)/plain/\(source)"
+                        }
+                    }
+                    group.addTask {
+                        try await loop(.ordinary) { round in
+                            "/img/_/rs:fit:\(200 + round * 7 + lane):\(200 + round * 7 + lane)/plain/\(photos[(round + lane * 5) % photos.count])"
+                        }
+                    }
+                }
+                group.addTask { try await loop(.hit) { _ in hitPath } }
+                try await group.waitForAll()
+            }
+
+            let all = records.all
+            let limit = Duration.seconds(Self.seconds + 1)
+            for record in all where record.kind == .hostile {
+                #expect(record.took < limit, "\(record.path): \(record.took)")
+                #expect([200, 422, 503].contains(record.status), "\(record.path): \(record.status)")
+            }
+            let ordinary = all.filter { $0.kind == .ordinary }, hits = all.filter { $0.kind == .hit }
+            #expect(ordinary.count >= 4 && ordinary.allSatisfy { $0.status == 200 }, "\(ordinary.map { "\($0.status) \($0.path)" })")
+            #expect(hits.count >= 50 && hits.allSatisfy { $0.status == 200 }, "\(hits.count) hits, \(hits.filter { $0.status != 200 }.count) not 200")
+            let slowest = hits.map(\.took).sorted().dropLast(hits.count / 100).last ?? .zero
+            #expect(slowest < .seconds(1), "cache hits' p99 \(slowest)")
+
+            #expect(server.isRunning, "the server ended: \(Self.tail(log))")
+            #expect(try await get("/health") == 200)
+            if let cgroup {
+                #expect(cgroup.oomKills == 0, "the kernel killed for memory \(cgroup.oomKills) times")
+            } else if let peak = ProcessMemory.peakAndCurrent(of: server.processIdentifier)?.peak {
+                #expect(peak <= Self.limit, "peak resident size \(peak >> 20) MiB")
+            }
+        } catch {
+            await DarkroomProcess.stop(server)
+            try? await client.shutdown()
+            throw error
+        }
+        await DarkroomProcess.stop(server)
+        try await client.shutdown()
+    }
+
+    final class Records: Sendable {
+        private let records = Mutex<[Record]>([])
+        func append(_ record: Record) { records.withLock { $0.append(record) } }
+        var all: [Record] { records.withLock { $0 } }
+    }
+
+    static func tail(_ log: URL) -> String {
+        String(((try? String(contentsOf: log, encoding: .utf8)) ?? "").suffix(2000))
+    }
+}
