@@ -99,7 +99,7 @@ let package = Package(
         // libFuzzer harnesses (make fuzz); an ordinary build replays files.
         .executableTarget(
             name: "darkroom-fuzz",
-            dependencies: ["Darkroom", "DarkroomServer"]
+            dependencies: ["Darkroom", "DarkroomServer", "DarkroomImaging"]
         ),
         // Library-level benchmarks (make bench).
         .executableTarget(

@@ -245,3 +245,50 @@ done:
     free(joined);
     return status;
 }
+
+// MARK: - Writing, for the fuzzer
+
+static uint8_t *put32(uint8_t *p, uint32_t value) {
+    p[0] = (uint8_t)(value >> 24);
+    p[1] = (uint8_t)(value >> 16);
+    p[2] = (uint8_t)(value >> 8);
+    p[3] = (uint8_t)value;
+    return p + 4;
+}
+
+/// One chunk at `p`: length, type, body, CRC; returns the end.
+static uint8_t *put_chunk(uint8_t *p, const char *type, const uint8_t *body, size_t size) {
+    p = put32(p, (uint32_t)size);
+    uint8_t *typed = p;
+    memcpy(p, type, 4);
+    if (size) memmove(p + 4, body, size);
+    p += 4 + size;
+    return put32(p, libdeflate_crc32(0, typed, 4 + size));
+}
+
+size_t dr_png_encode_filtered(const uint8_t *raw, size_t raw_length, int width, int height, uint8_t *out, size_t capacity) {
+    if (width < 1 || height < 1 || raw_length != (size_t)height * ((size_t)width * 3 + 1)) return 0;
+    struct libdeflate_compressor *compressor = libdeflate_alloc_compressor(1);
+    if (!compressor) return 0;
+    size_t bound = libdeflate_zlib_compress_bound(compressor, raw_length);
+    size_t needed = 8 + 25 + 12 + bound + 12;
+    if (needed > capacity) {
+        libdeflate_free_compressor(compressor);
+        return 0;
+    }
+    memcpy(out, signature, 8);
+    uint8_t header[13];
+    put32(header, (uint32_t)width);
+    put32(header + 4, (uint32_t)height);
+    header[8] = 8;  // bits
+    header[9] = 2;  // RGB
+    header[10] = header[11] = header[12] = 0;
+    uint8_t *p = put_chunk(out + 8, "IHDR", header, 13);
+    // The compressed pixels go straight where the IDAT's body is.
+    size_t compressed = libdeflate_zlib_compress(compressor, raw, raw_length, p + 8, bound);
+    libdeflate_free_compressor(compressor);
+    if (compressed == 0) return 0;
+    p = put_chunk(p, "IDAT", p + 8, compressed);
+    p = put_chunk(p, "IEND", NULL, 0);
+    return (size_t)(p - out);
+}

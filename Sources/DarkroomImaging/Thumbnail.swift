@@ -268,6 +268,24 @@ package enum Thumbnail {
     }
 }
 
+// MARK: - For the fuzzer
+
+extension Thumbnail {
+    /// An 8-bit RGB PNG around rows already filtered (a filter byte and
+    /// `width` x 3 bytes each): compressed, with valid CRCs, so that
+    /// mutations of the pixels and their filters reach the unfilter and
+    /// the resampler. nil when `raw` is not `height` such rows.
+    package static func png(filteredRows raw: [UInt8], width: Int, height: Int) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: raw.count + raw.count / 8 + 1024)
+        let length = raw.withUnsafeBufferPointer { rows in
+            out.withUnsafeMutableBufferPointer { buffer in
+                dr_png_encode_filtered(rows.baseAddress, rows.count, Int32(clamping: width), Int32(clamping: height), buffer.baseAddress, buffer.count)
+            }
+        }
+        return length > 0 ? Array(out.prefix(length)) : nil
+    }
+}
+
 // MARK: - What both engines read alike
 
 extension Thumbnail {

@@ -21,6 +21,10 @@ enum FuzzTarget: String, CaseIterable {
     case image
     /// `s3://` locations as flags give them.
     case s3
+    /// The thumbnail engine, structure-aware: the request's shape, crop,
+    /// kernels and a stop midway come from the input's first bytes, and a
+    /// PNG's rows may come before compression (see ``ThumbnailFuzzing``).
+    case thumbnail
 
     static let presets = ["thumb": "rs:fill:100:100/sepia:0.8", "loop": "pr:loop", "big": "w:4000/h:4000"]
     static let signature = try! URLSignature(hexKey: "736563726574", hexSalt: "68656C6C6F")
@@ -60,6 +64,8 @@ enum FuzzTarget: String, CaseIterable {
             _ = try? ImageProcessor.processBlocking(data, options: options, killSwitch: KillSwitch())
         case .s3:
             _ = try? S3Location(parsing: String(decoding: data, as: UTF8.self))
+        case .thumbnail:
+            ThumbnailFuzzing.run(data)
         }
     }
 

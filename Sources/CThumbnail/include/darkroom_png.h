@@ -26,4 +26,12 @@ size_t dr_png_decode_bytes(const uint8_t *data, size_t length);
 int dr_png_decode_resampled(const uint8_t *data, size_t length, const dr_resample_spec *spec, uint8_t **pixels,
                             dr_cancelled cancelled, void *context);
 
+/// Writes an 8-bit RGB PNG around `raw`: `height` rows of a filter byte and
+/// `width` x 3 bytes, already filtered, compressed and given valid CRCs
+/// here. For the fuzzer, which mutates the pixels and their filters rather
+/// than the compressed stream (whose checksums would turn away nearly
+/// every mutation). Returns the PNG's length, 0 when it does not fit in
+/// `capacity`.
+size_t dr_png_encode_filtered(const uint8_t *raw, size_t raw_length, int width, int height, uint8_t *out, size_t capacity);
+
 #endif
