@@ -24,7 +24,12 @@ import TestSupport
         let inputs = Array(repeating: Corpus.photos.map(\.path), count: 8).flatMap { $0 }
         let book = try DarkroomProcess.start(["book"] + inputs + ["-o", folder.appendingPathComponent("big.pdf").path, "--dpi", "300", "--workers", "1"],
                                              log: folder.appendingPathComponent("log.txt"))
-        try await Task.sleep(for: .milliseconds(1500))
+        // Interrupted once it is writing: the book's temporary file is there.
+        func partial() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0 != "log.txt" }
+        }
+        let writing = await eventuallyAsync(60) { !partial().isEmpty }
+        #expect(writing, "the book was being written when interrupted")
         let status = await DarkroomProcess.stop(book, signal: SIGINT, seconds: 30)
         #expect(status == 1, "Ctrl-C cancels")
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0 != "log.txt" }

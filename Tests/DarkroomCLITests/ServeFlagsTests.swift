@@ -65,6 +65,21 @@ import TestSupport
         }
     }
 
+    /// As a user meets them: `darkroom serve` with the bad number, as a
+    /// flag or in the environment, exits with status 2 and says which.
+    /// (An address no server can take makes a wrongly accepted number end
+    /// the run too, with another status, rather than serve.)
+    @Test(arguments: [
+        (["--workers", "0"], [:]), (["--max-jpeg-scans", "10001"], [:]), (["--max-request-memory-mb", "8"], [:]),
+        (["--port", "70000"], [:]), ([], ["DARKROOM_MAX_PROCESSING_SECONDS": "NaN"]), ([], ["DARKROOM_MEMORY_CACHE_MB": "1e300"]),
+    ] as [([String], [String: String])])
+    func outOfRangeNumbersExitWithStatusTwo(arguments: [String], environment: [String: String]) async throws {
+        let run = try await DarkroomProcess.run(["serve", "--host", "300.300.300.300"] + arguments, environment: environment)
+        #expect(run.status == 2, "\(arguments) \(environment): \(run.status) \(run.stderr)")
+        let named = arguments.first.map { String($0.dropFirst(2)) } ?? environment.keys.first ?? ""
+        #expect(run.stderr.contains(named), "\(run.stderr)")
+    }
+
     @Test func scanAndMemoryLimits() throws {
         let defaults = try configuration([])
         #expect(defaults.limits.maxJPEGScans == 100)

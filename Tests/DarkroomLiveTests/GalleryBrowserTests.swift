@@ -14,6 +14,7 @@ import TestSupport
         let rows = folder.appendingPathComponent("rows")
         try FileManager.default.createDirectory(at: rows, withIntermediateDirectories: true)
         let photos = Corpus.photos
+        try #require(!photos.isEmpty, "the corpus is missing: \(Corpus.photosFolder.path)")
         for i in 0..<30 {
             try FileManager.default.createSymbolicLink(at: rows.appendingPathComponent("row-\(i).jpg"), withDestinationURL: photos[i % photos.count])
         }

@@ -22,22 +22,29 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     public let configuration: Configuration
     private let state: Mutex<LRUList<Key, Value>>
+    /// What time it is, for the time to live (a test's own clock in tests).
+    private let now: @Sendable () -> ContinuousClock.Instant
 
-    public init(configuration: Configuration = Configuration()) {
+    public convenience init(configuration: Configuration = Configuration()) {
+        self.init(configuration: configuration, now: { ContinuousClock.now })
+    }
+
+    init(configuration: Configuration, now: @escaping @Sendable () -> ContinuousClock.Instant) {
         self.configuration = configuration
         self.state = Mutex(LRUList())
+        self.now = now
     }
 
     /// The value for `key`, marking it most recently used; nil on a miss or
     /// when the entry has expired.
     public func value(for key: Key) -> Value? {
-        let now = ContinuousClock.now
+        let now = configuration.timeToLive == nil ? nil : self.now()
         return state.withLock { list in
             guard let node = list.node(for: key) else {
                 list.statistics.misses += 1
                 return nil
             }
-            if let expiry = node.expiry, expiry <= now {
+            if let expiry = node.expiry, let now, expiry <= now {
                 list.remove(node)
                 list.statistics.misses += 1
                 return nil
@@ -53,7 +60,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// not stored.
     public func store(_ value: Value, for key: Key, cost: Int) {
         guard cost <= configuration.costLimit else { return }
-        let expiry = configuration.timeToLive.map { ContinuousClock.now + $0 }
+        let expiry = configuration.timeToLive.map { now() + $0 }
         state.withLock { list in
             if let old = list.node(for: key) { list.remove(old) }
             list.insertAtFront(key: key, value: value, cost: cost, expiry: expiry)

@@ -98,6 +98,12 @@ public final class WorkQueue: Sendable {
     /// How many items are in each state now, and how many have ended so far.
     public var counts: WorkQueueCounts { state.withLock { $0.counts } }
 
+    /// Items waiting at `priority` (before aging): what a test polls to see
+    /// a priority change land.
+    func waiting(at priority: WorkPriority) -> Int {
+        state.withLock { $0.schedule.count(at: priority) }
+    }
+
     /// Cancels every waiting item at or below `priority`, such as low-priority
     /// prefetching under memory pressure. Returns how many were cancelled.
     @discardableResult

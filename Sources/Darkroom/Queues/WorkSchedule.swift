@@ -49,6 +49,11 @@ struct WorkSchedule<Item: Schedulable> {
         buckets[priority.rawValue].append(item)
     }
 
+    /// Waiting items at `priority` (before aging).
+    func count(at priority: WorkPriority) -> Int {
+        buckets[priority.rawValue].count { $0.slot?.priority == priority }
+    }
+
     /// Moves a waiting item to another priority, behind the items already
     /// there. Returns false when the item is not waiting.
     @discardableResult

@@ -1,5 +1,6 @@
-import Darkroom
+@testable import Darkroom
 import Testing
+import TestSupport
 
 @Suite struct MemoryCacheTests {
     @Test func evictsTheLeastRecentlyUsedByCost() {
@@ -23,12 +24,20 @@ import Testing
         #expect(cache.value(for: 4) == 4)
     }
 
-    @Test func expiresAfterItsTimeToLive() async throws {
-        let cache = MemoryCache<String, Int>(configuration: .init(timeToLive: .milliseconds(50)))
+    /// On a clock of the test's own: fresh until the last instant of its
+    /// time to live, gone at it, however slowly the test runs.
+    @Test func expiresAfterItsTimeToLive() {
+        let clock = TestClock()
+        let cache = MemoryCache<String, Int>(configuration: .init(timeToLive: .milliseconds(50)), now: { clock.now })
         cache.store(1, for: "a", cost: 1)
+        clock.advance(by: .milliseconds(49))
         #expect(cache.value(for: "a") == 1)
-        try await Task.sleep(for: .milliseconds(80))
+        clock.advance(by: .milliseconds(1))
         #expect(cache.value(for: "a") == nil)
+        // Stored again, it lives again from then.
+        cache.store(2, for: "a", cost: 1)
+        clock.advance(by: .milliseconds(30))
+        #expect(cache.value(for: "a") == 2)
     }
 
     @Test func countsHitsAndMissesAndEmptiesOnDemand() {

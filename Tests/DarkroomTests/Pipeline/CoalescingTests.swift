@@ -80,7 +80,7 @@ import TestSupport
         #expect(await eventually(120) { f.pipeline.filtrationQueue.counts.waiting == 2 })
         // A second waiter at veryHigh lifts the Wood job above Garden's.
         let urgent = f.pipeline.imageTask(for: f.request("/photos/Wood.jpg", priority: .veryHigh))
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await eventually(60) { f.pipeline.filtrationQueue.waiting(at: .veryHigh) == 1 }, "the Wood job's queued work rose")
         let order = Log()
         let watchers = [("Wood", low), ("Garden", normal)].map { name, task in
             Task { _ = try? await task.response; order.append(name) }
