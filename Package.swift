@@ -115,7 +115,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Darkroom",
+                "Darkroom", "DarkroomImaging",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

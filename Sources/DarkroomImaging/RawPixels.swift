@@ -30,13 +30,18 @@ package struct RawPixels: Sendable, Equatable {
 
     /// Encodes the pixels as PNG.
     package func pngData() throws(VipsError) -> [UInt8] {
+        try encoded(.png)
+    }
+
+    /// Encodes the pixels with `encoder`.
+    package func encoded(_ encoder: VImage.Encoder) throws(VipsError) -> [UInt8] {
         try VipsRuntime.start()
         let image = try withRawBytes(of: bytes) { raw throws(VipsError) in
             try VImage.make("new_from_memory") {
                 darkroom_vips_from_memory(raw.baseAddress, raw.count, Int32(width), Int32(height), Int32(bands), $0)
             }
         }
-        return try image.encoded(.png)
+        return try image.encoded(encoder)
     }
 
     /// Decodes an encoded image (any loader Darkroom allows) to pixels,

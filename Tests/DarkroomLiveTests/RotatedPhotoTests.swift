@@ -72,6 +72,48 @@ import TestSupport
         }
     }
 
+    /// The corner photo stored in each orientation (see ``CornerPhoto``).
+    static func cornerPhotos() throws -> URL {
+        let folder = try Fixtures.temporaryFolder("darkroom-corners")
+        for orientation in 1...8 {
+            try CornerPhoto.jpeg(orientation: orientation).write(to: folder.appendingPathComponent("c\(orientation).jpg"))
+        }
+        return folder
+    }
+
+    /// All eight orientations told apart by their pixels: each corner's
+    /// colour where the upright picture has it, through `process`.
+    @Test func processTurnsEveryOrientationUpright() async throws {
+        let folder = try Self.cornerPhotos()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let inputs = (1...8).map { folder.appendingPathComponent("c\($0).jpg").path }
+        for (resize, fit) in [("120", "fit"), ("200x100", "fill"), ("480", "fit")] {
+            let out = folder.appendingPathComponent("out-\(resize)-\(fit)")
+            let run = try await DarkroomProcess.run(["process"] + inputs + ["--resize", resize, "--fit", fit, "--format", "png", "-o", out.path])
+            #expect(run.status == 0, "\(run.stderr)")
+            for orientation in 1...8 {
+                let answer = try Data(contentsOf: out.appendingPathComponent("c\(orientation).png"))
+                #expect(CornerPhoto.problem(in: answer) == nil, "orientation \(orientation), \(resize) \(fit): \(CornerPhoto.problem(in: answer) ?? "")")
+            }
+        }
+    }
+
+    /// And through `book`: each page, rendered by poppler, shows the
+    /// picture upright.
+    @Test func bookTurnsEveryOrientationUpright() async throws {
+        let folder = try Self.cornerPhotos()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pdf = folder.appendingPathComponent("book.pdf")
+        let run = try await DarkroomProcess.run(["book"] + (1...8).map { folder.appendingPathComponent("c\($0).jpg").path }
+                                                + ["-o", pdf.path, "--page", "240x160", "--dpi", "72", "--margin", "0", "--fit", "fill"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let pages = try await PDFPages.render(pdf, dpi: 72)
+        #expect(pages.count == 8)
+        for (index, page) in pages.enumerated() {
+            #expect(CornerPhoto.problem(in: page) == nil, "page \(index + 1): \(CornerPhoto.problem(in: page) ?? "")")
+        }
+    }
+
     @Test func book() async throws {
         let folder = try Self.photos()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -120,6 +162,19 @@ import TestSupport
                 if answer.status == 200 {
                     #expect(Self.size(of: answer.body) == expected, "orientation \(orientation), \(options)")
                 }
+            }
+        }
+        // All eight told apart by their pixels, on either engine's side of
+        // the thumbnail path (a JPEG answer; a PNG one).
+        let corners = try Self.cornerPhotos()
+        defer { try? FileManager.default.removeItem(at: corners) }
+        let cornerOrigin = try await OriginServer.start(serving: corners)
+        defer { Task { await cornerOrigin.stop() } }
+        for orientation in 1...8 {
+            for options in ["rs:fit:120:120", "rs:fill:200:100", "rs:fit:120:120/f:png"] {
+                let answer = try await get("/img/_/\(options)/plain/\(cornerOrigin.url("/c\(orientation).jpg").absoluteString)")
+                #expect(answer.status == 200 && CornerPhoto.problem(in: answer.body) == nil,
+                        "orientation \(orientation), \(options): \(answer.status) \(CornerPhoto.problem(in: answer.body) ?? "")")
             }
         }
         let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""

@@ -1,4 +1,5 @@
 @testable import Darkroom
+import DarkroomImaging
 import Foundation
 import Testing
 import TestSupport
@@ -67,6 +68,83 @@ import TestSupport
         #expect(try await runTool("/usr/bin/pdfinfo", [path]).output.contains("612 x 792 pts (letter)"))
         let text = try await runTool("/usr/bin/pdftotext", [path, "-"]).output
         #expect(text.contains("Aqua") && text.contains("Blinds"))
+    }
+
+    /// What a reader sees, from the pages poppler renders: each page is its
+    /// photo, in the order given (each page nearest its own photo of all);
+    /// the margin is white and as wide as asked, and the photo fills the
+    /// box inside it; a sepia book's pages are sepia (red over green over
+    /// blue, where the plain book's are not).
+    @Test func thePagesShowThePhotosInOrderWithTheirMarginAndFilter() async throws {
+        let folder = try Fixtures.temporaryFolder("darkroom-book-pixels")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A different order from the corpus' own, so the check can fail.
+        let photos = Array(Corpus.photos.prefix(6).reversed())
+        try #require(photos.count == 6, "the corpus is missing: \(Corpus.photosFolder.path)")
+        var request = corpusRequest(photos)
+        request.page = .pixels(width: 300, height: 200)
+        request.dpi = 72
+        request.margin = 10.16      // 10.16 mm at 72 DPI: 28.8, so 29 pixels
+        request.fit = .fill
+        let plainPath = folder.appendingPathComponent("plain.pdf").path
+        _ = try await Photobook(pipeline: try pipeline()).make(request, to: plainPath)
+        request.filter = .sepia(intensity: 0.8)
+        let sepiaPath = folder.appendingPathComponent("sepia.pdf").path
+        _ = try await Photobook(pipeline: try pipeline()).make(request, to: sepiaPath)
+        let plain = try await PDFPages.render(URL(fileURLWithPath: plainPath), dpi: 72)
+        let sepia = try await PDFPages.render(URL(fileURLWithPath: sepiaPath), dpi: 72)
+        #expect(plain.count == 6 && sepia.count == 6)
+
+        let margin = 29, box = (width: 300 - 2 * margin, height: 200 - 2 * margin)
+        // Each photo as the box shows it, made by the processor directly,
+        // plain and with the book's filter.
+        func references(_ operations: [ImageOperation]) async throws -> [RawPixels] {
+            try await onOwnThread {
+                try photos.map { photo in
+                    let options = ProcessingOptions(
+                        operations: [.resize(Resize(width: box.width, height: box.height, mode: .fill))] + operations,
+                        output: OutputOptions(format: .png))
+                    let made = try ImageProcessor.processBlocking(try Data(contentsOf: photo), options: options)
+                    return try RawPixels.decode([UInt8](made.data), loader: .png)
+                }
+            }
+        }
+        let plainReferences = try await references([])
+        let sepiaReferences = try await references([.sepia(intensity: 0.8)])
+        func inside(_ page: RawPixels) -> RawPixels {
+            var bytes: [UInt8] = []
+            for y in margin..<(margin + box.height) { for x in margin..<(margin + box.width) { bytes += page.pixel(x: x, y: y).prefix(3) } }
+            return RawPixels(width: box.width, height: box.height, bands: 3, bytes: bytes)
+        }
+        func distance(_ a: RawPixels, _ b: RawPixels) -> Double {
+            var sum = 0.0
+            for (x, y) in zip(a.bytes, b.bytes) {
+                let difference = Double(Int(x) - Int(y))
+                sum += difference * difference
+            }
+            return sum / Double(a.bytes.count)
+        }
+        for (index, page) in plain.enumerated() {
+            #expect(page.width == 300 && page.height == 200, "page \(index + 1): \(page.width) x \(page.height)")
+            let distances = plainReferences.map { distance(inside(page), $0) }
+            let nearest = distances.firstIndex(of: distances.min()!)!
+            #expect(nearest == index, "page \(index + 1) looks most like photo \(nearest + 1): \(distances)")
+            // White margins, as wide as asked, on every side.
+            for (x, y) in [(2, 100), (margin - 2, 100), (297, 100), (300 - margin + 1, 100), (150, 2), (150, margin - 2), (150, 197), (150, 200 - margin + 1)] {
+                #expect(page.pixel(x: x, y: y).prefix(3).allSatisfy { $0 >= 250 }, "page \(index + 1) at (\(x), \(y)): \(page.pixel(x: x, y: y))")
+            }
+            // The photo starts where the margin ends: no white band inside.
+            let innerEdge = (0..<box.height).map { inside(page).pixel(x: 1, y: $0) }.filter { $0.allSatisfy { $0 >= 250 } }.count
+            #expect(innerEdge < box.height / 2, "page \(index + 1): the photo's left edge is white in \(innerEdge) of \(box.height) rows")
+        }
+        // A sepia page is its photo in sepia: nearer the filtered photo than
+        // the plain one, and nearest its own photo of all the filtered ones.
+        for (index, page) in sepia.enumerated() {
+            let toSepia = sepiaReferences.map { distance(inside(page), $0) }
+            let toPlain = distance(inside(page), plainReferences[index])
+            #expect(toSepia.firstIndex(of: toSepia.min()!) == index, "sepia page \(index + 1): \(toSepia)")
+            #expect(toSepia[index] * 4 < toPlain, "sepia page \(index + 1): \(toSepia[index]) from the sepia photo, \(toPlain) from the plain one")
+        }
     }
 
     @Test func cancellingHalfwayStopsPromptlyAndLeavesNoFile() async throws {
