@@ -655,6 +655,22 @@ static inline int darkroom_vips_keep_metadata(VipsImage *in, VipsImage **out, in
 
 // MARK: - Cancellation
 
+static void darkroom_vips_on_eval(VipsImage *image, VipsProgress *progress, void *percent) {
+    (void)image;
+    __atomic_store_n((int *)percent, progress->percent, __ATOMIC_RELAXED);
+}
+
+/// Records how far the evaluation of `image` has got, in percent of its
+/// pixels, into `*percent` (which must outlive the image's evaluation) as
+/// libvips reports it.
+static inline void darkroom_vips_watch_progress(VipsImage *image, int *percent) {
+    g_signal_connect(image, "eval", G_CALLBACK(darkroom_vips_on_eval), percent);
+}
+
+static inline int darkroom_vips_progress_read(const int *percent) {
+    return __atomic_load_n(percent, __ATOMIC_RELAXED);
+}
+
 /// Lets another thread stop a running evaluation: with progress on, libvips
 /// checks the kill flag as it computes each tile and fails the call.
 static inline void darkroom_vips_enable_kill(VipsImage *image) {

@@ -17,8 +17,24 @@ package final class VipsKillSwitch: Sendable {
     // Safe to send: the pointer is only read or written with the lock held.
     private struct Guarded: @unchecked Sendable { var state = State() }
     private let guarded = Mutex(Guarded())
+    /// How far the last armed evaluation got, in percent of its pixels, as
+    /// libvips reports it. Safe to send: libvips' threads write it, and
+    /// this class reads it, only with atomic C operations.
+    private struct Percent: @unchecked Sendable { let pointer: UnsafeMutablePointer<Int32> }
+    private let percent: Percent
 
-    package init() {}
+    package init() {
+        percent = Percent(pointer: .allocate(capacity: 1))
+        percent.pointer.initialize(to: 0)
+    }
+
+    deinit { percent.pointer.deallocate() }
+
+    /// How far the last evaluation armed with this switch got: 0 to 100
+    /// percent of its pixels. A pulled switch shows where it stopped.
+    package var progressPercent: Int {
+        Int(darkroom_vips_progress_read(percent.pointer))
+    }
 
     /// Whether the switch has been pulled.
     package var isPulled: Bool {
@@ -38,6 +54,7 @@ package final class VipsKillSwitch: Sendable {
     /// Runs `body` with `image` armed, so a pull stops it.
     package func armed<T>(_ image: VImage, _ body: () throws(VipsError) -> T) throws(VipsError) -> T {
         darkroom_vips_enable_kill(image.pointer)
+        darkroom_vips_watch_progress(image.pointer, percent.pointer)
         let alreadyPulled = guarded.withLock { g in
             g.state.armed = image.pointer
             return g.state.pulled
