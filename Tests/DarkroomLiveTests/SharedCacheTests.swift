@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import DarkroomServer
 @testable import Darkroom
 import Foundation
 import NIOCore
@@ -173,6 +174,39 @@ struct SharedCacheTests {
             await c.stop()
             #expect(origin.requests("/landscape.jpg") == 1)
         }
+    }
+
+    /// Keys come from the source and the options, never the signature: a
+    /// replica that signs with another key answers the first's object, with
+    /// neither the origin nor processing.
+    @Test func replicasWithDifferentSigningKeysShareTheirResults() async throws {
+        let store = try await SeaweedFS.start()
+        let origin = try await OriginServer.start(serving: Fixtures.folder)
+        var replicas: [Replica] = []
+        do {
+            try await Self.bucketReady(store)
+            let keyA = try URLSignature(hexKey: "6b657961", hexSalt: "73616c7461"), keyB = try URLSignature(hexKey: "6b657962", hexSalt: "73616c7462")
+            let a = try await Replica.start(store: store, name: "signed-a", extra: ["--key", "6b657961", "--salt", "73616c7461"])
+            replicas.append(a)
+            let b = try await Replica.start(store: store, name: "signed-b", extra: ["--key", "6b657962", "--salt", "73616c7462"])
+            replicas.append(b)
+            let written = "/w:170/plain/\(origin.url("/landscape.jpg").absoluteString)@jpg"
+            let first = try await a.get("/img/\(keyA.sign(written))\(written)")
+            #expect(first.status == 200)
+            #expect(try await b.get("/img/\(keyA.sign(written))\(written)").status == 403, "B takes its own key only")
+            #expect(try await Self.becomes { try await a.metric("darkroom_s3_stores_total") == 1 })
+            let second = try await b.get("/img/\(keyB.sign(written))\(written)")
+            #expect(second.status == 200)
+            #expect(second.body == first.body && second.etag == first.etag)
+            #expect(try await b.s3Hits() == 1)
+            #expect(try await b.processed() == 0, "B must not process")
+            #expect(origin.requests("/landscape.jpg") == 1, "B must not ask the origin")
+        } catch {
+            Issue.record(error)
+        }
+        for replica in replicas { await replica.stop() }
+        await origin.stop()
+        await store.stop()
     }
 
     @Test func withSourceCacheAReplicaNeverAsksTheOriginForAPhotoAnotherHas() async throws {

@@ -27,6 +27,7 @@ struct SoakTests {
         origin.set(.delay(.milliseconds(400)), for: "/photos/Storm.jpg")
         origin.set(.drip(chunk: 32 << 10, every: .milliseconds(30)), for: "/photos/Blinds.jpg")
         origin.set(.status(503), for: "/photos/Aqua.jpg")
+        origin.set(.delay(.seconds(3)), for: "/photos/Wood.jpg")
         let folder = try Fixtures.temporaryFolder("darkroom-soak")
         defer { try? FileManager.default.removeItem(at: folder) }
         let port = try LoopbackPort.free()
@@ -45,24 +46,27 @@ struct SoakTests {
         let up = await eventuallyAsync(60) { (try? await status("/health", timeout: .seconds(2))) == 200 }
         try #require(up, "the server did not start")
 
-        let photos = Corpus.photos.map(\.lastPathComponent).filter { !["Storm.jpg", "Blinds.jpg", "Aqua.jpg"].contains($0) }
+        let photos = Corpus.photos.map(\.lastPathComponent).filter { !["Storm.jpg", "Blinds.jpg", "Aqua.jpg", "Wood.jpg"].contains($0) }
         // A source's query is escaped, or it would be the image URL's own.
         @Sendable func image(_ name: String, _ query: String = "") -> String {
             "/img/_/rs:fit:160:160/plain/\(plainSource(origin.url("/photos/\(name)\(query)")))@jpg"
         }
-        // The kinds of request, and the statuses each is designed to get.
-        let kinds: [(name: String, path: @Sendable () -> String, allowed: Set<UInt>, timeout: Duration)] = [
-            ("hit", { image(photos[Int.random(in: 0..<3)]) }, [200, 429], .seconds(30)),
-            ("miss", { image(photos.randomElement()!, "?v=\(UInt64.random(in: 0...UInt64.max))") }, [200, 429], .seconds(30)),
-            ("missing", { image("Missing-\(Int.random(in: 0..<1000)).jpg") }, [404, 429], .seconds(30)),
-            ("not an image", { "/img/_/rs:fit:160:160/plain/\(plainSource(origin.url("/README.md?v=\(Int.random(in: 0..<1000))")))@jpg" }, [415, 422, 429], .seconds(30)),
-            ("origin 503", { image("Aqua.jpg", "?v=\(Int.random(in: 0..<1000))") }, [502, 503, 429], .seconds(30)),
-            ("slow", { image("Storm.jpg", "?v=\(UInt64.random(in: 0...UInt64.max))") }, [200, 429], .seconds(30)),
-            ("drip", { image("Blinds.jpg", "?v=\(UInt64.random(in: 0...UInt64.max))") }, [200, 429, 504], .seconds(30)),
+        // The kinds of request, and the one status each is designed to get
+        // (8 clients never fill the 64 waiting places, so no 429 is; 0: the
+        // client hung up first).
+        let kinds: [(name: String, path: @Sendable () -> String, designed: UInt, timeout: Duration)] = [
+            ("hit", { image(photos[Int.random(in: 0..<3)]) }, 200, .seconds(30)),
+            ("miss", { image(photos.randomElement()!, "?v=\(UInt64.random(in: 0...UInt64.max))") }, 200, .seconds(30)),
+            ("missing", { image("Missing-\(Int.random(in: 0..<1000)).jpg") }, 404, .seconds(30)),
+            ("not an image", { "/img/_/rs:fit:160:160/plain/\(plainSource(origin.url("/README.md?v=\(Int.random(in: 0..<1000))")))@jpg" }, 422, .seconds(30)),
+            ("origin 503", { image("Aqua.jpg", "?v=\(Int.random(in: 0..<1000))") }, 502, .seconds(30)),
+            ("slow", { image("Storm.jpg", "?v=\(UInt64.random(in: 0...UInt64.max))") }, 200, .seconds(30)),
+            ("drip", { image("Blinds.jpg", "?v=\(UInt64.random(in: 0...UInt64.max))") }, 200, .seconds(30)),
             // Gives up after 50 ms, closing its connection mid-request: a
-            // source the origin holds back 400 ms, so the answer cannot come
-            // first however fast the server is.
-            ("hang-up", { image("Storm.jpg", "?v=\(UInt64.random(in: 0...UInt64.max))") }, [200, 429], .milliseconds(50)),
+            // source the origin holds back 3 s, so the answer cannot come
+            // first however fast the server is, nor however late this busy
+            // process's timer fires.
+            ("hang-up", { image("Wood.jpg", "?v=\(UInt64.random(in: 0...UInt64.max))") }, 0, .milliseconds(50)),
         ]
         let tally = Tally()
         let start = ContinuousClock.now, end = start + .seconds(Self.seconds)
@@ -91,13 +95,9 @@ struct SoakTests {
         let counts = tally.all
         for kind in kinds {
             let seen = counts[kind.name] ?? [:]
-            #expect(!seen.isEmpty, "no \(kind.name) request ran")
-            let unexpected = seen.filter { status, _ in status != 0 && !kind.allowed.contains(status) }
-            #expect(unexpected.isEmpty, "\(kind.name): \(unexpected) (all: \(seen))")
-            if kind.name != "hang-up" { #expect(seen[0] == nil, "\(kind.name): requests that got no answer: \(seen)") }
+            #expect((seen[kind.designed] ?? 0) > 0, "no \(kind.name) request got its \(kind.designed): \(seen)")
+            #expect(seen.keys.allSatisfy { $0 == kind.designed }, "\(kind.name): \(seen), designed \(kind.designed)")
         }
-        #expect((counts["hit"]?[200] ?? 0) > 0, "hits were answered: \(counts)")
-        #expect((counts["hang-up"]?[0] ?? 0) > 0, "some clients hung up: \(counts)")
 
         // Every request ends, however it ended, and the queues drain.
         let drained = await eventuallyAsync(120) {

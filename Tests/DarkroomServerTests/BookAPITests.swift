@@ -77,6 +77,37 @@ import TestSupport
         await server.stop()
     }
 
+    /// Each client (by address) has its own 2, and all of them 8 in all: a
+    /// client at its bound does not block another, and the ninth book
+    /// waits, whoever asks for it.
+    @Test func unfinishedBooksAreBoundedInAllAndClientsDoNotBlockEachOther() async throws {
+        let server = try await TestServer.start()
+        let port = Int(server.base.split(separator: ":").last!)!
+        let big = #"{"rows": [\#(Array(repeating: "0", count: 500).joined(separator: ","))]}"#
+        func order(from client: Int) async throws -> (status: Int, body: String) {
+            try await onOwnThread { try RawHTTP.post("/api/books", json: big, port: port, from: "127.0.0.\(client)") }
+        }
+        var ids: [String] = []
+        func accepted(_ answer: (status: Int, body: String)) throws {
+            #expect(answer.status == 202, "\(answer)")
+            if let id = (try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: String])?["id"] { ids.append(id) }
+        }
+        try accepted(try await order(from: 2))
+        try accepted(try await order(from: 2))
+        let third = try await order(from: 2)
+        #expect(third.status == 429 && third.body.contains("you have 2 photobooks"), "\(third)")
+        // Another client is not held back by the first's bound.
+        try accepted(try await order(from: 3))
+        // Up to 8 in all, from any number of clients...
+        for client in 4...6 { for _ in 0..<2 where ids.count < 8 { try accepted(try await order(from: client)) } }
+        #expect(ids.count == 8)
+        // ...and not a ninth, from a client that has none.
+        let ninth = try await order(from: 7)
+        #expect(ninth.status == 429 && ninth.body.contains("8 photobooks are being made"), "\(ninth)")
+        for id in ids { _ = try await server.send("/api/books/\(id)", method: .DELETE) }
+        await server.stop()
+    }
+
     @Test func aBookOfGalleryRowsEndToEnd() async throws {
         let server = try await TestServer.start()
         let answer = try await order(server, #"{"rows": [0, 1, 2], "page": "A4", "captions": true}"#)

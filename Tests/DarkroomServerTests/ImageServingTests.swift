@@ -99,6 +99,48 @@ import TestSupport
         }
     }
 
+    /// The signature covers what the client wrote, preset names and all:
+    /// a signed preset URL is served; the same signature on another preset,
+    /// or a signature made over the preset's expansion, is 403.
+    @Test func aSignedPresetURLIsCheckedAsWritten() async throws {
+        let signer = try URLSignature(hexKey: "736563726574", hexSalt: "68656C6C6F")
+        try await withServer({ $0.signature = signer; $0.presets = ["thumb": "rs:fill:80:80/sepia:0.8", "big": "w:400"] }) { server, origin in
+            let source = origin.url("/photos/Garden.jpg").absoluteString
+            let written = "/pr:thumb/plain/\(source)@jpg"
+            let good = try await server.get("/img/\(signer.sign(written))\(written)")
+            #expect(good.status == .ok)
+            #expect(try ImageSize.of(good.body) == (80, 80))
+            let other = try await server.get("/img/\(signer.sign(written))/pr:big/plain/\(source)@jpg")
+            #expect(other.status == .forbidden, "a preset the signature does not name")
+            let expanded = "/rs:fill:80:80/sepia:0.8/plain/\(source)@jpg"
+            let signedExpansion = try await server.get("/img/\(signer.sign(expanded))\(written)")
+            #expect(signedExpansion.status == .forbidden, "the signature is over the preset's name, not its expansion")
+        }
+    }
+
+    /// `exp` is checked on every use of a parsed URL: one asked again once
+    /// its time is past is refused, though its result is in every cache
+    /// and its parse is remembered.
+    @Test func aURLThatExpiresBetweenTwoHitsIsRefusedTheSecondTime() async throws {
+        try await withServer { server, origin in
+            // The result made first without exp (exp is not part of what is
+            // made), so that both asks below are quick hits well inside the
+            // URL's few seconds, however busy the machine.
+            let source = origin.url("/photos/Garden.jpg").absoluteString
+            #expect(try await server.get("/img/_/w:60/plain/\(source)@jpg").status == .ok)
+            let expiry = Int(Date().timeIntervalSince1970) + 5
+            let path = "/img/_/exp:\(expiry)/w:60/plain/\(source)@jpg"
+            #expect(try await server.get(path).status == .ok)
+            let hit = try await server.get(path)
+            #expect(hit.status == .ok, "a hit while it is valid")
+            // The wall clock past the expiry (what exp is about), polled.
+            #expect(await eventuallyAsync(20) { Int(Date().timeIntervalSince1970) > expiry })
+            let late = try await server.get(path)
+            #expect(late.status == .notFound, "\(late.status): \(String(decoding: late.body, as: UTF8.self))")
+            #expect(String(decoding: late.body, as: UTF8.self).contains("expired"))
+        }
+    }
+
     @Test func theAddressMatrixIsRefused() async throws {
         try await withServer { server, origin in
             origin.set(.redirect("http://127.0.0.2:\(origin.port)/photos/Aqua.jpg"), for: "/moved")

@@ -55,6 +55,41 @@ enum RawHTTP {
         usleep(useconds_t(seconds * 1_000_000))
     }
 
+    /// POSTs `body` as JSON to `path` from the loopback address `source`
+    /// (127.0.0.2, 127.0.0.3...: Linux answers all of 127/8 on loopback),
+    /// so that the server sees another client; returns the status and body.
+    /// Blocking: call it off the cooperative pool.
+    static func post(_ path: String, json body: String, port: Int, from source: String, timeoutSeconds: Int = 60) throws -> (status: Int, body: String) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "no socket") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw Failure(description: "cannot bind to \(source)") }
+        try connectToLoopback(fd, port: port)
+        let request = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        let sent = request.utf8CString.withUnsafeBytes { send(fd, $0.baseAddress, $0.count - 1, 0) }
+        guard sent == request.utf8.count else { throw Failure(description: "short send") }
+        var bytes = [UInt8](), chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            bytes += chunk[..<count]
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        let parts = text.components(separatedBy: "\r\n\r\n")
+        guard let status = parts.first?.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else {
+            throw Failure(description: "no answer: \(text.prefix(200))")
+        }
+        return (status, parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+
     /// Connects `fd` to `port` on 127.0.0.1.
     private static func connectToLoopback(_ fd: Int32, port: Int) throws {
         var address = sockaddr_in()

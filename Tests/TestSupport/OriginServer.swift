@@ -28,6 +28,9 @@ public final class OriginServer: Sendable {
         case redirect(String)
         /// Send the file in chunks, one every interval.
         case drip(chunk: Int, every: Duration)
+        /// The file sent with no length (chunked transfer encoding), a
+        /// chunk every so often: a body whose size is known only as it arrives.
+        case chunked(chunk: Int, every: Duration)
         /// Answer with this status the first `times` requests, then normally.
         case failFirst(times: Int, status: Int)
         case body(Data, contentType: String)
@@ -260,6 +263,12 @@ final class OriginHandler: ChannelInboundHandler, @unchecked Sendable {
             context.close(promise: nil)
         case .drip(let chunk, let every):
             context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
+            drip(data, from: 0, chunk: chunk, every: every, context: context)
+        case .chunked(let chunk, let every):
+            var unsized = head
+            unsized.headers.remove(name: "Content-Length")
+            unsized.headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
+            context.writeAndFlush(wrapOutboundOut(.head(unsized)), promise: nil)
             drip(data, from: 0, chunk: chunk, every: every, context: context)
         default:
             finish(head, body: data, context: context)

@@ -216,6 +216,42 @@ import TestSupport
         }
     }
 
+    /// A body sent with no length (chunked) is stopped as it arrives, once
+    /// past the limit: the origin sees the connection closed in the middle
+    /// of its answer, long before the last of 1.1 MB would have come.
+    @Test func aBodyWithNoLengthIsStoppedAsItPassesTheLimit() async throws {
+        try await withLoader({ $0.maxBodyBytes = 100_000; $0.retries = 0 }) { loader, origin in
+            origin.set(.chunked(chunk: 32_000, every: .milliseconds(300)), for: "/photos/Blinds.jpg")
+            let started = ContinuousClock.now
+            let error = await failure(loader, origin.url("/photos/Blinds.jpg"))
+            #expect(error?.kind == .tooManyBytes, "\(String(describing: error))")
+            // 37 chunks take 11 s; the fourth, at 0.9 s, passes the limit
+            // (the rest of the bound is room for a busy machine).
+            #expect(ContinuousClock.now - started < .seconds(8))
+            #expect(await eventuallyAsync(10) { origin.aborted("/photos/Blinds.jpg") == 1 }, "the body was abandoned midway")
+        }
+    }
+
+    /// A connect that never completes fails at the connect timeout, well
+    /// before the read and total timeouts.
+    @Test func aConnectThatNeverCompletesTimesOut() async throws {
+        let stalled = try StalledListener()
+        try await withLoader({ c in
+            c.connectTimeout = .milliseconds(300)
+            c.readTimeout = .seconds(20)
+            c.totalTimeout = .seconds(30)
+            c.retries = 0
+            c.policy = SourcePolicy(allowPrivateNetworks: true)
+        }) { loader, _ in
+            let started = ContinuousClock.now
+            let error = await failure(loader, URL(string: "http://127.0.0.1:\(stalled.port)/a.jpg")!)
+            let took = ContinuousClock.now - started
+            #expect(error?.kind == .timedOut, "\(String(describing: error))")
+            #expect(took < .seconds(5), "\(took)")
+        }
+        withExtendedLifetime(stalled) {}
+    }
+
     @Test(arguments: ["ftp://example.com/a.jpg", "file:///etc/passwd", "data:image/png;base64,AAAA"])
     func onlyHTTPAndHTTPS(text: String) async throws {
         try await withLoader { loader, _ in
