@@ -4,41 +4,68 @@ public import Foundation
 /// photos and the fixtures: each one either makes a correct image or fails
 /// with its own clear error, through every front end.
 public enum HostileCorpus {
-    public enum Outcome: Sendable {
-        /// Must make an image.
-        case image
-        /// Must fail, with a reason.
-        case error
-        /// Either, but cleanly (a damaged JPEG that libjpeg may or may not
-        /// get something out of).
-        case either
+    /// What one file must come to: each has exactly one.
+    public enum Outcome: Sendable, Equatable {
+        /// An image, the source being this size upright.
+        case image(width: Int, height: Int)
+        /// A failure whose reason contains these words.
+        case error(String)
+        /// An animation over the pixel limit in all its frames: refused
+        /// where it would stay an animation, its first frame (this size)
+        /// where the output is a still image.
+        case animationOverTheLimit(width: Int, height: Int)
+
+        /// What a front end makes of it: `keepsAnimation` where the output
+        /// keeps the source's format (`process` and `fetch`), not where a
+        /// still image is asked for (a book's page, the server's `@jpg`).
+        public func made(keepsAnimation: Bool) -> Outcome {
+            switch self {
+            case .animationOverTheLimit(let width, let height):
+                keepsAnimation ? .error("in each of 100 frames (the first 100 of 1000), over the limit") : .image(width: width, height: height)
+            default: self
+            }
+        }
+
+        /// The size a fit into the box makes, never enlarged; `nil` for a
+        /// failure.
+        public func fitted(width boxWidth: Int, height boxHeight: Int) -> (width: Int, height: Int)? {
+            guard case .image(let width, let height) = self else { return nil }
+            let scale = min(1, Double(boxWidth) / Double(width), Double(boxHeight) / Double(height))
+            return (max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))
+        }
     }
 
     /// Writes the corpus into `folder`; returns each file's name and what
     /// it must come to.
-    public static func write(to folder: URL) throws -> [(name: String, outcome: Outcome)] {
+    public static func write(to folder: URL) async throws -> [(name: String, outcome: Outcome)] {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var files: [(String, Data, Outcome)] = []
-        let photo = try Corpus.data("Storm.jpg")
+        let photo = try Corpus.data("Storm.jpg")   // 1920 x 1280
 
-        files.append(("empty.jpg", Data(), .error))
-        files.append(("random.jpg", try Fixtures.data("random.bin"), .error))
-        for percent in [1, 10, 50, 90, 99] {
-            files.append(("truncated-\(percent).jpg", photo.prefix(photo.count * percent / 100), .either))
+        files.append(("empty.jpg", Data(), .error("empty")))
+        files.append(("random.jpg", try Fixtures.data("random.bin"), .error("not an image")))
+        // Cut in its header: no image at all.
+        files.append(("truncated-1.jpg", photo.prefix(photo.count / 100), .error("could not be read")))
+        // Cut in its pixels: a picture with grey rows would be a wrong answer.
+        for percent in [10, 50, 90, 99] {
+            files.append(("truncated-\(percent).jpg", photo.prefix(photo.count * percent / 100), .error("damaged or truncated")))
         }
-        files.append(("corrupt-huffman.jpg", corruptingHuffmanTables(of: photo), .either))
-        files.append(("junk-after-end.jpg", photo + Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }), .image))
-        files.append(("page.jpg", try Fixtures.data("page.html"), .error))
-        files.append(("data.jpg", Data(#"{"error": "not found", "status": 404}"#.utf8), .error))
-        files.append(("drawing.svg", try Fixtures.data("drawing.svg"), .error))
-        files.append(("document.pdf", try Fixtures.data("document.pdf"), .error))
-        files.append(("header-65500x65500.png", try Fixtures.data("huge-header.png"), .error))
-        files.append(("frames-3000.gif", gif(frames: 3000), .image))
-        files.append(("cmyk.jpg", try Fixtures.data("cmyk.jpg"), .image))
-        files.append(("sixteen-bit.png", try Fixtures.data("sixteen-bit.png"), .image))
-        files.append(("grey.jpg", try Fixtures.data("gray.jpg"), .image))
-        files.append(("exif-rotated.jpg", try Fixtures.data("right-orientation.jpg"), .image))
-        files.append(("alpha.png", try Fixtures.data("alpha.png"), .image))
+        files.append(("corrupt-huffman.jpg", corruptingHuffmanTables(of: photo), .error("JPEG image could not be read")))
+        files.append(("junk-after-end.jpg", photo + Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }), .image(width: 1920, height: 1280)))
+        files.append(("page.jpg", try Fixtures.data("page.html"), .error("HTML")))
+        files.append(("data.jpg", Data(#"{"error": "not found", "status": 404}"#.utf8), .error("JSON")))
+        files.append(("drawing.svg", try Fixtures.data("drawing.svg"), .error("SVG")))
+        files.append(("document.pdf", try Fixtures.data("document.pdf"), .error("PDF")))
+        files.append(("header-100000x100000.png", try Fixtures.data("huge-header.png"), .error("100000 x 100000 pixels, over the limit")))
+        files.append(("frames-3000.gif", gif(frames: 3000), .image(width: 1, height: 1)))
+        // 1,000 frames of 2000 x 2000: 4 gigapixels in a few MB.
+        files.append(("frame-bomb.gif", try Data(contentsOf: try await HostileShapes.url("frame-bomb.gif")), .animationOverTheLimit(width: 2000, height: 2000)))
+        files.append(("cmyk.jpg", try Fixtures.data("cmyk.jpg"), .image(width: 240, height: 160)))
+        files.append(("sixteen-bit.png", try Fixtures.data("sixteen-bit.png"), .image(width: 240, height: 160)))
+        files.append(("grey.jpg", try Fixtures.data("gray.jpg"), .image(width: 240, height: 160)))
+        // Stored 160 x 240, orientation 6: upright it is 240 x 160.
+        files.append(("exif-rotated.jpg", try Fixtures.data("right-orientation.jpg"), .image(width: 240, height: 160)))
+        files.append(("alpha.png", try Fixtures.data("alpha.png"), .image(width: 240, height: 160)))
 
         for (name, data, _) in files {
             try data.write(to: folder.appendingPathComponent(name))

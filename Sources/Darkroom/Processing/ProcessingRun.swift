@@ -94,7 +94,9 @@ struct ProcessingRun {
         let pixels = header.width.multipliedReportingOverflow(by: header.height)
         let allPixels = pixels.partialValue.multipliedReportingOverflow(by: frames)
         if pixels.overflow || allPixels.overflow || allPixels.partialValue > options.limits.maxSourcePixels {
-            let frameCount = frames > 1 ? " in each of \(frames) frames" : ""
+            // The frames counted are those that would be made, up to the limit.
+            let total = header.pageCount
+            let frameCount = frames > 1 ? " in each of \(frames) frames" + (total > frames ? " (the first \(frames) of \(total))" : "") : ""
             throw DarkroomError(.tooManyPixels, "the image is \(header.width) x \(header.height) pixels\(frameCount), over the limit of \(options.limits.maxSourcePixels) pixels")
         }
         let source = ProcessedImage.SourceInfo(format: format, width: header.width, height: header.height)
