@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "darkroom_box_divide.h"
 #include "darkroom_resample_kernels.h"
 #include "darkroom_resample_plan.h"
 
@@ -24,6 +25,7 @@ struct dr_resampler {
     uint8_t *staging;
     uint32_t *sums;
     int summed;          // input rows in `sums` so far
+    dr_box_divider down_divider, across_divider;
     // Input columns the kept outputs read, in bytes: [byte_low, byte_high).
     size_t byte_low, byte_high;
 
@@ -105,6 +107,8 @@ dr_resampler *dr_resampler_new(const dr_resample_spec *spec) {
     if (last > spec->in_width) last = spec->in_width;
     r->byte_low = (size_t)low * (size_t)r->across.box * (size_t)r->bands;
     r->byte_high = (size_t)last * (size_t)r->bands;
+    r->down_divider = dr_box_divider_make((uint32_t)r->down.box);
+    r->across_divider = dr_box_divider_make((uint32_t)r->across.box);
 
     size_t row_bytes = (size_t)spec->in_width * (size_t)r->bands;
     r->stride = (row_bytes + DR_SLACK + 31) & ~(size_t)31;
@@ -154,6 +158,46 @@ static const uint8_t *mid_row(const dr_resampler *r, int y) {
     return r->row_at[y % r->ring_rows];
 }
 
+/// `count` pixels after the horizontal box, from box column `j` on, each
+/// box whole inside the row: no clamping, and the common boxes (none, 2)
+/// without the divider. Into `target` from pixel `i`, 3 or 4 bytes each.
+static void box_inner(const dr_resampler *r, const uint8_t *row, uint8_t *target, int target_bands, int j, int i, int count) {
+    const int bands = r->bands, box = r->across.box;
+    const uint8_t *p = row + (size_t)j * (size_t)box * (size_t)bands;
+    uint8_t *t = target + (size_t)i * (size_t)target_bands;
+    if (box == 1 && bands == 3 && target_bands == 3) {
+        memcpy(t, p, (size_t)count * 3);
+    } else if (box == 1) {
+        for (int x = 0; x < count; x++, p += bands, t += target_bands) {
+            t[0] = p[0];
+            t[1] = p[1];
+            t[2] = p[2];
+            if (target_bands == 4) t[3] = 255;
+        }
+    } else if (box == 2) {
+        // (a + b + 1) / 2: the divider's rounding for a box of 2.
+        for (int x = 0; x < count; x++, p += 2 * bands, t += target_bands) {
+            t[0] = (uint8_t)((p[0] + p[bands] + 1) >> 1);
+            t[1] = (uint8_t)((p[1] + p[bands + 1] + 1) >> 1);
+            t[2] = (uint8_t)((p[2] + p[bands + 2] + 1) >> 1);
+            if (target_bands == 4) t[3] = 255;
+        }
+    } else {
+        for (int x = 0; x < count; x++, t += target_bands) {
+            uint32_t s0 = 0, s1 = 0, s2 = 0;
+            for (int k = 0; k < box; k++, p += bands) {
+                s0 += p[0];
+                s1 += p[1];
+                s2 += p[2];
+            }
+            t[0] = dr_box_divide(&r->across_divider, s0);
+            t[1] = dr_box_divide(&r->across_divider, s1);
+            t[2] = dr_box_divide(&r->across_divider, s2);
+            if (target_bands == 4) t[3] = 255;
+        }
+    }
+}
+
 /// The horizontal half of an output row: the box across (edges copied),
 /// into the layout the across kernel reads, then the across kernel.
 static void make_across(dr_resampler *r, const uint8_t *row, uint8_t *out) {
@@ -177,28 +221,32 @@ static void make_across(dr_resampler *r, const uint8_t *row, uint8_t *out) {
     const int first = r->across.reduce ? r->padded_first : r->spec.crop_left;
     uint8_t *target = r->across.reduce ? q : out;
     const int target_bands = r->across.reduce ? padded_bands : 4;
+    // The columns whose box lies whole inside the row need no clamping:
+    // they take the plain loops below; the few at the edges, this one.
+    int inner_low = -first > 0 ? -first : 0;
+    int full_boxes = width / box < mid ? width / box : mid;
+    int inner_high = full_boxes - first < count ? full_boxes - first : count;
+    if (inner_high < inner_low) inner_high = inner_low;
     for (int i = 0; i < count; i++) {
+        if (i == inner_low && inner_high > inner_low) {
+            box_inner(r, row, target, target_bands, first + inner_low, inner_low, inner_high - inner_low);
+            i = inner_high - 1;
+            continue;
+        }
         int j = first + i;
         if (j < 0) j = 0;
         if (j >= mid) j = mid - 1;
         uint8_t *t = target + (size_t)i * (size_t)target_bands;
-        if (box == 1) {
-            const uint8_t *p = row + (size_t)j * (size_t)bands;
-            t[0] = p[0];
-            t[1] = p[1];
-            t[2] = p[2];
-        } else {
-            uint32_t sum[3] = {0, 0, 0};
-            for (int k = 0; k < box; k++) {
-                int column = j * box + k;
-                if (column >= width) column = width - 1;
-                const uint8_t *p = row + (size_t)column * (size_t)bands;
-                sum[0] += p[0];
-                sum[1] += p[1];
-                sum[2] += p[2];
-            }
-            for (int c = 0; c < 3; c++) t[c] = (uint8_t)((sum[c] + (uint32_t)box / 2) / (uint32_t)box);
+        uint32_t sum[3] = {0, 0, 0};
+        for (int k = 0; k < box; k++) {
+            int column = j * box + k;
+            if (column >= width) column = width - 1;
+            const uint8_t *p = row + (size_t)column * (size_t)bands;
+            sum[0] += p[0];
+            sum[1] += p[1];
+            sum[2] += p[2];
         }
+        for (int c = 0; c < 3; c++) t[c] = dr_box_divide(&r->across_divider, sum[c]);
         if (target_bands == 4) t[3] = 255;
     }
     if (r->across.reduce) r->kernels.across(q, out, &r->across_plan);
@@ -251,14 +299,16 @@ static void add_to_box(dr_resampler *r, const uint8_t *row) {
     int last_input = r->pushed == r->spec.in_height - 1;
     int copies = 1;
     if (last_input) copies = box - r->summed;
-    for (size_t x = low; x < high; x++) sums[x] += (uint32_t)row[x] * (uint32_t)copies;
+    if (copies == 1) {
+        for (size_t x = low; x < high; x++) sums[x] += row[x];
+    } else {
+        for (size_t x = low; x < high; x++) sums[x] += (uint32_t)row[x] * (uint32_t)copies;
+    }
     r->summed += copies;
     if (r->summed < box) return;
     uint8_t *out = r->ring + (size_t)(r->mids % r->ring_rows) * r->stride;
-    for (size_t x = low; x < high; x++) {
-        out[x] = (uint8_t)((sums[x] + (uint32_t)box / 2) / (uint32_t)box);
-        sums[x] = 0;
-    }
+    dr_box_divide_row(&r->down_divider, sums + low, out + low, high - low);
+    memset(sums + low, 0, (high - low) * sizeof(uint32_t));
     r->row_at[r->mids % r->ring_rows] = out;
     r->summed = 0;
     r->mids++;
