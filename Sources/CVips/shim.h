@@ -440,14 +440,18 @@ static inline int darkroom_vips_watermark(VipsImage *base, VipsImage *mark, Vips
         overlay = t[4];
     }
     if (replicate) {
-        // One tile with its gap, repeated over the base, cut to its size.
+        // As imgproxy: one tile with its gap shared on both sides, repeated
+        // an odd number of times each way and centred on the base.
         int tile_w = vips_image_get_width(overlay) + gap_x, tile_h = vips_image_get_height(overlay) + gap_y;
-        int across = vips_image_get_width(base) / tile_w + 1, down = vips_image_get_height(base) / tile_h + 1;
-        if (vips_embed(overlay, &t[5], 0, 0, tile_w, tile_h, "extend", VIPS_EXTEND_BLACK, NULL) ||
+        int base_w = vips_image_get_width(base), base_h = vips_image_get_height(base);
+        int across = (base_w + tile_w - 1) / tile_w, down = (base_h + tile_h - 1) / tile_h;
+        if (across % 2 == 0) across++;
+        if (down % 2 == 0) down++;
+        if (vips_embed(overlay, &t[5], gap_x / 2, gap_y / 2, tile_w, tile_h, "extend", VIPS_EXTEND_BLACK, NULL) ||
             vips_replicate(t[5], &t[6], across, down, NULL)) goto done;
         overlay = t[6];
-        left = 0;
-        top = 0;
+        left = -((across * tile_w - base_w) / 2);
+        top = -((down * tile_h - base_h) / 2);
     }
     VipsImage *composed = NULL;
     if (vips_composite2(base, overlay, &composed, VIPS_BLEND_MODE_OVER, "x", left, "y", top, NULL)) goto done;

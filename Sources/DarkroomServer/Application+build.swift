@@ -57,7 +57,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
                             .appendingPathComponent("books-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"),
                          lifetime: configuration.bookLifetime)
     let connections = ConnectionWatch()
-    let images = ImageRoutes(pipeline: pipeline, configuration: configuration, connections: connections)
+    let images = ImageRoutes(pipeline: pipeline, configuration: configuration, connections: connections, logger: logger)
     let router = buildRouter(configuration, pipeline: pipeline, gallery: gallery, books: books, logger: logger, metrics: metrics,
                              connections: connections, images: images)
     // Memory-cache hits are answered on the event loop, unless every request

@@ -63,6 +63,17 @@ public struct ServerConfiguration: Sendable {
     /// Image URLs name presets only, in one segment (`/img/SIG/thumb:sepia/plain/...`),
     /// as imgproxy's presets-only mode.
     public var onlyPresets = false
+    /// The security options (`msr`, `msfs`, `maf`, `mafr`, `mrd`) taken
+    /// from URLs (imgproxy's `IMGPROXY_ALLOW_SECURITY_OPTIONS`).
+    public var allowSecurityOptions = false
+    /// When set, the only options URLs may name (presets may name any), as
+    /// `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`.
+    public var allowedOptions: Set<String>?
+    /// How sources are rewritten (imgproxy's URL replacements, base URL,
+    /// base64 file names).
+    public var sourceRules = SourceRules()
+    /// Quality and the like where a URL does not say.
+    public var encoder = ImageURLOptions.EncoderDefaults()
     /// Processing threads (`--workers`); one per core by default.
     public var filtrationConcurrency = ProcessInfo.processInfo.activeProcessorCount
     /// The memory cache's size in bytes; nil: a share of the machine

@@ -20,6 +20,10 @@ public struct ImageLimits: Sendable, Hashable, Codable {
     /// rest are dropped. The pixel limit counts every decoded frame. 1
     /// answers the first frame as a still image. Default 100.
     public var maxAnimationFrames: Int
+    /// Where set, an animation's frames are checked one by one against this
+    /// many pixels instead of all of them together against
+    /// ``maxSourcePixels`` (imgproxy's `max_animation_frame_resolution`).
+    public var maxAnimationFramePixels: Int?
     /// Whether JPEG XL sources are read and JPEG XL answers written. Off by
     /// default: libvips marks its JPEG XL decoder untrusted (not yet
     /// hardened against hostile files). The other limits apply as to any
@@ -56,7 +60,7 @@ public struct ImageLimits: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case maxSourceBytes, maxSourcePixels, maxResultDimension, maxProcessingTime, maxAnimationFrames, jpegXL
-        case maxJPEGScans, maxDecodeMemory
+        case maxJPEGScans, maxDecodeMemory, maxAnimationFramePixels
     }
 
     /// Limits written before the frame, scan and memory limits and JPEG XL
@@ -71,6 +75,7 @@ public struct ImageLimits: Sendable, Hashable, Codable {
                   jpegXL: try container.decodeIfPresent(Bool.self, forKey: .jpegXL) ?? false,
                   maxJPEGScans: try container.decodeIfPresent(Int.self, forKey: .maxJPEGScans) ?? 100,
                   maxDecodeMemory: try container.decodeIfPresent(Int.self, forKey: .maxDecodeMemory) ?? ImageLimits.defaultDecodeMemory)
+        maxAnimationFramePixels = try container.decodeIfPresent(Int.self, forKey: .maxAnimationFramePixels)
     }
 
     public static let `default` = ImageLimits()

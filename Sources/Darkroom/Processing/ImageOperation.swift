@@ -43,6 +43,9 @@ public enum ImageOperation: Sendable, Hashable, Codable {
     /// filled as padding is; with `aspectOnly`, the smallest canvas of that
     /// aspect ratio instead (imgproxy's `extend` and `extend_aspect_ratio`).
     case extend(width: Int?, height: Int?, aspectOnly: Bool, gravity: Gravity, background: RGBColour?)
+    /// imgproxy's extend, extend-aspect-ratio and padding, measured by the
+    /// resize before it (see ``Frame``).
+    case frame(Frame)
     /// An image laid over the result (imgproxy's `wm`).
     case watermark(Watermark)
 
@@ -57,6 +60,7 @@ public enum ImageOperation: Sendable, Hashable, Codable {
             return "resize:\(r.mode.rawValue):\(r.width.map(String.init) ?? "auto"):\(r.height.map(String.init) ?? "auto"):\(r.gravity.key):\(r.enlarge ? 1 : 0)"
                 + (r.minWidth.map { ":mw\($0)" } ?? "") + (r.minHeight.map { ":mh\($0)" } ?? "")
                 + (r.zoomX == nil && r.zoomY == nil ? "" : ":z\(Self.format(r.zoomX ?? 1))x\(Self.format(r.zoomY ?? 1))")
+                + (r.dpr.map { ":dpr\(Self.format($0))" } ?? "")
         case .crop(let c):
             return "crop:\(c.x):\(c.y):\(c.width):\(c.height)"
         case .cropPlaced(let width, let height, let gravity):
@@ -83,6 +87,8 @@ public enum ImageOperation: Sendable, Hashable, Codable {
             return "padding:\(top):\(right):\(bottom):\(left):\(background?.hex ?? "auto")"
         case .background(let colour):
             return "background:\(colour.hex)"
+        case .frame(let frame):
+            return frame.identifier
         case .extend(let width, let height, let aspectOnly, let gravity, let background):
             return "extend\(aspectOnly ? "-aspect" : ""):\(width.map(String.init) ?? "auto"):\(height.map(String.init) ?? "auto"):\(gravity.key):\(background?.hex ?? "auto")"
         }
@@ -102,5 +108,16 @@ extension ImageOperation {
                            0.272, 0.534, 0.131]
         let identity: [Double] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
         return zip(identity, s).map { (1 - i) * $0 + i * $1 }
+    }
+}
+
+extension ImageOperation {
+    /// Whether the step can make an image larger than the one it takes:
+    /// what the result limit is checked after.
+    var addsPixels: Bool {
+        switch self {
+        case .resize, .padding, .extend, .frame: true
+        case .crop, .cropPlaced, .trim, .sepia, .grayscale, .blur, .sharpen, .rotate, .flip, .pixelate, .background, .watermark: false
+        }
     }
 }

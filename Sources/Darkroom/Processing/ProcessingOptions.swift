@@ -31,8 +31,9 @@ public struct ProcessingOptions: Sendable, Hashable, Codable {
 
     /// A stable text form for cache keys. Limits are left out: they decide
     /// whether an image is processed, not what the result is; but for the
-    /// frame limit, which decides how much of an animation it keeps (named
-    /// only when not the default, so other keys stay as they were).
+    /// frame limit, which decides how much of an animation it keeps, and
+    /// the result limit, which scales a result down (each named only when
+    /// not the default, so other keys stay as they were).
     public var identifier: String {
         var parts = operations.map(\.identifier)
         parts.append(autoRotate ? "rotate" : "norotate")
@@ -40,6 +41,10 @@ public struct ProcessingOptions: Sendable, Hashable, Codable {
         if enforceThumbnail { parts.append("eth") }
         if limits.maxAnimationFrames != ImageLimits.default.maxAnimationFrames {
             parts.append("frames\(limits.maxAnimationFrames)")
+        }
+        // The result limit scales a result down to fit it.
+        if limits.maxResultDimension != ImageLimits.default.maxResultDimension {
+            parts.append("mrd\(limits.maxResultDimension)")
         }
         return parts.joined(separator: "/")
     }

@@ -6,11 +6,14 @@ extension ProcessingRun {
     func apply(
         _ operation: ImageOperation,
         to image: VImage,
-        referenceSize: (width: Int, height: Int)
+        referenceSize: (width: Int, height: Int),
+        layout: inout StepLayout
     ) throws(DarkroomError) -> VImage {
         switch operation {
         case .resize(let resize):
-            return try self.resize(image, resize, referenceSize: referenceSize)
+            return try self.resize(image, resize, referenceSize: referenceSize, layout: &layout)
+        case .frame(let frame):
+            return try self.frame(image, frame, layout: layout)
         case .crop(let rect):
             return try crop(image, rect)
         case .cropPlaced(let width, let height, let gravity):
@@ -24,7 +27,7 @@ extension ProcessingRun {
             }
             return try cut(image, width: try side(width, of: image.width), height: try side(height, of: image.height), gravity: gravity)
         case .watermark(let watermark):
-            return try self.watermark(image, watermark)
+            return try self.watermark(image, watermark, offsetScale: layout.dprScale)
         case .trim(let threshold, let colour, let equalHorizontal, let equalVertical):
             return try trim(image, threshold: threshold, colour: colour, equalHorizontal: equalHorizontal, equalVertical: equalVertical)
         case .sepia(let intensity):
@@ -72,14 +75,17 @@ extension ProcessingRun {
         }
     }
 
-    /// The watermark over the image: scaled to its share of the width,
-    /// placed by its gravity (kept inside) or tiled, at its opacity.
-    private func watermark(_ image: VImage, _ watermark: Watermark) throws(DarkroomError) -> VImage {
+    /// The watermark over the image, as imgproxy lays it: with a scale, fit
+    /// (enlarged if need be) into that share of the image's width and
+    /// height; placed by its gravity, where it may hang over the edges, or
+    /// tiled with the offsets as the space between tiles; at its opacity.
+    /// Pixel offsets are CSS pixels at `offsetScale`.
+    private func watermark(_ image: VImage, _ watermark: Watermark, offsetScale: Double) throws(DarkroomError) -> VImage {
         guard watermark.opacity.isFinite, (0...1).contains(watermark.opacity) else {
             throw .invalidOption("watermark opacity \(watermark.opacity) is outside 0...1")
         }
-        guard watermark.scale.isFinite, (0...1).contains(watermark.scale) else {
-            throw .invalidOption("watermark scale \(watermark.scale) is outside 0...1")
+        guard watermark.scale.isFinite, (0...100).contains(watermark.scale) else {
+            throw .invalidOption("watermark scale \(watermark.scale) is outside 0...100")
         }
         guard watermark.gravity.isValid, watermark.gravity.kind != .smart, watermark.gravity.kind != .focusPoint else {
             throw .invalidOption("watermark position \(watermark.gravity.key) is not a side, a corner or the centre")
@@ -90,18 +96,33 @@ extension ProcessingRun {
         case .text(let text): try textMark(text, width: image.width)
         }
         if watermark.scale > 0 {
-            let factor = Double(image.width) * watermark.scale / Double(mark.width)
-            let height = Double(mark.height) * factor
-            guard height >= 1, factor * Double(mark.width) >= 1 else { return image }
-            mark = try vips("scaling the watermark") { try mark.resized(horizontal: factor, vertical: factor) }
+            let box = (width: max(1, Gravity.scaleToEven(image.width, watermark.scale)),
+                       height: max(1, Gravity.scaleToEven(image.height, watermark.scale)))
+            let fitted = Resize(width: box.width, height: box.height, enlarge: true).geometry(sourceWidth: mark.width, sourceHeight: mark.height)
+            guard fitted.scaledWidth <= options.limits.maxResultDimension, fitted.scaledHeight <= options.limits.maxResultDimension else {
+                throw .invalidOption("the watermark would be \(fitted.scaledWidth) x \(fitted.scaledHeight) pixels, over the limit of \(options.limits.maxResultDimension)")
+            }
+            if (fitted.scaledWidth, fitted.scaledHeight) != (mark.width, mark.height) {
+                let (h, v) = (Double(fitted.scaledWidth) / Double(mark.width), Double(fitted.scaledHeight) / Double(mark.height))
+                mark = try vips("scaling the watermark") { try mark.resized(horizontal: h, vertical: v) }
+            }
         }
-        let (left, top) = watermark.gravity.placement(outer: (image.width, image.height), inner: (mark.width, mark.height))
-        let gap = (max(0, Int(watermark.gravity.x.rounded())), max(0, Int(watermark.gravity.y.rounded())))
-        guard gap.0 <= options.limits.maxResultDimension, gap.1 <= options.limits.maxResultDimension else {
-            throw .invalidOption("watermark spacing \(gap) is over \(options.limits.maxResultDimension)")
+        if watermark.replicate {
+            // The offsets are the space between tiles, shared on both sides.
+            let gravity = watermark.gravity
+            let gapX = abs(gravity.x) >= 1 ? Gravity.roundToEven(gravity.x * offsetScale) : Gravity.scaleToEven(image.width, gravity.x)
+            let gapY = abs(gravity.y) >= 1 ? Gravity.roundToEven(gravity.y * offsetScale) : Gravity.scaleToEven(image.height, gravity.y)
+            guard (0...options.limits.maxResultDimension).contains(gapX), (0...options.limits.maxResultDimension).contains(gapY) else {
+                throw .invalidOption("watermark spacing \(gapX) x \(gapY) is outside 0...\(options.limits.maxResultDimension)")
+            }
+            return try vips("watermark") {
+                try image.watermarked(with: mark, left: 0, top: 0, opacity: watermark.opacity, replicate: true, gap: (gapX, gapY))
+            }
         }
+        let (left, top) = watermark.gravity.placement(outer: (image.width, image.height), inner: (mark.width, mark.height),
+                                                      offsetScale: offsetScale, allowOverflow: true)
         return try vips("watermark") {
-            try image.watermarked(with: mark, left: left, top: top, opacity: watermark.opacity, replicate: watermark.replicate, gap: gap)
+            try image.watermarked(with: mark, left: left, top: top, opacity: watermark.opacity, replicate: false, gap: (0, 0))
         }
     }
 
@@ -230,31 +251,81 @@ extension ProcessingRun {
     /// Colour steps on images up to this size are computed in memory.
     static let inMemoryColourPixels = 4_000_000
 
-    private func resize(_ image: VImage, _ resize: Resize, referenceSize: (width: Int, height: Int)) throws(DarkroomError) -> VImage {
+    /// Scales by the resize's geometry, measured on the reference size,
+    /// then cuts to its crop by the gravity (pixel offsets at the device
+    /// pixel ratio the geometry settled on). The geometry stays in `layout`
+    /// for the frame and the watermark after it.
+    private func resize(_ image: VImage, _ resize: Resize, referenceSize: (width: Int, height: Int),
+                        layout: inout StepLayout) throws(DarkroomError) -> VImage {
         try resize.validate()
-        // The size before any fill crop, measured on the reference size.
-        let (scaledWidth, scaledHeight) = resize.scaledSize(fromWidth: referenceSize.width, height: referenceSize.height)
+        let geometry = resize.geometry(sourceWidth: referenceSize.width, sourceHeight: referenceSize.height, frame: layout.frame,
+                                       maxResultDimension: options.limits.maxResultDimension)
+        layout.geometry = geometry
         var result = image
-        if scaledWidth != image.width || scaledHeight != image.height {
-            let h = Double(scaledWidth) / Double(image.width)
-            let v = Double(scaledHeight) / Double(image.height)
+        if geometry.scaledWidth != image.width || geometry.scaledHeight != image.height {
+            let h = Double(geometry.scaledWidth) / Double(image.width)
+            let v = Double(geometry.scaledHeight) / Double(image.height)
             result = try vips("resize") { try image.resized(horizontal: h, vertical: v) }
         }
-        guard let (width, height) = resize.cropSize(scaledWidth: result.width, scaledHeight: result.height,
-                                                   sourceWidth: referenceSize.width, sourceHeight: referenceSize.height),
-              width < result.width || height < result.height
-        else { return result }
-        return try cut(result, width: width, height: height, gravity: resize.gravity)
+        let width = ResizeGeometry.minNonZero(geometry.cropWidth, result.width)
+        let height = ResizeGeometry.minNonZero(geometry.cropHeight, result.height)
+        guard width < result.width || height < result.height else { return result }
+        return try cut(result, width: width, height: height, gravity: resize.gravity, offsetScale: geometry.dprScale)
+    }
+
+    /// imgproxy's extend, extend-aspect-ratio and padding, in that order,
+    /// measured by the resize before (see ``Frame``).
+    private func frame(_ image: VImage, _ frame: Frame, layout: StepLayout) throws(DarkroomError) -> VImage {
+        var image = image
+        let geometry = layout.geometry
+        let dprScale = layout.dprScale
+        if let gravity = frame.extend {
+            image = try canvas(image, width: geometry?.targetWidth ?? 0, height: geometry?.targetHeight ?? 0,
+                               gravity: gravity, offsetScale: dprScale, background: frame.background)
+        } else if let gravity = frame.extendAspectRatio, let geometry, geometry.aspectWidth > 0, geometry.aspectHeight > 0 {
+            image = try canvas(image, width: geometry.aspectWidth, height: geometry.aspectHeight,
+                               gravity: gravity, offsetScale: dprScale, background: frame.background)
+        }
+        if let padding = frame.padding {
+            let sides = [padding.top, padding.right, padding.bottom, padding.left]
+            guard sides.allSatisfy({ (0...100_000).contains($0) }) else {
+                throw .invalidOption("padding \(padding.identifier) is outside 0...100000 on a side")
+            }
+            image = try pad(image, top: Gravity.scaleToEven(padding.top, dprScale), right: Gravity.scaleToEven(padding.right, dprScale),
+                            bottom: Gravity.scaleToEven(padding.bottom, dprScale), left: Gravity.scaleToEven(padding.left, dprScale),
+                            background: frame.background)
+        }
+        return image
+    }
+
+    /// The image on a `width` x `height` canvas (0: its own side), placed
+    /// by gravity, as imgproxy's extend: nothing when the canvas is no
+    /// larger on either side.
+    private func canvas(_ image: VImage, width: Int, height: Int, gravity: Gravity, offsetScale: Double,
+                        background: RGBColour?) throws(DarkroomError) -> VImage {
+        guard gravity.isValid, gravity.kind != .smart else { throw .invalidOption("extend gravity \(gravity.key) is not a side, a corner, the centre or a focus point") }
+        if width <= image.width && height <= image.height { return image }
+        let canvas = (width: width > 0 ? width : image.width, height: height > 0 ? height : image.height)
+        try checkResultSize(width: canvas.width, height: canvas.height)
+        let (left, top) = gravity.placement(outer: canvas, inner: (image.width, image.height), offsetScale: offsetScale)
+        var source = image
+        if canvas.width < image.width || canvas.height < image.height {
+            // A canvas narrower on one side cuts that side, as an embed does.
+            let cutWidth = min(image.width, canvas.width), cutHeight = min(image.height, canvas.height)
+            source = try vips("crop") { try image.cropped(left: 0, top: 0, width: cutWidth, height: cutHeight) }
+        }
+        return try pad(source, top: top, right: canvas.width - source.width - left, bottom: canvas.height - source.height - top,
+                       left: left, background: background)
     }
 
     /// Cuts a `width` x `height` region out of `image`, placed by `gravity`.
-    private func cut(_ image: VImage, width: Int, height: Int, gravity: Gravity) throws(DarkroomError) -> VImage {
+    private func cut(_ image: VImage, width: Int, height: Int, gravity: Gravity, offsetScale: Double = 1) throws(DarkroomError) -> VImage {
         guard gravity.isValid else { throw .invalidOption("gravity \(gravity.key) is out of range") }
         let width = min(width, image.width), height = min(height, image.height)
         if gravity.kind == .smart {
             return try vips("smart crop") { try image.smartCropped(width: width, height: height) }
         }
-        let (left, top) = gravity.placement(outer: (image.width, image.height), inner: (width, height))
+        let (left, top) = gravity.placement(outer: (image.width, image.height), inner: (width, height), offsetScale: offsetScale)
         return try vips("crop") { try image.cropped(left: left, top: top, width: width, height: height) }
     }
 

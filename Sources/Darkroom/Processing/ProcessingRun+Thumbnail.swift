@@ -40,15 +40,16 @@ extension ProcessingRun {
         let pixels = header.width.multipliedReportingOverflow(by: header.height)
         guard !pixels.overflow, pixels.partialValue <= options.limits.maxSourcePixels else { return nil }
 
-        // The same arithmetic as the libvips run: scale, then any fill crop.
-        let (scaledWidth, scaledHeight) = resize.scaledSize(fromWidth: header.width, height: header.height)
+        // The same arithmetic as the libvips run: scale, then any crop.
+        let geometry = resize.geometry(sourceWidth: header.width, sourceHeight: header.height,
+                                       maxResultDimension: options.limits.maxResultDimension)
+        let (scaledWidth, scaledHeight) = (geometry.scaledWidth, geometry.scaledHeight)
         guard scaledWidth <= header.width, scaledHeight <= header.height else { return nil }
-        let (width, height) = resize.cropSize(scaledWidth: scaledWidth, scaledHeight: scaledHeight,
-                                              sourceWidth: header.width, sourceHeight: header.height)
-            .map { (min($0.width, scaledWidth), min($0.height, scaledHeight)) } ?? (scaledWidth, scaledHeight)
+        let (width, height) = (geometry.resultWidth, geometry.resultHeight)
         // As on the libvips path, the step's image after its crop is what is checked.
         try checkResultSize(width: width, height: height)
-        let (left, top) = resize.gravity.placement(outer: (scaledWidth, scaledHeight), inner: (width, height))
+        let (left, top) = resize.gravity.placement(outer: (scaledWidth, scaledHeight), inner: (width, height),
+                                                   offsetScale: geometry.dprScale)
         let shrink = ShrinkOnLoad.plan(operations: options.operations, format: format,
                                        width: header.width, height: header.height).factor
         let decoded = Thumbnail.decodedSize(format: kind, width: header.width, height: header.height, shrink: shrink)

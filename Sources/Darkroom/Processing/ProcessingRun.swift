@@ -93,7 +93,12 @@ struct ProcessingRun {
         let frames = animation?.frames ?? 1
         let pixels = header.width.multipliedReportingOverflow(by: header.height)
         let allPixels = pixels.partialValue.multipliedReportingOverflow(by: frames)
-        if pixels.overflow || allPixels.overflow || allPixels.partialValue > options.limits.maxSourcePixels {
+        if frames > 1, let framePixels = options.limits.maxAnimationFramePixels, framePixels > 0 {
+            // Frame by frame, as imgproxy's max_animation_frame_resolution.
+            if pixels.overflow || pixels.partialValue > framePixels {
+                throw DarkroomError(.tooManyPixels, "each frame of the animation is \(header.width) x \(header.height) pixels, over the limit of \(framePixels) pixels a frame")
+            }
+        } else if pixels.overflow || allPixels.overflow || allPixels.partialValue > options.limits.maxSourcePixels {
             // The frames counted are those that would be made, up to the limit.
             let total = header.pageCount
             let frameCount = frames > 1 ? " in each of \(frames) frames" + (total > frames ? " (the first \(frames) of \(total))" : "") : ""
@@ -149,11 +154,21 @@ struct ProcessingRun {
     /// it is not the image's own (the source's, before shrink-on-load).
     func applyingSteps(to image: VImage, firstReference: (width: Int, height: Int)?) throws(DarkroomError) -> VImage {
         var image = image
-        for (index, operation) in options.operations.enumerated() {
+        var layout = StepLayout()
+        let operations = options.operations
+        for (index, operation) in operations.enumerated() {
             try killSwitch.check()
             let reference = index == 0 ? firstReference ?? (image.width, image.height) : (image.width, image.height)
-            image = try apply(operation, to: image, referenceSize: reference)
-            try checkResultSize(width: image.width, height: image.height)
+            if case .resize = operation {
+                // The frame a resize measures (its extend and padding count
+                // towards the result limit): the next one before another resize.
+                layout.frame = operations[(index + 1)...].prefix { if case .resize = $0 { false } else { true } }
+                    .lazy.compactMap { if case .frame(let frame) = $0 { frame } else { nil } }.first
+            }
+            image = try apply(operation, to: image, referenceSize: reference, layout: &layout)
+            // Only a step that adds pixels can pass the limit; a turn or a
+            // cut of a source larger than it is the resize's to scale down.
+            if operation.addsPixels { try checkResultSize(width: image.width, height: image.height) }
         }
         return image
     }

@@ -12,8 +12,11 @@ import DarkroomImaging
 /// the codecs under it) changes pixels without any change here.
 public enum ProcessingVersion {
     /// 2: the thumbnail path in libvips' own arithmetic; one EXIF reader
-    /// and one colour-profile rule for both engines.
-    public static let number = 2
+    /// and one colour-profile rule for both engines. 3: imgproxy's
+    /// geometry (centre placement, fractional offsets, the device pixel
+    /// ratio, extend and padding measured by the resize, the result limit
+    /// scaling down).
+    public static let number = 3
 
     /// The text in keys: the number and libvips' version.
     public static let current = "\(number)+vips\(VipsRuntime.version)"

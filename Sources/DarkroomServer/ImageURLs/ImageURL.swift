@@ -25,12 +25,22 @@ public struct ImageURL: Sendable, Hashable {
     ///     (`thumb:blurry`), as imgproxy's presets-only mode; nothing else.
     /// - Throws: ``ImageURLError`` naming what is wrong.
     public init(path: String, presets: [String: String] = [:], onlyPresets: Bool = false, now: Date = Date()) throws(ImageURLError) {
+        try self.init(path: path, context: ImageURLOptions.Context(presets: presets, now: now), onlyPresets: onlyPresets)
+    }
+
+    /// Parses the path after `/img` with everything the server allows and
+    /// rewrites (see ``ImageURLOptions/Context`` and ``SourceRules``).
+    public init(path: String, context: ImageURLOptions.Context, onlyPresets: Bool = false,
+                sources: SourceRules = SourceRules()) throws(ImageURLError) {
         guard let (signature, signedPath) = Self.split(path) else {
             throw .init("the URL has no signature and source; expected /img/{signature}/{options}/plain/{source}")
         }
         self.signature = String(signature)
         self.signedPath = String(signedPath)
         let segments = signedPath.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if let first = segments.first, Resize.Mode(rawValue: first) != nil {
+            throw .init("it looks like the deprecated basic URL format (/{signature}/{type}/{width}/...), which is not supported")
+        }
 
         // Options run until "plain" or the first segment that is not an
         // option; in presets-only mode they are the first segment alone.
@@ -62,24 +72,29 @@ public struct ImageURL: Sendable, Hashable {
             guard let decoded = text.removingPercentEncoding else {
                 throw .init("the plain source has a bad percent-escape ('%' must be followed by two hex digits)")
             }
-            guard let url = URL(string: Self.repaired(source: decoded)) ?? URL(string: Self.repaired(source: text)) else {
+            let rewritten = sources.rewritten(Self.repaired(source: decoded))
+            guard let url = URL(string: rewritten) ?? URL(string: sources.rewritten(Self.repaired(source: text))) else {
                 throw .init("the source '\(decoded)' is not a URL")
             }
             source = url
         } else {
-            var text = segments[index...].joined()
+            var parts = Array(segments[index...])
+            // The last segment a file name for the page's sake, where the
+            // server says so (IMGPROXY_BASE64_URL_INCLUDES_FILENAME).
+            if sources.base64IncludesFilename, parts.count > 1 { parts.removeLast() }
+            var text = parts.joined()
             if let dot = text.lastIndex(of: ".") {
                 requestedExtension = String(text[text.index(after: dot)...])
                 text = String(text[..<dot])
             }
             guard let data = Data(base64URLEncoded: text), let decoded = String(data: data, encoding: .utf8),
-                  let url = URL(string: decoded) else {
+                  let url = URL(string: sources.rewritten(decoded)) else {
                 throw .init("the source segment '\(text.prefix(40))' is not a base64url-encoded URL (use /plain/ for a plain URL)")
             }
             source = url
         }
         if requestedExtension?.isEmpty == true { requestedExtension = nil }
-        options = try ImageURLOptions(segments: optionSegments, presets: presets, now: now)
+        options = try ImageURLOptions(segments: optionSegments, context: context)
     }
 
     /// The signature segment and the path it signs (from the `/` after it),

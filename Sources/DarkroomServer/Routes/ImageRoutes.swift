@@ -3,6 +3,7 @@ import Darkroom
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 import NIOHTTP1
 
@@ -17,9 +18,11 @@ struct ImageRoutes: Sendable {
     /// The fallback image as a source, keyed by its digest.
     let fallback: ImageSource?
     let dates = HTTPDate()
+    let logger: Logger
 
-    init(pipeline: ImagePipeline, configuration: ServerConfiguration, connections: ConnectionWatch) {
+    init(pipeline: ImagePipeline, configuration: ServerConfiguration, connections: ConnectionWatch, logger: Logger = Logger(label: "darkroom")) {
         self.pipeline = pipeline
+        self.logger = logger
         self.configuration = configuration
         self.connections = connections
         parsedURLs = ParsedURLCache()
@@ -154,8 +157,10 @@ struct ImageRoutes: Sendable {
                 return .failure(Refusal(response: errorResponse(.forbidden, "the URL's signature is missing or wrong")))
             }
         }
+        let context = ImageURLOptions.Context(presets: configuration.presets, allowsSecurityOptions: configuration.allowSecurityOptions,
+                                              allowedOptions: configuration.allowedOptions)
         do {
-            return .success(try ImageURL(path: path, presets: configuration.presets, onlyPresets: configuration.onlyPresets))
+            return .success(try ImageURL(path: path, context: context, onlyPresets: configuration.onlyPresets, sources: configuration.sourceRules))
         } catch {
             // As imgproxy: a URL that does not parse names no image, 404.
             return .failure(Refusal(response: errorResponse(.notFound, "bad image URL: \(error.message)")))
@@ -185,7 +190,8 @@ struct ImageRoutes: Sendable {
         if url.options.watermark != nil, url.options.watermarkText == nil, url.options.watermarkURL == nil, configuration.watermark == nil {
             return .failure(Refusal(response: errorResponse(.notFound, "bad image URL: option 'wm': this server has no watermark image (darkroom serve --watermark FILE)")))
         }
-        var options = url.options.processing(format: format, watermark: configuration.watermark)
+        for warning in url.options.warnings { logger.warning("\(warning)", metadata: ["url": "\(path)"]) }
+        var options = url.options.processing(format: format, watermark: configuration.watermark, encoder: configuration.encoder)
         if format == nil, !url.options.raw {
             // The source's format only if the client takes it.
             options.output.acceptedFormats = accept.accepted
@@ -195,11 +201,11 @@ struct ImageRoutes: Sendable {
             // WebP stays animated, as WebP, for a client that takes it.
             options.output.animationFormat = .webp
         }
-        options.limits = configuration.limits
+        options.limits = url.options.limits(over: configuration.limits)
         let request = ImageRequest(source: .url(url.source), options: options, priority: .normal, admission: .unlessOverloaded)
-        let disposition = url.options.filename != nil || url.options.returnAttachment
-            ? ContentDisposition(name: url.options.filename ?? ContentDisposition.defaultName(for: url.source), attachment: url.options.returnAttachment)
-            : nil
+        // As imgproxy: always named, after the source unless `fn` says.
+        let disposition = ContentDisposition(name: url.options.filename ?? ContentDisposition.defaultName(for: url.source),
+                                             attachment: url.options.returnAttachment)
         return .success(.init(request: request, processedKey: request.processedKey, negotiated: negotiated, expires: url.options.expires,
                               disposition: disposition, watermarkSource: url.options.watermark == nil ? nil : url.options.watermarkURL))
     }

@@ -21,6 +21,20 @@ import TestSupport
         #expect(placed.left == left && placed.top == top, "\(gravity.key): \(placed)")
     }
 
+    /// imgproxy's arithmetic: an offset below 1 is a share of the outer
+    /// side; the centre of an odd spare rounds (spare + 1) / 2 half to even;
+    /// pixel offsets are scaled by the device pixel ratio.
+    @Test(arguments: [
+        (Gravity(.north, x: 0, y: 0.1), 1.0, (300, 200), 100, 20), (Gravity(.east, x: 0.25, y: 0), 1.0, (300, 200), 125, 70),
+        (Gravity(.centre, x: -0.1, y: 0), 1.0, (300, 200), 70, 70),
+        (Gravity.centre, 1.0, (301, 201), 101, 71), (Gravity.centre, 1.0, (303, 203), 102, 72),
+        (Gravity(.west, x: 5, y: 0), 2.0, (300, 200), 10, 70), (Gravity(.west, x: 0.5, y: 0), 2.0, (300, 200), 150, 70),
+    ] as [(Gravity, Double, (Int, Int), Int, Int)])
+    func placementAsImgproxy(gravity: Gravity, offsetScale: Double, outer: (Int, Int), left: Int, top: Int) {
+        let placed = gravity.placement(outer: outer, inner: (100, 60), offsetScale: offsetScale)
+        #expect(placed.left == left && placed.top == top, "\(gravity.key) in \(outer): \(placed)")
+    }
+
     @Test func keysAndCodingKeepTheOldFormWithoutOffsets() throws {
         #expect(Gravity.northEast.key == "north-east")
         #expect(Gravity(.east, x: 10, y: 2.5).key == "east:10:2.5")

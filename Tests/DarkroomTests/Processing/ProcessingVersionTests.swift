@@ -35,6 +35,10 @@ import TestSupport
         ("alpha-to-webp", "alpha.png", [.resize(Resize(width: 100, height: 100))], .webp),
         ("animation", "animated.gif", [.resize(Resize(width: 50, height: nil))], .gif),
         ("blur-sharpen", "landscape.jpg", [.blur(sigma: 2), .sharpen(sigma: 1)], .jpeg),
+        ("fill-odd-spare", "landscape.jpg", [.resize(Resize(width: 63, height: 64, mode: .fill))], .jpeg),
+        ("fill-dpr-offset", "landscape.jpg", [.resize(Resize(width: 40, height: 40, mode: .fill, gravity: Gravity(.north, x: 0, y: 0.1), dpr: 2))], .jpeg),
+        ("frame", "landscape.jpg", [.resize(Resize(width: 101, height: 100)),
+                                    .frame(Frame(extend: .southEast, padding: .init(top: 3, right: 0, bottom: 0, left: 5)))], .png),
     ]
 
     static func outputs() throws -> [String: String] {

@@ -14,9 +14,14 @@ import TestSupport
         (Resize(width: 500, height: 200, mode: .force), 500, 200),
         (Resize(width: 1000, height: 300, mode: .fill), 1000, 300),
         // imgproxy's min-width, min-height and zoom, with its arithmetic.
-        (Resize(width: 100, height: 100, minWidth: 300), 300, 188),
-        (Resize(width: 100, height: 100, minHeight: 300), 480, 300),
-        (Resize(width: 100, height: nil, minWidth: 3000), 3000, 1875),        // a minimum enlarges, el or not
+        // A minimum scales the whole image up to it (h:100 alone gives
+        // 160 x 100; at least 300 wide, 300 x 188), then the asked side
+        // cuts it, as imgproxy documents.
+        (Resize(width: nil, height: 100, minWidth: 300), 300, 100),
+        (Resize(width: 100, height: nil, minHeight: 300), 100, 300),
+        (Resize(width: nil, height: 100, minWidth: 3000), 3000, 100),        // a minimum enlarges, el or not
+        (Resize(width: 100, height: 100, minWidth: 300), 100, 100),
+        (Resize(width: 100, height: nil, minWidth: 300), 100, 188),
         (Resize(width: 100, height: 100, zoomX: 2, zoomY: 2), 200, 125),
         (Resize(width: 100, height: 100, mode: .fill, zoomX: 2, zoomY: 2), 200, 200),   // the box is zoomed too
         (Resize(width: nil, height: nil, zoomX: 0.5, zoomY: 0.25), 1280, 400),

@@ -36,11 +36,15 @@ import TestSupport
         }
     }
 
-    @Test func scaledToAShareOfTheWidth() throws {
-        // Half of 240: a 120 x 120 square in the middle, from (60, 20).
+    @Test func scaledIntoAShareOfTheImage() throws {
+        // As imgproxy: fit into half of 240 x 160, so an 80 x 80 square,
+        // centred at (80, 40) (half of 161 and 81, rounded to even).
         let scaled = try marked(Watermark(image: Self.redSquare(), opacity: 1, gravity: .centre, scale: 0.5))
-        #expect(isRed(scaled.pixel(x: 100, y: 100)) && isRed(scaled.pixel(x: 175, y: 135)))
-        #expect(!isRed(scaled.pixel(x: 30, y: 100)) && !isRed(scaled.pixel(x: 190, y: 100)))
+        #expect(isRed(scaled.pixel(x: 82, y: 42)) && isRed(scaled.pixel(x: 157, y: 117)))
+        #expect(!isRed(scaled.pixel(x: 77, y: 100)) && !isRed(scaled.pixel(x: 162, y: 100)) && !isRed(scaled.pixel(x: 100, y: 122)))
+        // Past 1 it may be larger than the image, and hangs over every edge.
+        let over = try marked(Watermark(image: Self.redSquare(), opacity: 1, gravity: .centre, scale: 2))
+        #expect([(1, 1), (238, 1), (1, 158), (238, 158)].allSatisfy { isRed(over.pixel(x: $0.0, y: $0.1)) })
     }
 
     @Test func replicatedWithGaps() throws {

@@ -79,30 +79,54 @@ extension Gravity: Codable {
 }
 
 extension Gravity {
-    /// Where an `inner` rectangle starts inside an `outer` one: at the edge
-    /// or centre the kind names, moved by the offsets, or centred on the
-    /// focus point; kept inside. Smart gravity is placed by libvips; centre
-    /// stands in here.
-    func placement(outer: (width: Int, height: Int), inner: (width: Int, height: Int)) -> (left: Int, top: Int) {
-        let spareX = outer.width - inner.width, spareY = outer.height - inner.height
+    /// Where an `inner` rectangle starts inside an `outer` one, by
+    /// imgproxy's arithmetic: at the edge or centre the kind names (the
+    /// centre rounds half of the spare pixels plus one to even), moved by
+    /// the offsets, or centred on the focus point. An offset of 1 or more
+    /// is in pixels, multiplied by `offsetScale` (the device pixel ratio
+    /// the resize settled on); a smaller one is a fraction of the outer
+    /// side. Kept inside; with `allowOverflow` (a watermark), it may hang
+    /// over every edge but one pixel. Smart gravity is placed by libvips;
+    /// centre stands in here.
+    func placement(outer: (width: Int, height: Int), inner: (width: Int, height: Int),
+                   offsetScale: Double = 1, allowOverflow: Bool = false) -> (left: Int, top: Int) {
         var left: Int, top: Int
         if kind == .focusPoint {
-            left = Int((Double(outer.width) * x).rounded()) - inner.width / 2
-            top = Int((Double(outer.height) * y).rounded()) - inner.height / 2
+            left = Self.scaleToEven(outer.width, x) - inner.width / 2
+            top = Self.scaleToEven(outer.height, y) - inner.height / 2
         } else {
-            let dx = Int(x.rounded()), dy = Int(y.rounded())
+            let dx = abs(x) >= 1 ? Self.roundToEven(x * offsetScale) : Self.scaleToEven(outer.width, x)
+            let dy = abs(y) >= 1 ? Self.roundToEven(y * offsetScale) : Self.scaleToEven(outer.height, y)
+            left = Self.halfToEven(outer.width - inner.width + 1) + dx
+            top = Self.halfToEven(outer.height - inner.height + 1) + dy
             switch kind {
-            case .north: (left, top) = (spareX / 2 + dx, dy)
-            case .south: (left, top) = (spareX / 2 + dx, spareY - dy)
-            case .east: (left, top) = (spareX - dx, spareY / 2 + dy)
-            case .west: (left, top) = (dx, spareY / 2 + dy)
-            case .northEast: (left, top) = (spareX - dx, dy)
-            case .northWest: (left, top) = (dx, dy)
-            case .southEast: (left, top) = (spareX - dx, spareY - dy)
-            case .southWest: (left, top) = (dx, spareY - dy)
-            case .centre, .smart, .focusPoint: (left, top) = (spareX / 2 + dx, spareY / 2 + dy)
+            case .north, .northEast, .northWest: top = dy
+            case .south, .southEast, .southWest: top = outer.height - inner.height - dy
+            default: break
+            }
+            switch kind {
+            case .east, .northEast, .southEast: left = outer.width - inner.width - dx
+            case .west, .northWest, .southWest: left = dx
+            default: break
             }
         }
-        return (min(max(left, 0), max(spareX, 0)), min(max(top, 0), max(spareY, 0)))
+        let (minX, maxX, minY, maxY) = allowOverflow
+            ? (-inner.width + 1, outer.width - 1, -inner.height + 1, outer.height - 1)
+            : (0, outer.width - inner.width, 0, outer.height - inner.height)
+        return (max(minX, min(left, maxX)), max(minY, min(top, maxY)))
+    }
+
+    static func roundToEven(_ value: Double) -> Int {
+        Int(value.rounded(.toNearestOrEven))
+    }
+
+    /// `side` times `fraction`, rounded half to even; 0 for a side of 0.
+    static func scaleToEven(_ side: Int, _ fraction: Double) -> Int {
+        side == 0 ? 0 : roundToEven(Double(side) * fraction)
+    }
+
+    /// Half of `value`, rounded half to even; 0 for 0.
+    static func halfToEven(_ value: Int) -> Int {
+        value == 0 ? 0 : roundToEven(Double(value) / 2)
     }
 }

@@ -1,0 +1,10 @@
+/// What one step of a run leaves for the steps after it: the last resize's
+/// geometry, which the frame and the watermark measure by, and the frame
+/// that resize counts towards the result limit.
+struct StepLayout {
+    var geometry: ResizeGeometry?
+    var frame: Frame?
+
+    /// The device pixel ratio the last resize settled on; 1 before any.
+    var dprScale: Double { geometry?.dprScale ?? 1 }
+}

@@ -1,0 +1,112 @@
+import Darkroom
+
+extension ImageURLOptions {
+    /// One option's arguments, read the way imgproxy reads them, every
+    /// number checked against its range.
+    struct Arguments {
+        let name: String
+        let values: [String]
+        /// Arguments read leniently, to be logged.
+        var warnings: [String] = []
+
+        /// The same option's arguments from `index` on.
+        func dropping(_ index: Int) -> Arguments {
+            Arguments(name: name, values: Array(values.dropFirst(index)))
+        }
+
+        func need(_ count: ClosedRange<Int>) throws(ImageURLError) {
+            guard count.contains(values.count) else {
+                let expected = count.lowerBound == count.upperBound ? "\(count.lowerBound)" : "\(count.lowerBound) to \(count.upperBound)"
+                throw .init("option '\(name)' takes \(expected) argument(s), not \(values.count)")
+            }
+        }
+
+        /// The argument at `index`, nil when absent or empty.
+        func text(_ index: Int) -> String? {
+            index < values.count && !values[index].isEmpty ? values[index] : nil
+        }
+
+        /// A whole number of pixels (or a count) from 0 to 100000.
+        func size(_ index: Int, _ what: String) throws(ImageURLError) -> Int? {
+            guard let text = text(index) else { return nil }
+            guard let value = Int(text), (0...100_000).contains(value) else {
+                throw .init("option '\(name)': \(what) '\(text)' is not a whole number from 0 to 100000")
+            }
+            return value
+        }
+
+        func number(_ index: Int, _ what: String, _ range: ClosedRange<Double>) throws(ImageURLError) -> Double? {
+            guard let text = text(index) else { return nil }
+            guard let value = Double(text), value.isFinite, range.contains(value) else {
+                throw .init("option '\(name)': \(what) '\(text)' is not a number from \(range.lowerBound.formatted()) to \(range.upperBound.formatted())")
+            }
+            return value
+        }
+
+        /// Go's booleans (1, t, T, true, TRUE, True and their falses);
+        /// anything else is false with a warning, as imgproxy reads it.
+        mutating func bool(_ index: Int) -> Bool? {
+            guard let text = text(index) else { return nil }
+            switch text {
+            case "1", "t", "T", "true", "TRUE", "True": return true
+            case "0", "f", "F", "false", "FALSE", "False": return false
+            default:
+                warnings.append("option '\(name)': '\(text)' is not a boolean, read as false")
+                return false
+            }
+        }
+
+        /// extend's arguments: on or off, then its gravity; nil when off.
+        mutating func extend() throws(ImageURLError) -> Gravity? {
+            try need(1...4)
+            let on = bool(0) ?? false
+            let gravity = try self.gravity(from: 1, allowed: .extend) ?? .centre
+            return on ? gravity : nil
+        }
+
+        /// Where a gravity may be used, and so which kinds it may take.
+        enum GravityUse {
+            case crop, extend, watermark
+
+            func allows(_ kind: Gravity.Kind) -> Bool {
+                switch (self, kind) {
+                case (.crop, _): true
+                case (.extend, .smart): false
+                case (.extend, _): true
+                case (.watermark, .smart), (.watermark, .focusPoint): false
+                case (.watermark, _): true
+                }
+            }
+        }
+
+        /// imgproxy's gravity from `index`: a kind, then the offsets (pixels
+        /// from 1 up, fractions of the side below), or `fp` and exactly two
+        /// coordinates from 0 to 1; `sm` takes none. Nil when the kind is
+        /// left out.
+        mutating func gravity(from index: Int, count: Int = .max, allowed use: GravityUse) throws(ImageURLError) -> Gravity? {
+            let args = Array(values.dropFirst(index).prefix(count))
+            guard let text = args.first, !text.isEmpty else { return nil }
+            guard args.count <= 3 else { throw .init("option '\(name)': a gravity takes a type and two offsets at most") }
+            guard let kind = Self.gravityKinds[text], use.allows(kind) else {
+                let names = Self.gravityKinds.filter { use.allows($0.value) }.keys.sorted().joined(separator: ", ")
+                throw .init("option '\(name)': unsupported gravity '\(text)' (\(names))")
+            }
+            if kind == .smart, args.count > 1 { throw .init("option '\(name)': smart gravity takes no offsets") }
+            if kind == .focusPoint, args.count != 3 { throw .init("option '\(name)': a focus point takes two coordinates (fp:0.5:0.3)") }
+            let range = kind == .focusPoint ? 0.0...1.0 : -100_000.0...100_000.0
+            var offsets = [0.0, 0.0]
+            for (i, text) in args.dropFirst().enumerated() {
+                guard let value = Double(text), value.isFinite, range.contains(value) else {
+                    throw .init("option '\(name)': \(kind == .focusPoint ? "a focus point's coordinate" : "an offset") '\(text)' is not a number from \(range.lowerBound.formatted()) to \(range.upperBound.formatted())")
+                }
+                offsets[i] = value
+            }
+            return Gravity(kind, x: offsets[0], y: offsets[1])
+        }
+
+        static let gravityKinds: [String: Gravity.Kind] = [
+            "no": .north, "so": .south, "ea": .east, "we": .west, "ce": .centre,
+            "noea": .northEast, "nowe": .northWest, "soea": .southEast, "sowe": .southWest, "sm": .smart, "fp": .focusPoint,
+        ]
+    }
+}

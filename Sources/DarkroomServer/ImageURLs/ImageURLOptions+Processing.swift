@@ -1,0 +1,98 @@
+public import Darkroom
+import Crypto
+public import Foundation
+
+/// What a URL's options make: the steps in imgproxy's order, and the output.
+extension ImageURLOptions {
+    /// The server's encoder settings, which a URL's `q` and `fq` override.
+    public struct EncoderDefaults: Sendable, Hashable {
+        /// imgproxy's `IMGPROXY_QUALITY`.
+        public var quality = 80
+        /// imgproxy's `IMGPROXY_FORMAT_QUALITY` and its defaults.
+        public var formatQuality: [ImageFormat: Int] = [.webp: 79, .avif: 63, .jxl: 77]
+        /// Progressive JPEG (`IMGPROXY_JPEG_PROGRESSIVE`).
+        public var progressiveJPEG = false
+
+        public init() {}
+    }
+
+    /// The steps, in imgproxy's order: trim, rotation, crop, the resize
+    /// (always: it carries the device pixel ratio and the result limit),
+    /// colour, blur, sharpen and pixelate, then extend and padding,
+    /// background and last the watermark (when there is an image or text
+    /// for it).
+    public func processing(format: ImageFormat?, watermark image: WatermarkImage? = nil,
+                           encoder: EncoderDefaults = EncoderDefaults()) -> ProcessingOptions {
+        if raw {
+            var output = OutputOptions()
+            output.skipProcessing = Set(ImageFormat.allCases)
+            return ProcessingOptions(operations: [], output: output, autoRotate: false)
+        }
+        var operations: [ImageOperation] = []
+        if let trim {
+            operations.append(.trim(threshold: trim.threshold, colour: trim.colour, equalHorizontal: trim.equalHorizontal, equalVertical: trim.equalVertical))
+        }
+        if rotate != 0 { operations.append(.rotate(degrees: rotate)) }
+        if flipHorizontal || flipVertical { operations.append(.flip(horizontal: flipHorizontal, vertical: flipVertical)) }
+        if let crop {
+            operations.append(.cropPlaced(width: crop.width, height: crop.height, gravity: crop.gravity ?? gravity))
+        }
+        let zoomed = zoomX != 1 || zoomY != 1
+        operations.append(.resize(Resize(width: width > 0 ? width : nil, height: height > 0 ? height : nil,
+                                         mode: resizingType, gravity: gravity, enlarge: enlarge,
+                                         minWidth: minWidth > 0 ? minWidth : nil, minHeight: minHeight > 0 ? minHeight : nil,
+                                         zoomX: zoomed ? zoomX : nil, zoomY: zoomed ? zoomY : nil, dpr: dpr == 1 ? nil : dpr)))
+        if grayscale { operations.append(.grayscale) }
+        if let sepia { operations.append(.sepia(intensity: sepia)) }
+        if let blur { operations.append(.blur(sigma: blur)) }
+        if let sharpen { operations.append(.sharpen(sigma: sharpen)) }
+        if pixelate > 1 { operations.append(.pixelate(size: pixelate)) }
+        // As imgproxy: after the filters, so that they leave the canvas as it is.
+        if extend != nil || extendAspectRatio != nil || padding != nil {
+            operations.append(.frame(Frame(extend: extend, extendAspectRatio: extend == nil ? extendAspectRatio : nil,
+                                           padding: padding, background: background)))
+        }
+        if let background { operations.append(.background(background)) }
+        // Text, else a URL's image, stands in for the server's image. The
+        // URL's is named by the URL; its bytes come in before processing.
+        let fetched = watermarkURL.map { WatermarkImage(data: Data(), key: Self.watermarkKey(for: $0)) }
+        if let watermark, let content = watermarkText.map(Watermark.Content.text) ?? (fetched ?? image).map(Watermark.Content.image) {
+            operations.append(.watermark(Watermark(content, opacity: watermark.opacity, gravity: watermark.gravity,
+                                                   replicate: watermark.replicate, scale: watermark.scale)))
+        }
+        var output = OutputOptions(format: format, progressive: encoder.progressiveJPEG)
+        // imgproxy's order: the URL's quality, then the format's (the URL's
+        // over the server's), then the server's.
+        if quality > 0 {
+            output.quality = quality
+        } else {
+            output.quality = encoder.quality
+            output.formatQuality = encoder.formatQuality.merging(formatQuality) { $1 }
+        }
+        output.maxBytes = maxBytes > 0 ? maxBytes : nil
+        output.skipProcessing = skipProcessing
+        output.stripMetadata = stripMetadata
+        output.keepCopyright = keepCopyright
+        output.stripColourProfile = stripColourProfile
+        var options = ProcessingOptions(operations: operations, output: output, autoRotate: autoRotate)
+        options.enforceThumbnail = enforceThumbnail
+        return options
+    }
+
+    /// The server's limits with the URL's own security options over them.
+    public func limits(over server: ImageLimits) -> ImageLimits {
+        var limits = server
+        if let pixels = security.maxSourcePixels { limits.maxSourcePixels = pixels }
+        if let bytes = security.maxSourceBytes { limits.maxSourceBytes = bytes }
+        if let frames = security.maxAnimationFrames { limits.maxAnimationFrames = frames }
+        if let pixels = security.maxAnimationFramePixels { limits.maxAnimationFramePixels = pixels }
+        // 0 is "no limit" to imgproxy; here the server's own stays.
+        if let dimension = security.maxResultDimension, dimension > 0 { limits.maxResultDimension = dimension }
+        return limits
+    }
+
+    /// The key of a watermark fetched from `url`.
+    static func watermarkKey(for url: URL) -> String {
+        "url-" + SHA256.hash(data: Data(url.absoluteString.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+    }
+}

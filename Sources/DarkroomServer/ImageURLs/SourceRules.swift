@@ -1,0 +1,65 @@
+public import Foundation
+
+/// How a server rewrites the source a URL names, as imgproxy's
+/// `IMGPROXY_URL_REPLACEMENTS`, `IMGPROXY_BASE_URL` and
+/// `IMGPROXY_BASE64_URL_INCLUDES_FILENAME` do.
+public struct SourceRules: Sendable, Hashable {
+    /// Each a wildcard pattern matched at the start of the source (`*`
+    /// matches within one path segment) and its replacement, where `$1`...
+    /// are what the wildcards matched; applied in order.
+    public var replacements: [Replacement] = []
+    /// Put before every source that does not start with it already.
+    public var baseURL: String?
+    /// The last segment of a base64 source is a file name, not part of it.
+    public var base64IncludesFilename = false
+
+    public struct Replacement: Sendable, Hashable {
+        public var pattern: String
+        public var replacement: String
+
+        public init(pattern: String, replacement: String) {
+            self.pattern = pattern
+            self.replacement = replacement
+        }
+
+        /// The pattern as an anchored expression: literal text, and a group
+        /// of anything but `/` for each `*`.
+        var expression: NSRegularExpression? {
+            let parts = pattern.components(separatedBy: "*").map(NSRegularExpression.escapedPattern(for:))
+            return try? NSRegularExpression(pattern: "^" + parts.joined(separator: "([^/]*)"))
+        }
+    }
+
+    public init(replacements: [Replacement] = [], baseURL: String? = nil, base64IncludesFilename: Bool = false) {
+        self.replacements = replacements
+        self.baseURL = baseURL
+        self.base64IncludesFilename = base64IncludesFilename
+    }
+
+    /// Parses imgproxy's `pattern=replacement;...` list.
+    public static func replacements(from text: String) throws -> [Replacement] {
+        try text.split(separator: ";").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty else {
+                throw SourceRulesError(description: "'\(pair)' is not pattern=replacement")
+            }
+            return Replacement(pattern: String(parts[0]), replacement: String(parts[1]))
+        }
+    }
+
+    /// The source after the replacements and the base URL.
+    func rewritten(_ source: String) -> String {
+        var text = source
+        for replacement in replacements {
+            guard let expression = replacement.expression else { continue }
+            let range = NSRange(text.startIndex..., in: text)
+            text = expression.stringByReplacingMatches(in: text, range: range, withTemplate: replacement.replacement)
+        }
+        if let baseURL, !baseURL.isEmpty, !text.hasPrefix(baseURL) { text = baseURL + text }
+        return text
+    }
+}
+
+struct SourceRulesError: Error, CustomStringConvertible {
+    let description: String
+}
