@@ -19,17 +19,21 @@ extension DarkroomError: HTTPResponseError {
         return errorResponse(httpStatus, description, headers: headers)
     }
 
-    /// The HTTP status a client sees for this error.
+    /// The HTTP status a client sees for this error, as imgproxy answers:
+    /// a source refused (its scheme, its address, the allow-list, on any
+    /// redirect hop) is a 404, an origin's 4xx passes through with its
+    /// status, a format that cannot be written is a 422.
     var httpStatus: HTTPResponse.Status {
         switch kind {
         case .overloaded: .tooManyRequests
         case .notCached: .notFound
-        case .invalidOption, .invalidURL, .cannotEncode: .badRequest
-        case .forbiddenSource: .forbidden
-        case .httpStatus where statusCode == 404 || statusCode == 410: .notFound
+        case .invalidOption, .invalidURL: .badRequest
+        case .forbiddenSource: .notFound
+        case .httpStatus where statusCode == 410: .notFound
+        case .httpStatus where (400..<500).contains(statusCode ?? 0): HTTPResponse.Status(code: statusCode ?? 404)
         case .httpStatus, .networkFailure, .tooManyRedirects: .badGateway
         case .timedOut: .gatewayTimeout
-        case .notAnImage, .corruptImage, .emptyInput, .tooManyBytes, .tooManyPixels, .tooManyScans, .tooMuchMemory: .unprocessableContent
+        case .cannotEncode, .notAnImage, .corruptImage, .emptyInput, .tooManyBytes, .tooManyPixels, .tooManyScans, .tooMuchMemory: .unprocessableContent
         case .cancelled, .processingTimedOut: .serviceUnavailable
         default: .internalServerError
         }

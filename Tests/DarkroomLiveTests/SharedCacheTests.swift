@@ -324,7 +324,7 @@ struct S3SourceTests {
         #expect(String(decoding: notImage.body, as: UTF8.self).contains("not an image"))
 
         let otherBucket = try await server.get("/img/_/w:100/plain/s3://private-bucket/secret.jpg@png")
-        #expect(otherBucket.status == .forbidden)
+        #expect(otherBucket.status == .notFound)
         #expect(String(decoding: otherBucket.body, as: UTF8.self).contains("not among the S3 source buckets allowed"))
     }
 

@@ -40,7 +40,7 @@ struct OriginFaultsTests {
                 Case(path: "/reset.jpg", behaviour: .resetFirst(times: 1000, afterBytes: 2000), statuses: [502], words: nil),
                 Case(path: "/truncated.jpg", behaviour: .truncate(3000), statuses: [502], words: nil),
                 Case(path: "/loop.jpg", behaviour: .redirect("/loop.jpg"), statuses: [502], words: "redirect"),
-                Case(path: "/metadata.jpg", behaviour: .redirect("http://169.254.169.254/latest/meta-data"), statuses: [403], words: nil),
+                Case(path: "/metadata.jpg", behaviour: .redirect("http://169.254.169.254/latest/meta-data"), statuses: [404], words: nil),
                 Case(path: "/flaky.jpg", behaviour: .failFirst(times: 2, status: 503), statuses: [200], words: nil),
                 Case(path: "/always-503.jpg", behaviour: .status(503), statuses: [502], words: "503"),
                 Case(path: "/gone.jpg", behaviour: .status(404), statuses: [404], words: nil),

@@ -111,7 +111,7 @@ public final class DataLoader: DataLoading {
 
     private func checkScheme(_ url: URL) throws(DarkroomError) {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
-            throw DarkroomError(.invalidURL, "\(url.absoluteString) is not an http or https URL")
+            throw DarkroomError(.forbiddenSource, "\(url.absoluteString) is not an http or https URL")
         }
     }
 

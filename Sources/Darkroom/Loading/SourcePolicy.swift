@@ -30,7 +30,7 @@ public struct SourcePolicy: Sendable, Hashable {
     /// Checks the requested source against the scheme and the allow-list.
     public func checkSource(_ url: URL) throws(DarkroomError) {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else {
-            throw DarkroomError(.invalidURL, "\(url.absoluteString) is not an http or https URL")
+            throw DarkroomError(.forbiddenSource, "\(url.absoluteString) is not an http or https URL")
         }
         if !allowedPrefixes.isEmpty, !allowedPrefixes.contains(where: { Self.url(url, isUnder: $0) }) {
             throw DarkroomError(.forbiddenSource, "\(url.absoluteString) is not under an allowed source prefix")

@@ -184,7 +184,12 @@ struct ImageRoutes: Sendable {
         if !url.options.raw {
             switch Self.format(asked: url.options.format ?? url.requestedExtension, accept: accept) {
             case .success(let answer): (format, negotiated) = answer
-            case .failure(let error): return .failure(Refusal(response: errorResponse(.notFound, "bad image URL: \(error.message)")))
+            case .failure(let error):
+                // A format imgproxy knows but this server does not write is
+                // imgproxy's 422; a name no one knows, a bad URL.
+                let known = Self.unwritableFormats.contains((url.options.format ?? url.requestedExtension ?? "").lowercased())
+                return .failure(Refusal(response: errorResponse(known ? .unprocessableContent : .notFound,
+                                                                known ? error.message : "bad image URL: \(error.message)")))
             }
         }
         if url.options.watermark != nil, url.options.watermarkText == nil, url.options.watermarkURL == nil, configuration.watermark == nil {
@@ -275,6 +280,9 @@ struct ImageRoutes: Sendable {
             return tag == etag || tag == "*" || tag == "W/" + etag
         }
     }
+
+    /// Formats imgproxy names that Darkroom reads, or knows, but does not write.
+    static let unwritableFormats: Set<String> = ["svg", "bmp", "ico", "heic", "heif", "pdf"]
 
     /// The output format: the one asked for; or, for none or `auto`, AVIF
     /// or WebP when the client names it, else nil (the source's, if the

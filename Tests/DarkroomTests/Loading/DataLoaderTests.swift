@@ -186,7 +186,7 @@ import TestSupport
             origin.set(.redirect("file:///etc/passwd"), for: "/to-file")
             for path in ["/to-socket", "/to-file"] {
                 let error = await failure(loader, origin.url(path))
-                #expect(error?.kind == .invalidURL, "\(path): \(String(describing: error))")
+                #expect(error?.kind == .forbiddenSource && error?.reason.contains("not an http or https URL") == true, "\(path): \(String(describing: error))")
             }
         }
         try await withLoader({ c in c.policy = nil }) { _, origin in
@@ -256,7 +256,7 @@ import TestSupport
     func onlyHTTPAndHTTPS(text: String) async throws {
         try await withLoader { loader, _ in
             let error = await failure(loader, URL(string: text)!)
-            #expect(error?.kind == .invalidURL)
+            #expect(error?.kind == .forbiddenSource)
         }
     }
 }
