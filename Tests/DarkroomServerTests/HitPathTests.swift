@@ -69,6 +69,9 @@ import TestSupport
             }
             let named = try await server.get("/img/_/w:90/fn:holiday/att:1/plain/\(source)@jpg")
             #expect(named.header("Content-Disposition") == "attachment; filename=\"holiday.jpg\"")
+            // Without fn or att, as imgproxy: inline, named after the source, with the answer's extension.
+            let unnamed = try await server.get("/img/_/rs:fill:100:80/plain/\(source)@png")
+            #expect(unnamed.header("Content-Disposition") == "inline; filename=\"landscape.png\"")
             // The origin was asked once for all of it.
             #expect(origin.requests("/landscape.jpg") == 1)
         }

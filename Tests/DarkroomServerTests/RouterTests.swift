@@ -75,6 +75,18 @@ import TestSupport
         try await withRouter({ $0.signature = try? URLSignature(hexKey: "736563726574", hexSalt: "68656C6C6F") }) { client in
             let response = try await client.execute(uri: "/img/_/w:64/plain/local:///photos/Aqua.jpg", method: .get)
             #expect(response.status == .forbidden)
+            // The first segment is the signature, whatever it looks like: an
+            // option there is a wrong signature (imgproxy 4's 403).
+            let optionFirst = try await client.execute(uri: "/img/rs:fill:9:9/plain/local:///photos/Aqua.jpg", method: .get)
+            #expect(optionFirst.status == .forbidden)
+        }
+        try await withRouter { client in
+            // Without a key, imgproxy drops the first segment unread: the
+            // image comes at its own size, not 9 x 9.
+            let response = try await client.execute(uri: "/img/rs:fill:9:9/plain/local:///photos/Aqua.jpg@png", method: .get)
+            #expect(response.status == .ok)
+            let size = try ImageSize.of(Data(buffer: response.body))
+            #expect(size.width == 1600 && size.height == 1000, "\(size)")
         }
     }
 
