@@ -88,6 +88,23 @@ int dr_exif_orientation(const uint8_t *tiff, size_t length) {
     return value >= 1 && value <= 8 ? (int)value : 1;
 }
 
+size_t dr_exif_copyright(const uint8_t *tiff, size_t length, const uint8_t **value) {
+    const uint8_t *entry;
+    int little;
+    if (!find_tag(tiff, length, DR_EXIF_COPYRIGHT, &entry, &little)) return 0;
+    unsigned type = read16(entry + 2, little);
+    uint32_t count = read32(entry + 4, little);
+    if ((type != 2 && type != 7) || count == 0) return 0;
+    const uint8_t *p = value_bytes(tiff, length, entry, little, count);
+    if (!p) return 0;
+    // The photographer's part: up to the NUL that ends it (the editor's
+    // part, after it, is kept only where the photographer's is).
+    size_t bytes = 0;
+    while (bytes < count && p[bytes] != 0) bytes++;
+    *value = p;
+    return bytes;
+}
+
 int dr_exif_has_tag(const uint8_t *tiff, size_t length, unsigned wanted) {
     const uint8_t *entry;
     int little;

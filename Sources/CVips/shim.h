@@ -635,11 +635,28 @@ static inline int darkroom_is_file_metadata(const char *name) {
            strcmp(name, VIPS_META_ICC_NAME) == 0 || strcmp(name, VIPS_META_ORIENTATION) == 0;
 }
 
+/// The EXIF block libvips read, if any.
+static inline const void *darkroom_vips_exif_blob(VipsImage *image, size_t *length) {
+    const void *data = NULL;
+    if (vips_image_get_typeof(image, VIPS_META_EXIF_NAME) == 0 ||
+        vips_image_get_blob(image, VIPS_META_EXIF_NAME, &data, length) != 0) {
+        vips_error_clear();
+        return NULL;
+    }
+    return data;
+}
+
 /// A copy of `in` that keeps, of the metadata savers write, only: all of
 /// it but the ICC profile (`keep_all`), the ICC profile (`keep_icc`), the
-/// EXIF copyright (`keep_copyright`, rebuilt into a fresh EXIF block). To
-/// be saved with strip off.
-static inline int darkroom_vips_keep_metadata(VipsImage *in, VipsImage **out, int keep_all, int keep_icc, int keep_copyright) {
+/// EXIF copyright (`copyright`: the source's value, as its bytes say, into
+/// a fresh EXIF block; NULL keeps none). To be saved with strip off.
+///
+/// libvips holds EXIF fields as libexif renders them, which for the
+/// copyright is "x (Photographer) - y (Editor)": written back as it is, it
+/// nests a level on every pass. The field is set anew in the form libvips
+/// reads back as the value alone ("value (title, format, n, n)").
+static inline int darkroom_vips_keep_metadata(VipsImage *in, VipsImage **out, int keep_all, int keep_icc, const char *copyright) {
+    int keep_copyright = copyright != NULL;
     if (vips_copy(in, out, NULL) != 0) {
         return -1;
     }
@@ -654,6 +671,12 @@ static inline int darkroom_vips_keep_metadata(VipsImage *in, VipsImage **out, in
         }
     }
     g_strfreev(fields);
+    if (keep_copyright && !keep_all) {
+        size_t length = strlen(copyright);
+        char *field = g_strdup_printf("%s (Copyright, ASCII, %zu components, %zu bytes)", copyright, length + 1, length + 1);
+        vips_image_set_string(*out, "exif-ifd0-Copyright", field);
+        g_free(field);
+    }
     return 0;
 }
 

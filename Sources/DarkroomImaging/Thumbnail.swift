@@ -325,6 +325,23 @@ extension Thumbnail {
         return dr_icc_is_srgb(base, profile.count) != 0
     }
 
+    /// The EXIF copyright's bytes (the photographer's part) of an EXIF
+    /// payload as libvips keeps it ("Exif\0\0" and the TIFF block, or the
+    /// block alone), as text; nil when there is none.
+    package static func exifCopyright(payload: UnsafeRawBufferPointer) -> String? {
+        guard let base = payload.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+        var tiffLength = 0
+        guard let tiff = dr_exif_tiff(base, payload.count, 1, &tiffLength) else { return nil }
+        var value: UnsafePointer<UInt8>?
+        let length = dr_exif_copyright(tiff, tiffLength, &value)
+        guard length > 0, let value else { return nil }
+        // Not UTF-8 (EXIF says ASCII; Latin-1 is common): each byte as a
+        // Latin-1 character, which libvips writes back as UTF-8.
+        let bytes = UnsafeBufferPointer(start: value, count: length)
+        return String(decoding: bytes, as: UTF8.self).utf8.elementsEqual(bytes) ? String(decoding: bytes, as: UTF8.self)
+            : String(bytes.map { Character(Unicode.Scalar($0)) })
+    }
+
     /// The EXIF orientation of a TIFF-structured EXIF block, as libvips
     /// reads it; 1 when there is none.
     package static func exifOrientation(tiff: UnsafeRawBufferPointer) -> Int {

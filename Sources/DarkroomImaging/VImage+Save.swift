@@ -29,11 +29,28 @@ extension VImage {
     /// the EXIF copyright. Save it with ``encoded(_:strip:_:)`` and `strip`
     /// off.
     package func keepingMetadata(all: Bool, colourProfile: Bool, copyright: Bool) throws(VipsError) -> VImage {
-        try VImage.make("copy") { darkroom_vips_keep_metadata(pointer, $0, all ? 1 : 0, colourProfile ? 1 : 0, copyright ? 1 : 0) }
+        let value = copyright ? self.copyright : nil
+        return try VImage.make("copy") { out in
+            if let value {
+                value.withCString { darkroom_vips_keep_metadata(pointer, out, all ? 1 : 0, colourProfile ? 1 : 0, $0) }
+            } else {
+                darkroom_vips_keep_metadata(pointer, out, all ? 1 : 0, colourProfile ? 1 : 0, nil)
+            }
+        }
     }
 
-    /// Whether the image carries an EXIF copyright.
-    package var hasCopyright: Bool { field("exif-ifd0-Copyright") != nil }
+    /// Whether the image carries an EXIF copyright that is not blank.
+    package var hasCopyright: Bool { copyright != nil }
+
+    /// The EXIF copyright as the source's bytes say it (the photographer's
+    /// part), not libexif's rendering of it; nil when there is none or it
+    /// is blank.
+    package var copyright: String? {
+        var length = 0
+        guard let blob = darkroom_vips_exif_blob(pointer, &length) else { return nil }
+        guard let value = Thumbnail.exifCopyright(payload: UnsafeRawBufferPointer(start: blob, count: length)) else { return nil }
+        return value.allSatisfy { $0 == " " || $0 == "\t" } ? nil : value
+    }
 
     /// Encodes the image and hands the encoder's own buffer to `body`, which
     /// copies what it keeps: the only copy of the output bytes.

@@ -15,6 +15,11 @@
 /// the number an ASCII value starts with.
 int dr_exif_orientation(const uint8_t *tiff, size_t length);
 
+/// The copyright of such a block as its bytes say (IFD0's tag 0x8298, up
+/// to the NUL that ends the photographer's part): its length, and `*value`
+/// pointing into the block; 0 when there is none or it is empty.
+size_t dr_exif_copyright(const uint8_t *tiff, size_t length, const uint8_t **value);
+
 /// Whether IFD0 of such a block has the tag `wanted`.
 int dr_exif_has_tag(const uint8_t *tiff, size_t length, unsigned wanted);
 

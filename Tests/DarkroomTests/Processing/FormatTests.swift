@@ -1,4 +1,5 @@
 @testable import Darkroom
+import DarkroomImaging
 import Foundation
 import Testing
 import TestSupport
@@ -188,6 +189,47 @@ import TestSupport
         #expect(try (220...245).contains(red(profiled)))
         // PNG carries the EXIF too.
         #expect(has(try run({ $0.stripMetadata = false }, as: .png), "TestCam"))
+    }
+
+    /// A JPEG with an EXIF block holding only IFD0's Copyright, as `bytes`.
+    static func withCopyright(_ bytes: [UInt8]) throws -> Data {
+        var tiff: [UInt8] = Array("MM".utf8) + [0, 42, 0, 0, 0, 8, 0, 1, 0x82, 0x98, 0, 2]
+        tiff += [0, 0, 0, UInt8(bytes.count)] + (bytes.count <= 4 ? bytes + [UInt8](repeating: 0, count: 4 - bytes.count) : [0, 0, 0, 26])
+        tiff += [0, 0, 0, 0] + (bytes.count > 4 ? bytes : [])
+        let payload = Array("Exif".utf8) + [0, 0] + tiff
+        let app1: [UInt8] = [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
+        let jpeg = try Fixtures.data("landscape.jpg")
+        return jpeg.prefix(2) + Data(app1) + jpeg.dropFirst(2)
+    }
+
+    /// The copyright an output carries, as its bytes say.
+    static func copyright(of jpeg: Data) -> String? {
+        guard let start = jpeg.range(of: Data("Exif\0\0".utf8))?.lowerBound else { return nil }
+        let length = Int(jpeg[start - 2]) << 8 | Int(jpeg[start - 1])
+        return Data(jpeg[start..<(start + length - 2)]).withUnsafeBytes { Thumbnail.exifCopyright(payload: $0) }
+    }
+
+    /// keep_copyright keeps the source's value, not libexif's rendering of
+    /// it ("x (Photographer) - y (Editor)", which nested a level on every
+    /// pass), through either engine and through two passes; a blank one is
+    /// dropped.
+    @Test(arguments: [
+        ([UInt8]("Jane Doe".utf8) + [0] + [UInt8]("Studio".utf8) + [0], "Jane Doe"),
+        ([UInt8]("Ann (c) 2024".utf8) + [0], "Ann (c) 2024"),
+        ([UInt8]("Kai".utf8) + [0], "Kai"),
+        ([32, 0, 32, 0], nil),
+    ] as [([UInt8], String?)])
+    func copyrightIsKeptAsTheSourcesBytes(bytes: [UInt8], expected: String?) throws {
+        let source = try Self.withCopyright(bytes)
+        #expect(Self.copyright(of: source) == (bytes[0] == 32 ? " " : expected), "the test's own source reads back")
+        for operations in [[], [ImageOperation.resize(Resize(width: 120, height: 120))], [.sepia(intensity: 0.5)]] {
+            let options = ProcessingOptions(operations: operations, output: OutputOptions(format: .jpeg))
+            let once = try process(source, options)
+            let twice = try process(once.data, options)
+            #expect(Self.copyright(of: once.data) == expected, "\(operations)")
+            #expect(Self.copyright(of: twice.data) == expected, "\(operations), a second pass")
+            #expect(once.data.range(of: Data("(Photographer)".utf8)) == nil && twice.data.range(of: Data("(Photographer)".utf8)) == nil)
+        }
     }
 
     @Test func metadataIsStripped() throws {
