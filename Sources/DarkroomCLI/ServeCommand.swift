@@ -56,6 +56,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Answered, with the URL's options, in place of a source that cannot be had (not found, failing, not an image); the source's status is in the Darkroom-Source-Status header. [DARKROOM_FALLBACK_IMAGE]", valueName: "FILE")) var fallbackImage: String?
     @Flag(help: "Include a photo's GPS position in /info answers when its EXIF has one. [DARKROOM_INFO_GPS]") var infoGps = false
     @Flag(help: "Image URLs name presets only, in one segment (/img/SIG/thumb:sepia/plain/...). [DARKROOM_ONLY_PRESETS]") var onlyPresets = false
+    @Option(help: "Quality of lossy answers a URL's q does not set, 1 to 100 (default 80). [DARKROOM_QUALITY]") var quality: Int?
+    @Option(help: ArgumentHelp("Quality per output format, over --quality (default webp=79,avif=63,jxl=77, as imgproxy). [DARKROOM_FORMAT_QUALITY]", valueName: "FORMAT=Q,...")) var formatQuality: String?
+    @Flag(help: "Write progressive JPEG answers. [DARKROOM_JPEG_PROGRESSIVE]") var jpegProgressive = false
+    @Flag(help: "Let URLs carry imgproxy's security options (max_src_resolution, max_src_file_size, max_animation_frames, max_animation_frame_resolution, max_result_dimension). [DARKROOM_ALLOW_SECURITY_OPTIONS]") var allowSecurityOptions = false
+    @Option(help: ArgumentHelp("Put before every source that does not start with it (imgproxy's BASE_URL). [DARKROOM_BASE_URL]", valueName: "URL")) var baseURL: String?
+    @Option(help: ArgumentHelp("Source rewrites, as imgproxy's URL_REPLACEMENTS: PATTERN=REPLACEMENT;... (* within a segment, $1... in the replacement). [DARKROOM_URL_REPLACEMENTS]", valueName: "RULES")) var urlReplacements: String?
 
     func validate() throws {
         _ = try serverConfiguration(environment: ProcessInfo.processInfo.environment)
@@ -105,7 +111,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// The configuration from flags, then `DARKROOM_*` variables, then defaults.
-    func serverConfiguration(environment: [String: String]) throws -> ServerConfiguration {
+    func serverConfiguration(environment original: [String: String]) throws -> ServerConfiguration {
+        let environment = ImgproxyEnvironment(original).merged(into: original)
         func env(_ name: String) -> String? { environment["DARKROOM_\(name)"].flatMap { $0.isEmpty ? nil : $0 } }
         func envFlag(_ name: String) -> Bool { ["1", "true", "yes"].contains(env(name)?.lowercased() ?? "") }
         func number(_ flag: Int?, _ name: String, _ option: String, minimum: Int = 0) throws -> Int? {
@@ -208,7 +215,41 @@ struct ServeCommand: AsyncParsableCommand {
         c.onlyPresets = onlyPresets || envFlag("ONLY_PRESETS")
         c.infoIncludesGPS = infoGps || envFlag("INFO_GPS")
         if c.onlyPresets, c.presets.isEmpty { throw ValidationError("--only-presets needs at least one --preset") }
+        try readImgproxySettings(into: &c, env: env, envFlag: envFlag)
         return c
+    }
+
+    /// The settings imgproxy has under the same names: the encoder's
+    /// defaults, the security options, the source rewrites and the allowed
+    /// options.
+    private func readImgproxySettings(into c: inout ServerConfiguration, env: (String) -> String?, envFlag: (String) -> Bool) throws {
+        if let text = quality.map(String.init) ?? env("QUALITY") {
+            guard let value = Int(text), (1...100).contains(value) else { throw ValidationError("quality \(text): expected 1 to 100") }
+            c.encoder.quality = value
+        }
+        if let text = formatQuality ?? env("FORMAT_QUALITY") {
+            for pair in text.split(separator: ",") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 2, let format = ImageFormat(name: parts[0]), let value = Int(parts[1]), (1...100).contains(value) else {
+                    throw ValidationError("format quality \(pair): expected FORMAT=1...100, such as avif=60")
+                }
+                c.encoder.formatQuality[format] = value
+            }
+        }
+        c.encoder.progressiveJPEG = jpegProgressive || envFlag("JPEG_PROGRESSIVE")
+        c.allowSecurityOptions = allowSecurityOptions || envFlag("ALLOW_SECURITY_OPTIONS")
+        if let text = env("ALLOWED_PROCESSING_OPTIONS") {
+            c.allowedOptions = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        }
+        if let base = baseURL ?? env("BASE_URL") { c.sourceRules.baseURL = base }
+        if let rules = urlReplacements ?? env("URL_REPLACEMENTS") {
+            do {
+                c.sourceRules.replacements = try SourceRules.replacements(from: rules)
+            } catch {
+                throw ValidationError("URL replacements: \(error)")
+            }
+        }
+        c.sourceRules.base64IncludesFilename = envFlag("BASE64_URL_INCLUDES_FILENAME")
     }
 
     /// The shared cache's configuration: where, which store, whose keys.
@@ -225,7 +266,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = try serverConfiguration(environment: ProcessInfo.processInfo.environment)
-        let environment = ProcessInfo.processInfo.environment
+        let imgproxy = ImgproxyEnvironment(ProcessInfo.processInfo.environment)
+        let environment = imgproxy.merged(into: ProcessInfo.processInfo.environment)
         if let path = watermark ?? environment["DARKROOM_WATERMARK"].flatMap({ $0.isEmpty ? nil : $0 }) {
             configuration.watermark = WatermarkImage(data: try await Self.imageFile(at: path, flag: "--watermark"))
         }
@@ -234,6 +276,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         var logger = Logger(label: "darkroom")
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        if !imgproxy.unhonoured.isEmpty {
+            logger.warning("imgproxy settings not honoured: \(imgproxy.unhonoured.joined(separator: ", "))")
+        }
         let app: any ApplicationProtocol
         do {
             let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host

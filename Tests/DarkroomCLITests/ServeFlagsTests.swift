@@ -138,3 +138,48 @@ import TestSupport
         #expect(ImagePipeline.Configuration().memoryCache.costLimit == bytes)
     }
 }
+
+/// An imgproxy deployment's environment, read as it is.
+@Suite struct ImgproxyEnvironmentTests {
+    func configuration(_ environment: [String: String], _ arguments: [String] = []) throws -> ServerConfiguration {
+        try ServeCommand.parse(arguments).serverConfiguration(environment: environment)
+    }
+
+    @Test func imgproxysVariablesMeanWhatTheyMeanThere() throws {
+        let c = try configuration([
+            "IMGPROXY_KEY": "736563726574", "IMGPROXY_SALT": "68656C6C6F", "IMGPROXY_SIGNATURE_SIZE": "8",
+            "IMGPROXY_BIND": "127.0.0.1:9090", "IMGPROXY_WORKERS": "3", "IMGPROXY_QUALITY": "70",
+            "IMGPROXY_FORMAT_QUALITY": "jpeg=75,avif=50", "IMGPROXY_MAX_SRC_RESOLUTION": "16.5", "IMGPROXY_MAX_SRC_FILE_SIZE": "1000000",
+            "IMGPROXY_ALLOWED_SOURCES": "https://a.example/,https://b.example/img/", "IMGPROXY_PRESETS": "thumb=rs:fill:100:100,default=q:60",
+            "IMGPROXY_TTL": "600", "IMGPROXY_DOWNLOAD_TIMEOUT": "7", "IMGPROXY_JPEG_PROGRESSIVE": "true",
+            "IMGPROXY_ALLOW_SECURITY_OPTIONS": "true", "IMGPROXY_ALLOWED_PROCESSING_OPTIONS": "rs,q,pr",
+            "IMGPROXY_BASE_URL": "https://a.example/", "IMGPROXY_URL_REPLACEMENTS": "s3://images/=https://a.example/",
+            "IMGPROXY_MAX_RESULT_DIMENSION": "0", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
+        ])
+        #expect(c.signatures.count == 1 && c.signatures[0].size == 8)
+        #expect(c.host == "127.0.0.1" && c.port == 9090 && c.filtrationConcurrency == 3)
+        #expect(c.encoder.quality == 70 && c.encoder.formatQuality[.jpeg] == 75 && c.encoder.formatQuality[.avif] == 50)
+        #expect(c.encoder.formatQuality[.webp] == 79, "imgproxy's own default where the variable says nothing")
+        #expect(c.limits.maxSourcePixels == 16_500_000 && c.limits.maxSourceBytes == 1_000_000)
+        #expect(c.allowedSources == ["https://a.example/", "https://b.example/img/"])
+        #expect(c.presets == ["thumb": "rs:fill:100:100", "default": "q:60"])
+        #expect(c.cacheMaxAge == 600 && c.downloadTimeout == .seconds(7) && c.encoder.progressiveJPEG)
+        #expect(c.allowSecurityOptions && c.allowedOptions == ["rs", "q", "pr"])
+        #expect(c.sourceRules.baseURL == "https://a.example/" && c.sourceRules.replacements.count == 1)
+        #expect(c.limits.maxResultDimension == 8192, "0 is no limit to imgproxy; Darkroom's own protection stays")
+        #expect(c.allowPrivateNetworks)
+    }
+
+    @Test func darkroomsOwnWinsAndWhatIsNotHonouredIsNamed() throws {
+        let environment = ["IMGPROXY_QUALITY": "70", "DARKROOM_QUALITY": "90", "IMGPROXY_WORKERS": "3",
+                           "IMGPROXY_USE_S3": "true", "IMGPROXY_ALLOWED_SOURCES": "https://*.example/", "IMGPROXY_USE_ETAG": "true",
+                           "IMGPROXY_AUTO_WEBP": "false"]
+        let c = try configuration(environment, ["--workers", "2"])
+        #expect(c.encoder.quality == 90 && c.filtrationConcurrency == 2)
+        let read = ImgproxyEnvironment(environment)
+        #expect(read.unhonoured.map { String($0.prefix { $0 != " " }) } == ["IMGPROXY_ALLOWED_SOURCES", "IMGPROXY_AUTO_WEBP", "IMGPROXY_USE_S3"])
+        #expect(read.unhonoured[0].contains("wildcards"))
+        #expect(throws: (any Error).self) { try configuration(["IMGPROXY_QUALITY": "101"]) }
+        #expect(throws: (any Error).self) { try configuration(["IMGPROXY_FORMAT_QUALITY": "bmp=50"]) }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// An imgproxy deployment's `IMGPROXY_*` variables, read as the Darkroom
+/// settings that mean the same thing, so that its environment file works
+/// unchanged. A `DARKROOM_*` variable (or a flag) wins where both are set.
+/// A variable Darkroom does not honour is named in one warning at start,
+/// never silently ignored.
+struct ImgproxyEnvironment {
+    /// The `DARKROOM_*` names (without the prefix) and their values that
+    /// imgproxy's variables stand for.
+    var settings: [String: String] = [:]
+    /// `IMGPROXY_*` variables set but not honoured, sorted, with why.
+    var unhonoured: [String] = []
+
+    /// Variables whose value Darkroom already has, honoured when set to it.
+    static let alwaysOn: [String: String] = [
+        "USE_ETAG": "true", "ENABLE_WEBP_DETECTION": "true", "ENABLE_AVIF_DETECTION": "true", "AUTO_WEBP": "true",
+        "AUTO_AVIF": "true", "STRIP_METADATA": "true", "KEEP_COPYRIGHT": "true", "STRIP_COLOR_PROFILE": "true",
+        "AUTO_ROTATE": "true", "USE_LAST_MODIFIED": "false", "CACHE_CONTROL_PASSTHROUGH": "false",
+    ]
+
+    init(_ environment: [String: String]) {
+        for (name, value) in environment.sorted(by: { $0.key < $1.key }) where name.hasPrefix("IMGPROXY_") && !value.isEmpty {
+            let key = String(name.dropFirst("IMGPROXY_".count))
+            if let reason = take(key, value) {
+                unhonoured.append("\(name) (\(reason))")
+            }
+        }
+    }
+
+    /// Reads one variable; the reason it is not honoured, or nil.
+    private mutating func take(_ key: String, _ value: String) -> String? {
+        switch key {
+        case "KEY", "SALT", "SIGNATURE_SIZE", "WORKERS", "QUALITY", "FORMAT_QUALITY", "MAX_ANIMATION_FRAMES", "DOWNLOAD_TIMEOUT",
+             "ONLY_PRESETS", "ALLOW_SECURITY_OPTIONS", "BASE_URL", "URL_REPLACEMENTS", "BASE64_URL_INCLUDES_FILENAME",
+             "JPEG_PROGRESSIVE", "ALLOWED_PROCESSING_OPTIONS":
+            settings[key] = value
+        case "CONCURRENCY": settings["WORKERS"] = value
+        case "TIMEOUT": settings["MAX_PROCESSING_SECONDS"] = value
+        case "TTL": settings["CACHE_MAX_AGE"] = value
+        case "MAX_SRC_FILE_SIZE":
+            // 0 is "no limit" to imgproxy; Darkroom keeps its own.
+            if value != "0" { settings["MAX_SOURCE_BYTES"] = value }
+        case "MAX_SRC_RESOLUTION":
+            // Megapixels, a fraction allowed.
+            guard let megapixels = Double(value), megapixels > 0, megapixels <= 10_000 else { return "not a number of megapixels" }
+            settings["MAX_SOURCE_PIXELS"] = String(Int((megapixels * 1_000_000).rounded()))
+        case "MAX_RESULT_DIMENSION":
+            if value != "0" { settings["MAX_RESULT_DIMENSION"] = value }
+        case "ALLOWED_SOURCES":
+            // imgproxy's entries are prefixes, or patterns with `*`.
+            guard !value.contains("*") else { return "wildcards are not supported; list the prefixes" }
+            settings["ALLOW_SOURCE"] = value
+        case "ALLOW_LOOPBACK_SOURCE_ADDRESSES":
+            // Darkroom has one switch for loopback and private addresses.
+            if ["1", "true", "yes"].contains(value.lowercased()) { settings["ALLOW_PRIVATE_NETWORKS"] = "true" }
+        case "ALLOW_PRIVATE_SOURCE_ADDRESSES", "ALLOW_LINK_LOCAL_SOURCE_ADDRESSES":
+            // On by default in imgproxy for private ranges; Darkroom refuses
+            // them unless loopback is allowed too.
+            if ["1", "true", "yes"].contains(value.lowercased()) && settings["ALLOW_PRIVATE_NETWORKS"] == nil {
+                return "private addresses are allowed only with IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES"
+            }
+        case "PRESETS": settings["PRESET"] = value
+        case "LOCAL_FILESYSTEM_ROOT": settings["LOCAL_ROOT"] = value
+        case "WATERMARK_PATH": settings["WATERMARK"] = value
+        case "FALLBACK_IMAGE_PATH": settings["FALLBACK_IMAGE"] = value
+        case "BIND":
+            // host:port, :port or a Unix socket path.
+            guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]) else {
+                return "only host:port is supported"
+            }
+            let host = value[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            settings["HOST"] = host.isEmpty ? "0.0.0.0" : host
+            settings["PORT"] = String(port)
+        default:
+            if let expected = Self.alwaysOn[key] {
+                let on = ["1", "true", "yes"].contains(value.lowercased())
+                if on == (expected == "true") { return nil }
+                return expected == "true" ? "always on in Darkroom" : "not supported"
+            }
+            return "not supported"
+        }
+        return nil
+    }
+
+    /// The environment with imgproxy's settings under their `DARKROOM_*`
+    /// names, where no `DARKROOM_*` variable is set already.
+    func merged(into environment: [String: String]) -> [String: String] {
+        var merged = environment
+        for (name, value) in settings where (environment["DARKROOM_\(name)"] ?? "").isEmpty {
+            merged["DARKROOM_\(name)"] = value
+        }
+        return merged
+    }
+}

@@ -1,0 +1,69 @@
+import AsyncHTTPClient
+import DarkroomServer
+import Foundation
+import NIOCore
+import Testing
+import TestSupport
+
+/// `darkroom serve` started with nothing but an imgproxy deployment's
+/// variables (signing, presets, quality, an allow-list, the address)
+/// serves imgproxy-signed URLs as that deployment did, refuses what it
+/// refused, and names at start the variable it does not honour.
+@Suite struct ImgproxyDeploymentTests {
+    @Test func anImgproxyEnvironmentServesImgproxySignedURLs() async throws {
+        let origin = try await OriginServer.start(serving: Corpus.photosFolder)
+        defer { Task { await origin.stop() } }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("darkroom-imgproxy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let port = try LoopbackPort.free()
+        let log = folder.appendingPathComponent("serve.log")
+        let environment = [
+            "IMGPROXY_BIND": "127.0.0.1:\(port)", "IMGPROXY_KEY": "736563726574", "IMGPROXY_SALT": "68656C6C6F",
+            "IMGPROXY_PRESETS": "thumb=rs:fill:120:80/g:no", "IMGPROXY_QUALITY": "40",
+            "IMGPROXY_ALLOWED_SOURCES": origin.url("/").absoluteString, "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
+            "IMGPROXY_USE_S3": "true",
+        ]
+        let process = try DarkroomProcess.start(["serve", "--cache-dir", folder.appendingPathComponent("cache").path], log: log,
+                                                environment: environment)
+        defer { Task { await DarkroomProcess.stop(process) } }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        defer { Task { try? await client.shutdown() } }
+        func get(_ path: String) async throws -> (status: UInt, body: Data) {
+            let deadline = ContinuousClock.now + .seconds(120)
+            while true {
+                do {
+                    let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60))
+                    return (response.status.code, Data(buffer: try await response.body.collect(upTo: 16 << 20)))
+                } catch where ContinuousClock.now < deadline && "\(error)".contains("connect") {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+        }
+        let signer = try URLSignature(hexKey: "736563726574", hexSalt: "68656C6C6F")
+        func signed(_ path: String) -> String { "/img/\(signer.sign(path))\(path)" }
+        let source = origin.url("/Aqua.jpg").absoluteString
+
+        let preset = try await get(signed("/pr:thumb/plain/\(source)@jpg"))
+        #expect(preset.status == 200, "\(String(decoding: preset.body.prefix(200), as: UTF8.self))")
+        #expect(try ImageSize.of(preset.body) == (120, 80))
+        // IMGPROXY_QUALITY is the quality: the same bytes as q:40 asked for.
+        let asked = try await get(signed("/rs:fill:120:80/g:no/q:40/plain/\(source)@jpg"))
+        let other = try await get(signed("/rs:fill:120:80/g:no/q:90/plain/\(source)@jpg"))
+        #expect(asked.status == 200 && preset.body == asked.body)
+        #expect(other.status == 200 && other.body.count > preset.body.count)
+        // Signing on: an unsigned URL is refused; the allow-list holds.
+        #expect(try await get("/img/_/pr:thumb/plain/\(source)@jpg").status == 403)
+        let elsewhere = try await get(signed("/pr:thumb/plain/http://203.0.113.9/a.jpg@jpg"))
+        #expect(elsewhere.status == 404 && String(decoding: elsewhere.body, as: UTF8.self).contains("allowed source prefix"))
+        let text = try await BlockingFile.read(log)
+        #expect(text.contains("imgproxy settings not honoured: IMGPROXY_USE_S3"), "\(text)")
+    }
+}
+
+/// A file read off the cooperative pool.
+enum BlockingFile {
+    static func read(_ url: URL) async throws -> String {
+        try await onOwnThread { String(decoding: try Data(contentsOf: url), as: UTF8.self) }
+    }
+}
