@@ -29,17 +29,8 @@ import TestSupport
         defer { Task { await DarkroomProcess.stop(process) } }
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         defer { Task { try? await client.shutdown() } }
-        func get(_ path: String) async throws -> (status: UInt, body: Data) {
-            let deadline = ContinuousClock.now + .seconds(120)
-            while true {
-                do {
-                    let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60))
-                    return (response.status.code, Data(buffer: try await response.body.collect(upTo: 16 << 20)))
-                } catch where ContinuousClock.now < deadline && "\(error)".contains("connect") {
-                    try await Task.sleep(for: .milliseconds(100))
-                }
-            }
-        }
+        let server = StartingServer(client: client, port: port)
+        func get(_ path: String) async throws -> (status: UInt, body: Data) { try await server.get(path) }
         let signer = try URLSignature(hexKey: "736563726574", hexSalt: "68656C6C6F")
         func signed(_ path: String) -> String { "/img/\(signer.sign(path))\(path)" }
         let source = origin.url("/Aqua.jpg").absoluteString

@@ -139,18 +139,8 @@ import TestSupport
         defer { Task { await DarkroomProcess.stop(process) } }
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         defer { Task { try? await client.shutdown() } }
-        func get(_ path: String) async throws -> (status: UInt, body: Data) {
-            let deadline = ContinuousClock.now + .seconds(120)
-            while true {
-                do {
-                    let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(120))
-                    return (response.status.code, Data(buffer: try await response.body.collect(upTo: 64 << 20)))
-                } catch where ContinuousClock.now < deadline && "\(error)".contains("connect") {
-                    // Still starting.
-                    try await Task.sleep(for: .milliseconds(100))
-                }
-            }
-        }
+        let server = StartingServer(client: client, port: port)
+        func get(_ path: String) async throws -> (status: UInt, body: Data) { try await server.get(path) }
         for orientation in 1...8 {
             let source = origin.url("/o\(orientation).jpg").absoluteString
             for (options, expected) in [("rs:fit:1600:1600", Self.fitted(orientation, into: 1600)),

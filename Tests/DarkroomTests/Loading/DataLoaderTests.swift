@@ -238,8 +238,8 @@ import TestSupport
         let stalled = try StalledListener()
         try await withLoader({ c in
             c.connectTimeout = .milliseconds(300)
-            c.readTimeout = .seconds(20)
-            c.totalTimeout = .seconds(30)
+            c.readTimeout = .seconds(60)
+            c.totalTimeout = .seconds(90)
             c.retries = 0
             c.policy = SourcePolicy(allowPrivateNetworks: true)
         }) { loader, _ in
@@ -247,7 +247,9 @@ import TestSupport
             let error = await failure(loader, URL(string: "http://127.0.0.1:\(stalled.port)/a.jpg")!)
             let took = ContinuousClock.now - started
             #expect(error?.kind == .timedOut, "\(String(describing: error))")
-            #expect(took < .seconds(5), "\(took)")
+            // Far below the read and total timeouts; the slack is for a
+            // machine busy with the rest of the suite (6.6 s was seen).
+            #expect(took < .seconds(20), "\(took)")
         }
         withExtendedLifetime(stalled) {}
     }
