@@ -57,10 +57,13 @@ import TestSupport
                 #expect(miss.status == .ok && hit.status == .ok)
                 #expect(miss.body == hit.body)
                 #expect(!hit.body.isEmpty)
-                for name in ["ETag", "Cache-Control", "Content-Type", "Content-Length", "Vary", "Server", "Content-Disposition"] {
+                for name in ["ETag", "Cache-Control", "Content-Type", "Content-Length", "Vary", "Server", "Content-Disposition",
+                             "X-Content-Type-Options", "Content-Security-Policy"] {
                     #expect(miss.header(name) == hit.header(name), "\(name) of \(path)")
                 }
                 #expect(hit.header("Content-Length") == "\(hit.body.count)")
+                // As imgproxy: no sniffing, no scripts, on misses and hits alike.
+                #expect(hit.header("X-Content-Type-Options") == "nosniff" && hit.header("Content-Security-Policy") == "script-src 'none'")
                 #expect(hit.header("Date")?.hasSuffix(" GMT") == true, "\(hit.header("Date") ?? "no Date")")
                 // The client's copy is current: 304, no body, the same validators.
                 let again = try await server.get(path, headers: [("Accept", accept), ("If-None-Match", hit.header("ETag") ?? "")])

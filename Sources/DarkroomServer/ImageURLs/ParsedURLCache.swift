@@ -22,9 +22,11 @@ final class ParsedURLCache: Sendable {
         /// A watermark to fetch (`wmu`) before `request` is processed.
         var watermarkSource: URL?
 
-        /// The fields an answer adds for this URL, as names and values.
+        /// The fields an answer adds for this URL, as names and values: as
+        /// imgproxy's, no type sniffing and no scripts, whatever the bytes
+        /// (an image opened as a page runs nothing).
         func headers(for format: ImageFormat) -> [(String, String)] {
-            var fields: [(String, String)] = []
+            var fields: [(String, String)] = [("X-Content-Type-Options", "nosniff"), ("Content-Security-Policy", "script-src 'none'")]
             if negotiated { fields.append(("Vary", "Accept")) }
             if let disposition { fields.append(("Content-Disposition", disposition.value(for: format))) }
             return fields
