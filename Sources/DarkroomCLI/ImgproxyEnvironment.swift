@@ -13,13 +13,20 @@ struct ImgproxyEnvironment {
     var unhonoured: [String] = []
 
     /// Variables whose value Darkroom already has, honoured when set to it.
-    static let alwaysOn: [String: String] = [
-        "USE_ETAG": "true", "ENABLE_WEBP_DETECTION": "true", "ENABLE_AVIF_DETECTION": "true", "AUTO_WEBP": "true",
-        "AUTO_AVIF": "true", "STRIP_METADATA": "true", "KEEP_COPYRIGHT": "true", "STRIP_COLOR_PROFILE": "true",
-        "AUTO_ROTATE": "true", "USE_LAST_MODIFIED": "false", "CACHE_CONTROL_PASSTHROUGH": "false",
+    static let alwaysOn: [String: Bool] = [
+        "USE_ETAG": true, "ENABLE_WEBP_DETECTION": true, "ENABLE_AVIF_DETECTION": true, "AUTO_WEBP": true,
+        "AUTO_AVIF": true, "STRIP_METADATA": true, "KEEP_COPYRIGHT": true, "STRIP_COLOR_PROFILE": true,
+        "AUTO_ROTATE": true, "USE_LAST_MODIFIED": false, "CACHE_CONTROL_PASSTHROUGH": false,
     ]
 
+    /// Whether loopback sources are allowed, which Darkroom's one switch
+    /// for private addresses needs (whatever order the variables come in).
+    private let allowsLoopback: Bool
+
+    static func isTrue(_ value: String?) -> Bool { ["1", "true", "yes"].contains(value?.lowercased() ?? "") }
+
     init(_ environment: [String: String]) {
+        allowsLoopback = Self.isTrue(environment["IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES"])
         for (name, value) in environment.sorted(by: { $0.key < $1.key }) where name.hasPrefix("IMGPROXY_") && !value.isEmpty {
             let key = String(name.dropFirst("IMGPROXY_".count))
             if let reason = take(key, value) {
@@ -53,11 +60,11 @@ struct ImgproxyEnvironment {
             settings["ALLOW_SOURCE"] = value
         case "ALLOW_LOOPBACK_SOURCE_ADDRESSES":
             // Darkroom has one switch for loopback and private addresses.
-            if ["1", "true", "yes"].contains(value.lowercased()) { settings["ALLOW_PRIVATE_NETWORKS"] = "true" }
+            if allowsLoopback { settings["ALLOW_PRIVATE_NETWORKS"] = "true" }
         case "ALLOW_PRIVATE_SOURCE_ADDRESSES", "ALLOW_LINK_LOCAL_SOURCE_ADDRESSES":
             // On by default in imgproxy for private ranges; Darkroom refuses
             // them unless loopback is allowed too.
-            if ["1", "true", "yes"].contains(value.lowercased()) && settings["ALLOW_PRIVATE_NETWORKS"] == nil {
+            if Self.isTrue(value) && !allowsLoopback {
                 return "private addresses are allowed only with IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES"
             }
         case "PRESETS": settings["PRESET"] = value
@@ -73,10 +80,9 @@ struct ImgproxyEnvironment {
             settings["HOST"] = host.isEmpty ? "0.0.0.0" : host
             settings["PORT"] = String(port)
         default:
-            if let expected = Self.alwaysOn[key] {
-                let on = ["1", "true", "yes"].contains(value.lowercased())
-                if on == (expected == "true") { return nil }
-                return expected == "true" ? "always on in Darkroom" : "not supported"
+            if let darkroom = Self.alwaysOn[key] {
+                if Self.isTrue(value) == darkroom { return nil }
+                return darkroom ? "always on in Darkroom" : "not supported"
             }
             return "not supported"
         }

@@ -338,8 +338,7 @@ extension Thumbnail {
         // Not UTF-8 (EXIF says ASCII; Latin-1 is common): each byte as a
         // Latin-1 character, which libvips writes back as UTF-8.
         let bytes = UnsafeBufferPointer(start: value, count: length)
-        return String(decoding: bytes, as: UTF8.self).utf8.elementsEqual(bytes) ? String(decoding: bytes, as: UTF8.self)
-            : String(bytes.map { Character(Unicode.Scalar($0)) })
+        return String(validating: bytes, as: UTF8.self) ?? String(bytes.map { Character(Unicode.Scalar($0)) })
     }
 
     /// The EXIF orientation of a TIFF-structured EXIF block, as libvips

@@ -26,21 +26,17 @@ extension VImage {
 
     /// A copy that keeps, of the metadata written into files, only what is
     /// asked: everything but the ICC profile (`all`), the ICC profile, or
-    /// the EXIF copyright. Save it with ``encoded(_:strip:_:)`` and `strip`
+    /// the EXIF copyright given (``copyright``'s value; nil keeps none). Save it with ``encoded(_:strip:_:)`` and `strip`
     /// off.
-    package func keepingMetadata(all: Bool, colourProfile: Bool, copyright: Bool) throws(VipsError) -> VImage {
-        let value = copyright ? self.copyright : nil
-        return try VImage.make("copy") { out in
-            if let value {
-                value.withCString { darkroom_vips_keep_metadata(pointer, out, all ? 1 : 0, colourProfile ? 1 : 0, $0) }
+    package func keepingMetadata(all: Bool, colourProfile: Bool, copyright: String?) throws(VipsError) -> VImage {
+        try VImage.make("copy") { out in
+            if let copyright {
+                copyright.withCString { darkroom_vips_keep_metadata(pointer, out, all ? 1 : 0, colourProfile ? 1 : 0, $0) }
             } else {
                 darkroom_vips_keep_metadata(pointer, out, all ? 1 : 0, colourProfile ? 1 : 0, nil)
             }
         }
     }
-
-    /// Whether the image carries an EXIF copyright that is not blank.
-    package var hasCopyright: Bool { copyright != nil }
 
     /// The EXIF copyright as the source's bytes say it (the photographer's
     /// part), not libexif's rendering of it; nil when there is none or it

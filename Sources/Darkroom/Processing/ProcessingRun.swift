@@ -225,8 +225,9 @@ struct ProcessingRun {
         }
         // The metadata kept, if any: then the saver does not strip.
         let output = options.output
-        let copyright = output.stripMetadata && output.keepCopyright && image.hasCopyright
-        let strip = output.stripMetadata && output.stripColourProfile && !copyright
+        // Read from the EXIF once, and handed to the copy that keeps it.
+        let copyright = output.stripMetadata && output.keepCopyright ? image.copyright : nil
+        let strip = output.stripMetadata && output.stripColourProfile && copyright == nil
         let image = strip ? image : try vips("choosing the metadata to keep") {
             try image.keepingMetadata(all: !output.stripMetadata, colourProfile: !output.stripColourProfile, copyright: copyright)
         }

@@ -182,12 +182,13 @@ struct ImageRoutes: Sendable {
         var (format, negotiated): (ImageFormat?, Bool) = (nil, false)
         // A raw answer is the source's bytes, whatever is asked or accepted.
         if !url.options.raw {
-            switch Self.format(asked: url.options.format ?? url.requestedExtension, accept: accept) {
+            let asked = url.options.format ?? url.requestedExtension
+            switch Self.format(asked: asked, accept: accept) {
             case .success(let answer): (format, negotiated) = answer
             case .failure(let error):
                 // A format imgproxy knows but this server does not write is
                 // imgproxy's 422; a name no one knows, a bad URL.
-                let known = Self.unwritableFormats.contains((url.options.format ?? url.requestedExtension ?? "").lowercased())
+                let known = Self.unwritableFormats.contains(asked?.lowercased() ?? "")
                 return .failure(Refusal(response: errorResponse(known ? .unprocessableContent : .notFound,
                                                                 known ? error.message : "bad image URL: \(error.message)")))
             }
