@@ -142,7 +142,7 @@ import TestSupport
 /// An imgproxy deployment's environment, read as it is.
 @Suite struct ImgproxyEnvironmentTests {
     func configuration(_ environment: [String: String], _ arguments: [String] = []) throws -> ServerConfiguration {
-        try ServeCommand.parse(arguments).serverConfiguration(environment: environment)
+        try ServeFlagsTests().configuration(arguments, environment: environment)
     }
 
     @Test func imgproxysVariablesMeanWhatTheyMeanThere() throws {
@@ -179,6 +179,9 @@ import TestSupport
         let read = ImgproxyEnvironment(environment)
         #expect(read.unhonoured.map { String($0.prefix { $0 != " " }) } == ["IMGPROXY_ALLOWED_SOURCES", "IMGPROXY_AUTO_WEBP", "IMGPROXY_USE_S3"])
         #expect(read.unhonoured[0].contains("wildcards"))
+        // Link-local sorts before loopback: allowed with it all the same.
+        #expect(ImgproxyEnvironment(["IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES": "true",
+                                     "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true"]).unhonoured.isEmpty)
         #expect(throws: (any Error).self) { try configuration(["IMGPROXY_QUALITY": "101"]) }
         #expect(throws: (any Error).self) { try configuration(["IMGPROXY_FORMAT_QUALITY": "bmp=50"]) }
     }

@@ -46,12 +46,17 @@ public enum DarkroomProcess {
         process.executableURL = binary
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        try runLogging(process, to: log)
+        return process
+    }
+
+    /// Runs `process` with its output and errors written to `log` (made anew).
+    public static func runLogging(_ process: Process, to log: URL) throws {
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
-        return process
     }
 
     /// Sends `signal` and waits (without blocking a thread) for the process

@@ -43,11 +43,7 @@ public struct MemoryCgroup: Sendable {
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         let procs = folder.appendingPathComponent("cgroup.procs").path
         process.arguments = ["-c", "echo $$ > '\(procs)' && exec \"$@\"", "sh", executable.path] + arguments
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
+        try DarkroomProcess.runLogging(process, to: log)
         return process
     }
 

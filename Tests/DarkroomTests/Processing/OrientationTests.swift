@@ -8,6 +8,14 @@ import TestSupport
 /// phone's portrait photo carries orientation 6, and sequential decoding
 /// cannot serve rotation's out-of-order reads at large sizes.
 @Suite struct LargeOrientationTests {
+    /// A pipeline with no disk cache that fetches from a loopback origin.
+    static func loopbackPipeline() throws -> ImagePipeline {
+        var configuration = ImagePipeline.Configuration()
+        configuration.diskCache = nil
+        configuration.loader.policy = SourcePolicy(allowPrivateNetworks: true)
+        return try ImagePipeline(configuration: configuration)
+    }
+
     /// Wood.jpg is 2560 x 1920.
     static let source: Data? = try? Corpus.data("Wood.jpg")
 
@@ -42,10 +50,7 @@ import TestSupport
             try EXIFOrientation.jpeg(source, orientation: orientation).write(to: folder.appendingPathComponent("o\(orientation).jpg"))
         }
         let origin = try await OriginServer.start(serving: folder)
-        var configuration = ImagePipeline.Configuration()
-        configuration.diskCache = nil
-        configuration.loader.policy = SourcePolicy(allowPrivateNetworks: true)
-        let pipeline = try ImagePipeline(configuration: configuration)
+        let pipeline = try Self.loopbackPipeline()
         for orientation in 1...8 {
             let upright = orientation >= 5 ? (width: 1920, height: 2560) : (width: 2560, height: 1920)
             for side in [1600, 2500, 3000] {
@@ -82,10 +87,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         for orientation in 1...8 { try CornerPhoto.jpeg(orientation: orientation).write(to: folder.appendingPathComponent("c\(orientation).jpg")) }
         let origin = try await OriginServer.start(serving: folder)
-        var configuration = ImagePipeline.Configuration()
-        configuration.diskCache = nil
-        configuration.loader.policy = SourcePolicy(allowPrivateNetworks: true)
-        let pipeline = try ImagePipeline(configuration: configuration)
+        let pipeline = try Self.loopbackPipeline()
         for orientation in 1...8 {
             let response = try await pipeline.image(for: ImageRequest(url: origin.url("/c\(orientation).jpg"), operations: [.resize(Resize(width: 120, height: 120))],
                                                                       output: OutputOptions(format: .jpeg)))
