@@ -5,7 +5,7 @@ SWIFT ?= swift
 export PATH := $(PATH):/opt/swift/usr/bin
 OUT ?= darkroom-out
 
-.PHONY: run thumbnails test build release bootstrap bench bench-servers soak clean fuzz sanitize crash-test
+.PHONY: run thumbnails test test-busy build release bootstrap bench bench-servers soak clean fuzz sanitize crash-test
 
 bootstrap:
 	@scripts/bootstrap
@@ -32,6 +32,12 @@ test: bootstrap
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
+
+# The whole suite while other processes keep every core busy: no test may
+# depend on how fast the machine is.
+test-busy: bootstrap
+	$(SWIFT) build --build-tests
+	scripts/busy $(SWIFT) test --skip-build --parallel
 
 # darkroom fetch and darkroom serve killed with SIGKILL at random moments
 # on one cache, CRASH_KILLS times (`make test` runs 10), then everything

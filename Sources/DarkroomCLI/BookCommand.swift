@@ -2,6 +2,7 @@ import ArgumentParser
 import Darkroom
 import Dispatch
 import Foundation
+import Synchronization
 
 /// `darkroom book`: photos into a PDF photobook.
 struct BookCommand: AsyncParsableCommand {
@@ -55,6 +56,9 @@ struct BookCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Disk cache folder, for photos given as URLs.")
     var cacheDir: String?
 
+    @Option(name: .long, help: "Seconds one page's photo may take to prepare before it is stopped, 1...3600 (default 20). [DARKROOM_MAX_PROCESSING_SECONDS]")
+    var maxProcessingSeconds: Int?
+
     func validate() throws {
         guard inputs.isEmpty != (list == nil) else { throw ValidationError("give either input files or --list, not both and not neither") }
         guard PhotobookRequest.PageSize(page) != nil else { throw ValidationError("--page \(page): expected A4, Letter or WxH in pixels") }
@@ -62,6 +66,7 @@ struct BookCommand: AsyncParsableCommand {
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be from 1 to 100") }
         guard margin.isFinite, (0...1000).contains(margin) else { throw ValidationError("--margin must be from 0 to 1000 (millimetres)") }
         guard workers >= 1 else { throw ValidationError("--workers must be at least 1") }
+        _ = try ProcessingFlags.processingTime(maxProcessingSeconds)
         guard fit == .fill || fit == .fit else { throw ValidationError("--fit must be fill or fit") }
         if let filter {
             do { _ = try ImageOperation(filter: filter) } catch { throw ValidationError("--filter \(filter): \(error.reason)") }
@@ -97,20 +102,34 @@ struct BookCommand: AsyncParsableCommand {
         request.captions = captions
         request.quality = quality
         request.skipFailed = skipFailed
+        request.limits.maxProcessingTime = try ProcessingFlags.processingTime(maxProcessingSeconds)
 
         var configuration = ImagePipeline.Configuration()
         configuration.filtrationConcurrency = workers
         configuration.memoryCache.costLimit = 64 << 20
         configuration.diskCache = cacheDir.map { DiskCache.Configuration(folder: URL(fileURLWithPath: $0)) } ?? configuration.diskCache
         let outcome = try await withImagePipeline(configuration: configuration) { pipeline in
-            let job = Photobook(pipeline: pipeline).start(request, to: output)
-
-            // Ctrl-C cancels the book: no partial file is left.
+            // Ctrl-C cancels the book: no partial file is left. The handler
+            // is in place before the job starts, so that a Ctrl-C that comes
+            // as the first page is written still cancels it.
             signal(SIGINT, SIG_IGN)
             let interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
-            interrupt.setEventHandler { job.cancel() }
+            let interrupted = Mutex<(asked: Bool, job: PhotobookJob?)>((false, nil))
+            interrupt.setEventHandler {
+                let job = interrupted.withLock { state -> PhotobookJob? in
+                    state.asked = true
+                    return state.job
+                }
+                job?.cancel()
+            }
             interrupt.resume()
             defer { interrupt.cancel() }
+            let job = Photobook(pipeline: pipeline).start(request, to: output)
+            let askedAlready = interrupted.withLock { state -> Bool in
+                state.job = job
+                return state.asked
+            }
+            if askedAlready { job.cancel() }
 
             let interactive = Terminal.isInteractive
             for await step in job.progress where interactive {

@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Darkroom
+import Foundation
 
 /// The processing options shared by `process`, `fetch` and `book`.
 struct ProcessingFlags: ParsableArguments {
@@ -23,6 +24,27 @@ struct ProcessingFlags: ParsableArguments {
 
     @Flag(name: .customLong("jpeg-xl"), help: "Read and write JPEG XL (off by default: libvips marks its JPEG XL codec untrusted).")
     var jpegXL = false
+
+    @Option(name: .long, help: "Seconds one image's processing may take before it is stopped, 1...3600 (default 20). [DARKROOM_MAX_PROCESSING_SECONDS]")
+    var maxProcessingSeconds: Int?
+
+    /// `--max-processing-seconds`, else `DARKROOM_MAX_PROCESSING_SECONDS`
+    /// (as `serve` reads it), else the server's default: a photo that takes
+    /// longer is more likely a hostile file than a slow machine, and a busy
+    /// machine that needs more is given it by the flag.
+    static func processingTime(_ flag: Int?) throws -> Duration {
+        if let flag {
+            guard (1...3600).contains(flag) else { throw ValidationError("--max-processing-seconds \(flag) is outside 1...3600") }
+            return .seconds(flag)
+        }
+        if let text = ProcessInfo.processInfo.environment["DARKROOM_MAX_PROCESSING_SECONDS"] {
+            guard let seconds = Int(text), (1...3600).contains(seconds) else {
+                throw ValidationError("DARKROOM_MAX_PROCESSING_SECONDS=\(text) is not a whole number from 1 to 3600")
+            }
+            return .seconds(seconds)
+        }
+        return ImageLimits.default.maxProcessingTime
+    }
 
     func validate() throws {
         _ = try options(defaultFilters: [])
@@ -56,6 +78,7 @@ struct ProcessingFlags: ParsableArguments {
         }
         var options = ProcessingOptions(operations: operations, output: output)
         options.limits.jpegXL = jpegXL
+        options.limits.maxProcessingTime = try Self.processingTime(maxProcessingSeconds)
         return options
     }
 

@@ -48,6 +48,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Versions asked of a source before it is kept in the disk cache, as nginx's proxy_cache_min_uses (default 2: a source asked in one version only is never written, and the latest sources wait in memory for a second; 1 keeps every source). [DARKROOM_SOURCE_MIN_USES]") var sourceMinUses: Int?
     @Flag(help: "Log every request at info level. [DARKROOM_ACCESS_LOG]") var accessLog = false
     @Option(help: ArgumentHelp("A result cache shared by replicas, in S3-compatible storage; credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION. [DARKROOM_RESULT_CACHE]", valueName: "s3://BUCKET/PREFIX")) var resultCache: String?
+    @Option(help: "Seconds a read from the result cache may take before the request goes on without it (default 2). [DARKROOM_RESULT_CACHE_TIMEOUT]") var resultCacheTimeout: Int?
     @Option(help: ArgumentHelp("The S3 store's address, for the result cache and S3 sources (default: AWS_ENDPOINT_URL, else AWS's for the region). [DARKROOM_S3_ENDPOINT]", valueName: "URL")) var s3Endpoint: String?
     @Flag(help: "With --result-cache, keep downloaded sources there too, so no replica asks the origin for a photo another has. [DARKROOM_SOURCE_CACHE]") var sourceCache = false
     @Option(help: ArgumentHelp("Serve s3://BUCKET/KEY sources from these buckets (comma-separated; * for any the credentials can read). [DARKROOM_S3_SOURCES]", valueName: "BUCKETS")) var s3Sources: String?
@@ -190,8 +191,14 @@ struct ServeCommand: AsyncParsableCommand {
         if let text = resultCache ?? env("RESULT_CACHE") {
             c.sharedCache = try Self.sharedCache(text, endpoint: endpoint, environment: environment)
             c.sharedCache?.storesSources = sourceCache || envFlag("SOURCE_CACHE")
+            if let seconds = try number(resultCacheTimeout, "RESULT_CACHE_TIMEOUT", "result-cache-timeout", minimum: 1) {
+                guard seconds <= 3600 else { throw ValidationError("--result-cache-timeout \(seconds) is over 3600") }
+                c.sharedCache?.client.timeout = .seconds(seconds)
+            }
         } else if sourceCache {
             throw ValidationError("--source-cache needs --result-cache")
+        } else if resultCacheTimeout != nil {
+            throw ValidationError("--result-cache-timeout needs --result-cache")
         }
         if let text = s3Sources ?? env("S3_SOURCES") {
             let buckets = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })

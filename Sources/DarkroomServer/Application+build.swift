@@ -110,7 +110,7 @@ func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, 
     router.add(middleware: FileMiddleware(Gallery.staticFolder, urlBasePath: "/gallery", cacheControl: .init([(MediaType(type: .any), [.noCache])]), logger: logger))
     router.add(middleware: FileMiddleware(Gallery.samplesFolder, urlBasePath: "/samples", logger: logger))
     GalleryRoutes(gallery: gallery).add(to: router)
-    BookRoutes(gallery: gallery, books: books, signing: !configuration.signatures.isEmpty).add(to: router)
+    BookRoutes(gallery: gallery, books: books, signing: !configuration.signatures.isEmpty, limits: configuration.limits).add(to: router)
     OperationsRoutes(processor: ImageProcessor(), pipeline: pipeline, connections: connections, metrics: metrics).add(to: router)
     InfoRoutes(pipeline: pipeline, configuration: configuration, processor: ImageProcessor(), connections: connections).add(to: router)
     return router

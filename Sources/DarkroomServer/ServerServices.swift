@@ -61,7 +61,9 @@ struct MemoryReturnService: Service {
                 let completed = counts.finished + counts.failed + counts.cancelled
                 guard counts.running == 0, counts.waiting == 0, completed != lastCompleted else { continue }
                 lastCompleted = completed
-                Allocator.returnFreeMemory()
+                // malloc_trim walks every arena (tens of milliseconds on a
+                // big heap): kept off the cooperative threads.
+                _ = try? await BlockingExecutor.shared.run { Allocator.returnFreeMemory() }
             }
         }
     }

@@ -28,9 +28,9 @@ import TestSupport
         func partial() -> [String] {
             ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0 != "log.txt" }
         }
-        let writing = await eventuallyAsync(60) { !partial().isEmpty }
+        let writing = await eventuallyAsync(300) { !partial().isEmpty }
         #expect(writing, "the book was being written when interrupted")
-        let status = await DarkroomProcess.stop(book, signal: SIGINT, seconds: 30)
+        let status = await DarkroomProcess.stop(book, signal: SIGINT, seconds: 120)
         #expect(status == 1, "Ctrl-C cancels")
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0 != "log.txt" }
         #expect(left.isEmpty, "no partial file: \(left)")

@@ -83,12 +83,29 @@ import TestSupport
         ["process", "x.jpg", "-o", "y.jpg", "--filter", "vintage"],
         ["process", "x.jpg", "-o", "y.jpg", "--format", "bmp"],
         ["process", "x.jpg", "-o", "y.jpg", "--quality", "101"],
+        ["process", "x.jpg", "-o", "y.jpg", "--max-processing-seconds", "0"],
+        ["book", "x.jpg", "-o", "y.pdf", "--max-processing-seconds", "3601"],
         ["process", "x.jpg"],
         ["process", "-o", "y.jpg"],
         ["nonsense"],
     ])
     func usageErrorsExitWithTwo(arguments: [String]) async {
         #expect(await CommandLineRunner.run(arguments) == 2)
+    }
+
+    /// The processing time limit comes from the flag, else from the
+    /// variable `serve` reads too; a bad one is a usage error that names it.
+    @Test func theTimeLimitFromTheEnvironmentIsChecked() async throws {
+        let out = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: out) }
+        let input = Fixtures.url("landscape.jpg").path
+        let bad = try await DarkroomProcess.run(["process", input, "-o", out.appendingPathComponent("a.png").path],
+                                                environment: ["DARKROOM_MAX_PROCESSING_SECONDS": "soon"])
+        #expect(bad.status == 2 && bad.stderr.contains("DARKROOM_MAX_PROCESSING_SECONDS"), "\(bad.status) \(bad.stderr)")
+        // The flag wins over the variable.
+        let flag = try await DarkroomProcess.run(["process", input, "-o", out.appendingPathComponent("b.png").path, "--max-processing-seconds", "60"],
+                                                 environment: ["DARKROOM_MAX_PROCESSING_SECONDS": "soon"])
+        #expect(flag.status == 0, "\(flag.stderr)")
     }
 
     @Test func sameNamesFromDifferentFoldersDoNotOverwriteEachOther() async throws {

@@ -55,6 +55,7 @@ import TestSupport
             (["--max-request-memory-mb", "8"], [:], "max-request-memory-mb"),
             (["--max-request-memory-mb", "9999999"], [:], "max-request-memory-mb"),
             ([], ["DARKROOM_MAX_REQUEST_MEMORY_MB": "-5"], "DARKROOM_MAX_REQUEST_MEMORY_MB"),
+            (["--result-cache-timeout", "5"], [:], "--result-cache-timeout needs --result-cache"),
         ] as [([String], [String: String], String)] {
             do {
                 _ = try configuration(arguments, environment: environment)
@@ -130,6 +131,18 @@ import TestSupport
         #expect(c.limits.maxProcessingTime == .seconds(5))
         let e = try configuration([], environment: ["DARKROOM_MAX_RESULT_DIMENSION": "2000", "DARKROOM_MAX_PROCESSING_SECONDS": "9"])
         #expect(e.limits.maxResultDimension == 2000 && e.limits.maxProcessingTime == .seconds(9))
+    }
+
+    /// How long a read from the shared result cache may wait is checked as
+    /// a user meets it: out of range, `darkroom serve` exits with status 2
+    /// and names the flag (the replicas of the shared-cache tests run with
+    /// it set).
+    @Test(arguments: ["0", "3601"])
+    func resultCacheTimeoutOutOfRange(seconds: String) async throws {
+        let run = try await DarkroomProcess.run(["serve", "--host", "300.300.300.300", "--result-cache", "s3://darkroom/cache", "--s3-endpoint", "http://127.0.0.1:9",
+                                                 "--result-cache-timeout", seconds],
+                                                environment: ["AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": "s", "AWS_REGION": "us-east-1"])
+        #expect(run.status == 2 && run.stderr.contains("result-cache-timeout"), "\(run.status) \(run.stderr)")
     }
 
     @Test func theDefaultMemoryCacheFitsTheMachine() {

@@ -86,7 +86,7 @@ import TestSupport
 
         await DarkroomProcess.stop(proxy, signal: SIGQUIT)
         for server in servers {
-            let status = await DarkroomProcess.stop(server, signal: SIGTERM)
+            let status = await DarkroomProcess.stop(server, signal: SIGTERM, seconds: 120)
             #expect(status == 0, "SIGTERM shuts the server down gracefully")
         }
         try await client.shutdown()

@@ -38,7 +38,15 @@ import TestSupport
             // cut nothing.
             let temporary = folder.appendingPathComponent("tmp")
             try await Task.sleep(for: .milliseconds(20 + 37 * (attempt % 16)))
-            _ = await eventually(10) { !Fixtures.regularFiles(under: temporary).isEmpty }
+            // Watched and killed from a thread of its own: a poll that waits
+            // for a turn on the busy cooperative pool sees a write that has
+            // already ended.
+            let pid = writer.processIdentifier
+            try await onOwnThread {
+                let deadline = ContinuousClock.now + .seconds(60)
+                while Fixtures.regularFiles(under: temporary).isEmpty, ContinuousClock.now < deadline { usleep(200) }
+                kill(pid, SIGKILL)
+            }
             await DarkroomProcess.stop(writer, signal: SIGKILL)
 
             // A write cut short leaves its temporary file, never a partial

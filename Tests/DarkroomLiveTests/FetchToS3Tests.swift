@@ -35,8 +35,7 @@ struct FetchToS3Tests {
 
     static func withStore(_ body: (SeaweedFS, S3Client, OriginServer, URL) async throws -> Void) async throws {
         let store = try await SeaweedFS.start()
-        let client = try S3Client(configuration: .init(endpoint: store.endpoint, bucket: "batch",
-                                                       credentials: S3Credentials(accessKeyID: SeaweedFS.accessKey, secretAccessKey: SeaweedFS.secretKey)))
+        let client = try store.client(bucket: "batch")
         let origin = try await OriginServer.start(serving: Fixtures.folder)
         let folder = try Fixtures.temporaryFolder("darkroom-fetch-s3")
         do {

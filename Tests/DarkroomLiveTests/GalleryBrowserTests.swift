@@ -36,7 +36,7 @@ import TestSupport
         (try await browser.run("return window.darkroom ? window.darkroom.state.states : {}") as? [String: String]) ?? [:]
     }
 
-    func until(_ seconds: Double = 60, _ condition: () async throws -> Bool) async throws -> Bool {
+    func until(_ seconds: Double = 120, _ condition: () async throws -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             if try await condition() { return true }
@@ -81,10 +81,12 @@ import TestSupport
         // start, then scroll past them to the end. (Only these five: with the
         // prefetched rows 11 and 17 slow too, seven slow downloads would fill
         // the download queue's six slots and one visible row would wait.)
-        for row in 12..<17 { origin.set(.drip(chunk: 1024, every: .milliseconds(100)), for: "/rows/row-\(row).jpg") }
+        // A kilobyte every half second: minutes for each, so they are
+        // surely under way when the page scrolls past them.
+        for row in 12..<17 { origin.set(.drip(chunk: 1024, every: .milliseconds(500)), for: "/rows/row-\(row).jpg") }
         try await browser.run("window.scrollTo(0, document.querySelector('.row[data-row=\"13\"]').offsetTop - 40)")
         let slow = Array(12..<17)
-        let started = try await until(30) { slow.filter { origin.requests("/rows/row-\($0).jpg") == 1 }.count >= 4 }
+        let started = try await until(120) { slow.filter { origin.requests("/rows/row-\($0).jpg") == 1 }.count >= 4 }
         let requested = (8..<20).map { "\($0):\(origin.requests("/rows/row-\($0).jpg"))" }.joined(separator: " ")
         let visible = try await browser.run("return [...window.darkroom.state.visible].join(',') + ' scrolling=' + window.darkroom.state.scrolling + ' y=' + window.scrollY")
         let status = try await server.status()
@@ -92,9 +94,9 @@ import TestSupport
         let underway = slow.filter { origin.requests("/rows/row-\($0).jpg") == 1 }
         let cancelledBefore = status.downloadsCancelled
         try await browser.run("window.scrollTo(0, document.body.scrollHeight)")
-        #expect(try await until(30) { (try await server.status().downloadsCancelled) >= cancelledBefore + underway.count }, "rows scrolled past are cancelled")
+        #expect(try await until(120) { (try await server.status().downloadsCancelled) >= cancelledBefore + underway.count }, "rows scrolled past are cancelled")
         for row in underway {
-            #expect(try await until(30) { origin.aborted("/rows/row-\(row).jpg") == 1 }, "the origin saw row \(row)'s download aborted")
+            #expect(try await until(120) { origin.aborted("/rows/row-\(row).jpg") == 1 }, "the origin saw row \(row)'s download aborted")
         }
         #expect(try await until { (try await states(browser))["29"] == "filtered" }, "the last rows, now visible, are filtered")
         let afterwards = try await states(browser)

@@ -22,7 +22,8 @@ final class WebDriver: @unchecked Sendable {
         try driver.run()
         base = "http://127.0.0.1:\(port)"
         var ready = false
-        for _ in 0..<100 where !ready {
+        // chromedriver can take seconds to listen on a busy machine.
+        for _ in 0..<600 where !ready {
             ready = (try? await command("GET", "/status")) != nil
             if !ready { try await Task.sleep(for: .milliseconds(100)) }
         }

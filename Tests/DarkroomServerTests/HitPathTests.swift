@@ -123,12 +123,7 @@ import TestSupport
             #expect(open >= 1 && open <= 2, "one client connection (and the test server's own /metrics client)")
             try await client.shutdown()
             // Closing the connection forgets it.
-            var gone = false
-            for _ in 0..<200 where !gone {
-                gone = try await gauge("darkroom_connections_watched", on: server) == 0
-                if !gone { try await Task.sleep(for: .milliseconds(20)) }
-            }
-            #expect(gone)
+            #expect(await eventuallyAsync(120) { (try? await gauge("darkroom_connections_watched", on: server)) == 0 })
         }
     }
 

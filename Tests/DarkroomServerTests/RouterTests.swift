@@ -18,6 +18,7 @@ import TestSupport
     private func withRouter(_ configure: (inout ServerConfiguration) -> Void = { _ in },
                             _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         var configuration = ServerConfiguration()
+        configuration.limits.maxProcessingTime = unhurriedProcessingTime
         configure(&configuration)
         let metrics = ServerMetrics()
         var pipelineSettings = pipelineConfiguration(for: configuration, metrics: metrics)

@@ -25,6 +25,7 @@ public struct TestServer: Sendable {
         configuration.port = 0
         configuration.cacheFolder = try Fixtures.temporaryFolder("darkroom-server-cache")
         configuration.watchMemoryPressure = false
+        configuration.limits.maxProcessingTime = unhurriedProcessingTime
         configure(&configuration)
         var logger = Logger(label: "darkroom-test")
         logger.logLevel = .error
@@ -47,11 +48,13 @@ public struct TestServer: Sendable {
         let server = TestServer(base: "http://127.0.0.1:\(port)", cacheFolder: configuration.cacheFolder!,
                                 client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.clientConfiguration),
                                 running: running, group: serviceGroup)
-        for _ in 0..<200 {
+        // A busy machine can take seconds to answer the first request.
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
             if (try? await server.get("/health"))?.status == .ok { return server }
             try await Task.sleep(for: .milliseconds(50))
         }
-        throw TestServerError("the test server did not start")
+        throw TestServerError("the test server did not start in 120 s")
     }
 
     /// No redirects followed; and as many connections as a test's clients
@@ -90,7 +93,7 @@ public struct TestServer: Sendable {
     }
 
     /// Polls the status until `condition` holds, for up to `seconds`.
-    public func statusBecomes(_ seconds: Double = 30, _ condition: (GalleryStatus) -> Bool) async -> Bool {
+    public func statusBecomes(_ seconds: Double = 120, _ condition: (GalleryStatus) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             if let status = try? await status(), condition(status) { return true }

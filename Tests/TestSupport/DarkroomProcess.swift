@@ -25,7 +25,7 @@ public enum DarkroomProcess {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = Self.environment(environment)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -45,9 +45,19 @@ public enum DarkroomProcess {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = Self.environment(environment)
         try runLogging(process, to: log)
         return process
+    }
+
+    /// The tests' environment with `extra` over it, and a processing time
+    /// limit no busy machine reaches by accident (``unhurriedProcessingTime``)
+    /// unless `extra` names one; `--max-processing-seconds` wins over both,
+    /// for the tests about that limit.
+    static func environment(_ extra: [String: String]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["DARKROOM_MAX_PROCESSING_SECONDS"] = "\(unhurriedProcessingTime.components.seconds)"
+        return environment.merging(extra) { $1 }
     }
 
     /// Runs `process` with its output and errors written to `log` (made anew).

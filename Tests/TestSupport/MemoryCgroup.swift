@@ -43,6 +43,7 @@ public struct MemoryCgroup: Sendable {
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         let procs = folder.appendingPathComponent("cgroup.procs").path
         process.arguments = ["-c", "echo $$ > '\(procs)' && exec \"$@\"", "sh", executable.path] + arguments
+        process.environment = DarkroomProcess.environment([:])
         try DarkroomProcess.runLogging(process, to: log)
         return process
     }

@@ -1,3 +1,4 @@
+public import Darkroom
 public import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -19,6 +20,15 @@ public final class SeaweedFS: @unchecked Sendable {
     private var process: Process?
 
     public var endpoint: URL { URL(string: "http://127.0.0.1:\(s3Port)")! }
+
+    /// A client of `bucket` with the test keys, whose reads wait for the
+    /// store longer than a busy machine makes them take.
+    public func client(bucket: String) throws -> S3Client {
+        var configuration = S3Client.Configuration(endpoint: endpoint, bucket: bucket,
+                                                   credentials: S3Credentials(accessKeyID: Self.accessKey, secretAccessKey: Self.secretKey))
+        configuration.timeout = .seconds(120)
+        return try S3Client(configuration: configuration)
+    }
 
     /// Starts a store and waits until its S3 gateway answers. Ports are
     /// picked free and then bound by `weed`, so another program can take

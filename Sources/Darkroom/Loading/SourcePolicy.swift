@@ -89,12 +89,21 @@ public struct SourcePolicy: Sendable, Hashable {
         return first
     }
 
+    /// Threads for name lookups alone: on NIO's shared pool a lookup would
+    /// wait behind whatever libvips work is there (an `/info` request's),
+    /// and a download behind the lookup.
+    private static let resolver: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 2)
+        pool.start()
+        return pool
+    }()
+
     /// Resolves a host name (or reads an address literal), on a thread that
     /// may block.
     static func resolve(_ host: String) async throws(DarkroomError) -> [IPAddress] {
         if let literal = IPAddress(host) { return [literal] }
         do {
-            return try await NIOThreadPool.singleton.runIfActive {
+            return try await resolver.runIfActive {
                 var hints = addrinfo()
                 hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
                 var results: UnsafeMutablePointer<addrinfo>?

@@ -137,7 +137,8 @@ public struct Photobook: Sendable {
             var operations: [ImageOperation] = [.resize(Resize(width: layout.imageArea.width, height: layout.imageArea.height,
                                                                mode: request.fit == .fit ? .fit : .fill, enlarge: true))]
             if let filter = request.filter { operations.append(filter) }
-            let options = ProcessingOptions(operations: operations, output: OutputOptions(format: .jpeg, quality: request.quality))
+            let options = ProcessingOptions(operations: operations, output: OutputOptions(format: .jpeg, quality: request.quality),
+                                            limits: request.limits)
             let item = pipeline.filtrationQueue.addBlocking(priority: request.priority) { work throws(DarkroomError) in
                 try ImageProcessor.processBlocking(data, options: options, as: work)
             }

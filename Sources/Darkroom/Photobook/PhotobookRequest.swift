@@ -20,6 +20,9 @@ public struct PhotobookRequest: Sendable, Hashable {
     /// Skip a photo that fails, with a note in the result; or fail the book.
     public var skipFailed = false
     public var priority: WorkPriority = .normal
+    /// The limits each page's photo is prepared under (its bytes, pixels
+    /// and processing time), as for any other image.
+    public var limits: ImageLimits = .default
 
     public init(photos: [Photo]) {
         self.photos = photos

@@ -172,7 +172,7 @@ extension ImagePipeline {
     /// a command) does not ask the origin again before they expire.
     func rememberOnDisk(_ error: DarkroomError, for url: URL) async {
         guard failures.isEnabled else { return }
-        let until = Date().addingTimeInterval(failures.span.seconds)
+        let until = failures.now().addingTimeInterval(failures.span.seconds)
         var metadata = ["kind": error.kind.description, "reason": error.reason, "until": "\(until.timeIntervalSince1970)"]
         metadata["status"] = error.statusCode.map(String.init)
         await writeDisk(DiskCacheEntry(data: Data(), metadata: metadata), key: "failure:\(url.absoluteString)")
@@ -183,10 +183,9 @@ extension ImagePipeline {
               let until = entry.metadata["until"].flatMap(Double.init).map(Date.init(timeIntervalSince1970:)),
               let kind = entry.metadata["kind"].flatMap(DarkroomError.Kind.init(named:)), let reason = entry.metadata["reason"]
         else { return nil }
-        let remaining = until.timeIntervalSinceNow
-        guard remaining > 0 else { return nil }
+        guard failures.holds(until: until) else { return nil }
         let error = DarkroomError(kind, reason, statusCode: entry.metadata["status"].flatMap(Int.init))
-        failures.remember(error, for: url, until: .now + .seconds(remaining))
+        failures.remember(error, for: url, until: until)
         return failures.recentFailure(for: url)
     }
 

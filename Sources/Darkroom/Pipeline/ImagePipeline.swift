@@ -54,8 +54,16 @@ public final class ImagePipeline: Sendable {
     ///   - logger: where the pipeline logs downloads and failures; by default
     ///     nowhere.
     /// - Throws: when the disk cache's folder cannot be created.
-    public init(configuration: Configuration = Configuration(), loader: (any DataLoading)? = nil,
-                logger: Logger = Logger(label: "darkroom.pipeline", factory: { _ in SwiftLogNoOpLogHandler() })) throws(DarkroomError) {
+    public convenience init(configuration: Configuration = Configuration(), loader: (any DataLoading)? = nil,
+                            logger: Logger = Logger(label: "darkroom.pipeline", factory: { _ in SwiftLogNoOpLogHandler() })) throws(DarkroomError) {
+        try self.init(configuration: configuration, loader: loader, logger: logger, now: { Date() })
+    }
+
+    /// - Parameter now: what time it is for the memory of failures (a
+    ///   test's own clock in tests).
+    init(configuration: Configuration, loader: (any DataLoading)? = nil,
+         logger: Logger = Logger(label: "darkroom.pipeline", factory: { _ in SwiftLogNoOpLogHandler() }),
+         now: @escaping @Sendable () -> Date) throws(DarkroomError) {
         self.configuration = configuration
         self.logger = logger
         metrics = PipelineMetrics(factory: configuration.metricsFactory)
@@ -97,7 +105,7 @@ public final class ImagePipeline: Sendable {
         self.loader = configuration.localRoot.map { root in
             LocalFileLoader(root: root, maxBytes: configuration.loader.maxBodyBytes, io: io, fallback: remote)
         } ?? remote
-        failures = FailureMemory(duration: configuration.failureMemory)
+        failures = FailureMemory(duration: configuration.failureMemory, now: now)
         if let diskCache {
             // The folder's first scan, on the I/O threads rather than on
             // whichever thread first asks for an entry or the statistics.

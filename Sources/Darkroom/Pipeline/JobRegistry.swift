@@ -83,6 +83,9 @@ final class JobRegistry<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// Jobs in flight.
     var count: Int { table.withLock { $0.jobCount } }
 
+    /// Callers waiting for a job's value, in all.
+    var waiterCount: Int { table.withLock { $0.waiters.count } }
+
     fileprivate func follow(_ job: UInt64, _ follower: @escaping @Sendable (WorkPriority) -> Void) -> WorkPriority {
         table.withLock { $0.follow(job, follower) } ?? .normal
     }

@@ -13,6 +13,8 @@ package struct BookRoutes: Sendable {
     /// With URL signing on, a book takes rows of the gallery's list only:
     /// a list of source URLs would fetch and process anything, unsigned.
     let signing: Bool
+    /// The server's limits, for each page's photo as for any image.
+    let limits: ImageLimits
 
     /// What a client asks for: rows of the gallery's list, or source URLs.
     package struct BookOrder: Decodable {
@@ -34,7 +36,8 @@ package struct BookRoutes: Sendable {
             switch self.photobookRequest(order) {
             case .failure(let message):
                 return errorResponse(.badRequest, message)
-            case .success(let bookRequest):
+            case .success(var bookRequest):
+                bookRequest.limits = limits
                 let client = context.channel.remoteAddress?.ipAddress ?? "unknown"
                 let job: BookJob
                 do throws(BookJobs.Refusal) {

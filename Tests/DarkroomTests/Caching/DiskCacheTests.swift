@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite struct DiskCacheTests {
+@Suite(.offCooperativePool) struct DiskCacheTests {
     func withCache(sizeLimit: Int = 1 << 30, _ body: (DiskCache, URL) throws -> Void) throws {
         let folder = try Fixtures.temporaryFolder("darkroom-disk")
         defer { try? FileManager.default.removeItem(at: folder) }

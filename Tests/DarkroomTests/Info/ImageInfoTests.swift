@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite struct ImageInfoTests {
+@Suite(.offCooperativePool) struct ImageInfoTests {
     @Test func aCameraPhoto() async throws {
         let info = try await ImageProcessor().info(of: try Corpus.data("Blinds.jpg"))
         #expect(info.format == .jpeg && info.orientation == 1 && info.frames == 1 && !info.isAnimated)

@@ -1,11 +1,12 @@
 @testable import Darkroom
 import Foundation
 import Testing
+import TestSupport
 
 /// The expected hashes come from the reference encoders (PyPI's
 /// blurhash-python, a binding of the reference C code, and thumbhash's
 /// port of the reference JavaScript) for the same synthetic pixels.
-@Suite struct PlaceholderHashTests {
+@Suite(.offCooperativePool) struct PlaceholderHashTests {
     static func pattern(width: Int, height: Int, bands: Int, _ pixel: (Int, Int) -> [Int]) -> [UInt8] {
         var bytes: [UInt8] = []
         for y in 0..<height {

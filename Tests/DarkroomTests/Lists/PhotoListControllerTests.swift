@@ -84,9 +84,9 @@ final class EventLog: Sendable {
 
     @Test func scrollingHoldsWorkAndEndingItCancelsOffScreenRows() async throws {
         let s = try await setup()
-        // Rows 0-2 download slowly (the smallest, 80 KB, takes 8 s), so their
+        // Rows 0-2 download slowly (the smallest, 80 KB, takes 40 s), so their
         // work is surely under way when they leave.
-        for r in 0..<3 { s.f.origin.set(.drip(chunk: 1024, every: .milliseconds(100)), for: s.path(r)) }
+        for r in 0..<3 { s.f.origin.set(.drip(chunk: 1024, every: .milliseconds(500)), for: s.path(r)) }
         await s.controller.setVisibleRows(0..<3)
         #expect(await eventually(120) { (0..<3).allSatisfy { s.f.origin.requests(s.path($0)) == 1 } })
 

@@ -8,7 +8,9 @@ struct S3ClientTests {
     static func client(_ store: SeaweedFS, bucket: String = "darkroom", secret: String = SeaweedFS.secretKey) throws -> S3Client {
         var configuration = S3Client.Configuration(endpoint: store.endpoint, bucket: bucket,
                                                    credentials: S3Credentials(accessKeyID: SeaweedFS.accessKey, secretAccessKey: secret))
-        configuration.timeout = .seconds(5)
+        // Far past what any call takes on a busy machine: a call that ends
+        // in an error here ends for the reason the test gives it.
+        configuration.timeout = .seconds(120)
         return try S3Client(configuration: configuration)
     }
 
@@ -77,18 +79,17 @@ struct S3ClientTests {
             do { try await missing.checkBucket() } catch { #expect(error.code == "NoSuchBucket") }
             await missing.shutdown()
 
-            // The store gone: a transient error, at once (nothing listens).
+            // The store gone: a transient error that says the connection
+            // was refused (nothing listens), not a wait for the timeout.
             await store.stop()
-            let started = ContinuousClock.now
             do {
                 _ = try await client.get("list/a")
                 Issue.record("a stopped store answered")
             } catch {
                 #expect(error.isTransient)
                 #expect(error.status == nil)
-                #expect(error.description.hasPrefix("S3 GET darkroom/list/a: "))
+                #expect(error.description.hasPrefix("S3 GET darkroom/list/a: cannot connect to "), "\(error)")
             }
-            #expect(ContinuousClock.now - started < .seconds(6))
         } catch {
             await client.shutdown()
             await store.stop()

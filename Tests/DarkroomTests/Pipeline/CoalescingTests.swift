@@ -35,13 +35,14 @@ import TestSupport
     }
 
     @Test func cancellingOneOfTwoWaitersKeepsTheWorkGoing() async throws {
-        let f = try await PipelineFixture.make()
+        let f = try await PipelineFixture.make { $0.loader.readTimeout = .seconds(120) }
         defer { Task { await f.close() } }
-        f.origin.set(.delay(.milliseconds(300)), for: "/photos/Dune.jpg")
+        // Held back until long after both have joined and one has left.
+        f.origin.set(.delay(.seconds(10)), for: "/photos/Dune.jpg")
         let request = f.request("/photos/Dune.jpg")
         let leaving = Task { try await f.pipeline.image(for: request) }
         let staying = Task { try await f.pipeline.image(for: request) }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await eventually { f.pipeline.processJobs.waiterCount == 2 }, "both joined the one job")
         leaving.cancel()
         await #expect(throws: DarkroomError.self) { try await leaving.value }
         let response = try await staying.value
@@ -53,7 +54,7 @@ import TestSupport
         let f = try await PipelineFixture.make()
         defer { Task { await f.close() } }
         // A slow drip: the download is under way when the waiters leave.
-        f.origin.set(.drip(chunk: 4096, every: .milliseconds(20)), for: "/photos/Blinds.jpg")
+        f.origin.set(.drip(chunk: 4096, every: .milliseconds(100)), for: "/photos/Blinds.jpg")
         let request = f.request("/photos/Blinds.jpg")
         let a = Task { try await f.pipeline.image(for: request) }
         let b = Task { try await f.pipeline.image(for: request) }
@@ -63,9 +64,8 @@ import TestSupport
         await #expect(throws: DarkroomError.self) { try await a.value }
         await #expect(throws: DarkroomError.self) { try await b.value }
         #expect(await eventually { f.origin.aborted("/photos/Blinds.jpg") == 1 }, "the origin saw the request aborted")
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { f.pipeline.dataJobs.count == 0 && f.pipeline.processJobs.count == 0 }, "the jobs ended")
         #expect(f.pipeline.filtrationQueue.counts == WorkQueueCounts())
-        #expect(f.pipeline.dataJobs.count == 0)
         #expect(f.pipeline.memoryCache.statistics.count == 0, "cancelled work published nothing")
     }
 

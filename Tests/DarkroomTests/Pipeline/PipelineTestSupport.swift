@@ -9,14 +9,18 @@ struct PipelineFixture {
     let cacheFolder: URL
     let pipeline: ImagePipeline
 
-    static func make(_ configure: (inout ImagePipeline.Configuration) -> Void = { _ in }) async throws -> PipelineFixture {
+    /// - Parameter clock: the time the pipeline's memory of failures reads
+    ///   (the system's when nil).
+    static func make(clock: TestClock? = nil, _ configure: (inout ImagePipeline.Configuration) -> Void = { _ in }) async throws -> PipelineFixture {
         let origin = try await OriginServer.start(serving: Corpus.root)
         let folder = try Fixtures.temporaryFolder("darkroom-cache")
         var configuration = ImagePipeline.Configuration()
         configuration.diskCache = DiskCache.Configuration(folder: folder)
         configuration.loader.retryDelay = .milliseconds(10)
         configure(&configuration)
-        return PipelineFixture(origin: origin, cacheFolder: folder, pipeline: try ImagePipeline(configuration: configuration))
+        let pipeline = try clock.map { clock throws(DarkroomError) in try ImagePipeline(configuration: configuration, now: { clock.date }) }
+            ?? ImagePipeline(configuration: configuration)
+        return PipelineFixture(origin: origin, cacheFolder: folder, pipeline: pipeline)
     }
 
     /// Another pipeline on the same cache folder, as after a restart.
@@ -37,6 +41,8 @@ struct PipelineFixture {
 
     func request(_ path: String, _ operations: [ImageOperation] = [.resize(Resize(width: 300, height: 300)), .sepia(intensity: 0.8)],
                  priority: WorkPriority = .normal) -> ImageRequest {
-        ImageRequest(url: origin.url(path), operations: operations, output: OutputOptions(format: .jpeg), priority: priority)
+        var request = ImageRequest(url: origin.url(path), operations: operations, output: OutputOptions(format: .jpeg), priority: priority)
+        request.options = request.options.unhurried
+        return request
     }
 }

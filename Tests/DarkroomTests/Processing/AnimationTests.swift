@@ -6,7 +6,7 @@ import TestSupport
 
 /// Animated GIF and WebP: the fixtures have four 120 x 80 frames, red,
 /// green, blue and yellow, shown 100, 200, 300 and 400 ms.
-@Suite struct AnimationTests {
+@Suite(.offCooperativePool) struct AnimationTests {
     static let colours: [[UInt8]] = [[220, 30, 30], [30, 180, 40], [30, 60, 220], [240, 200, 20]]
 
     /// The frames of an answer: how many, their size, each one's colour

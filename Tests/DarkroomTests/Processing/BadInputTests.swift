@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite struct BadInputTests {
+@Suite(.offCooperativePool) struct BadInputTests {
     func failure(for data: Data, limits: ImageLimits = .default) -> DarkroomError? {
         do {
             _ = try process(data, ProcessingOptions(operations: [.resize(Resize(width: 100, height: 100))], limits: limits))
@@ -32,8 +32,10 @@ import TestSupport
     }
 
     /// The source that would take longest to decode: 20,001 scans of 49
-    /// megapixels, 42 s in libvips. A limit checked before decoding answers
-    /// at once; one checked after would answer after the decode.
+    /// megapixels, 42 s in libvips on an idle machine, longer on a busy one.
+    /// A limit checked before decoding answers in milliseconds; one checked
+    /// after would answer after the decode. A quarter of the decode's idle time
+    /// tells the two apart whatever the machine is doing.
     static func slowToDecode() async throws -> Data {
         try Data(contentsOf: try await HostileShapes.url("many-scans.jpg"))
     }
@@ -66,7 +68,7 @@ import TestSupport
         #expect(error.reason.contains("100000"))
         let slow = try await Self.slowToDecode()
         let (refused, took) = try await timedFailure(for: slow, limits: Self.lettingItThrough { $0.maxSourceBytes = slow.count - 1 })
-        #expect(refused?.kind == .tooManyBytes && took < .seconds(2), "\(String(describing: refused)) after \(took): decoded first?")
+        #expect(refused?.kind == .tooManyBytes && took < .seconds(10), "\(String(describing: refused)) after \(took): decoded first?")
     }
 
     @Test func tooManyPixelsIsCheckedFromTheHeader() async throws {
@@ -74,7 +76,7 @@ import TestSupport
         #expect(error.kind == .tooManyPixels)
         #expect(error.reason.contains("2560 x 1600"))
         let (refused, took) = try await timedFailure(for: try await Self.slowToDecode(), limits: Self.lettingItThrough { $0.maxSourcePixels = 40_000_000 })
-        #expect(refused?.kind == .tooManyPixels && took < .seconds(2), "\(String(describing: refused)) after \(took): decoded first?")
+        #expect(refused?.kind == .tooManyPixels && took < .seconds(10), "\(String(describing: refused)) after \(took): decoded first?")
     }
 
     @Test func everyPrefixOfAJPEGFailsCleanly() throws {
@@ -98,7 +100,7 @@ import TestSupport
     }
 }
 
-@Suite struct CancellationTests {
+@Suite(.offCooperativePool) struct CancellationTests {
     @Test func aCancelledTaskPublishesNothing() async throws {
         let data = try Corpus.data("RainDrops.jpg")
         let processor = ImageProcessor()

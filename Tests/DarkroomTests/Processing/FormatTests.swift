@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite struct FormatTests {
+@Suite(.offCooperativePool) struct FormatTests {
     @Test(arguments: [
         ("landscape.jpg", ImageFormat.jpeg), ("alpha.png", .png), ("landscape.webp", .webp),
         ("landscape.avif", .avif), ("landscape.tif", .tiff), ("landscape.gif", .gif),
@@ -238,7 +238,7 @@ import TestSupport
     }
 }
 
-@Suite struct OrientationTests {
+@Suite(.offCooperativePool) struct OrientationTests {
     @Test func orientationSixComesOutUpright() throws {
         // Stored as 160 x 240, tagged "rotate 90 clockwise to show".
         let result = try process(fixture: "right-orientation.jpg")

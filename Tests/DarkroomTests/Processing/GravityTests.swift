@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite struct GravityTests {
+@Suite(.offCooperativePool) struct GravityTests {
     @Test(arguments: [
         // A 100 x 60 cut of 300 x 200: 200 and 140 to spare.
         (Gravity.centre, 100, 70), (Gravity(.centre, x: 10, y: -20), 110, 50),

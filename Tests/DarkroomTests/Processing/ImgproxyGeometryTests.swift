@@ -8,7 +8,7 @@ import TestSupport
 /// extend, padding, rotation and result limit give the same result size.
 /// A 200 x 100 image of one colour stands in for its fixture: only the
 /// sizes are compared.
-@Suite struct ImgproxyGeometryTests {
+@Suite(.offCooperativePool) struct ImgproxyGeometryTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var mode: Resize.Mode
         var width: Int

@@ -7,7 +7,7 @@ import TestSupport
 /// Every EXIF orientation, at sizes below, near and above the source's: a
 /// phone's portrait photo carries orientation 6, and sequential decoding
 /// cannot serve rotation's out-of-order reads at large sizes.
-@Suite struct LargeOrientationTests {
+@Suite(.offCooperativePool) struct LargeOrientationTests {
     /// A pipeline with no disk cache that fetches from a loopback origin.
     static func loopbackPipeline() throws -> ImagePipeline {
         var configuration = ImagePipeline.Configuration()

@@ -2,10 +2,11 @@
 import DarkroomImaging
 import Foundation
 import Testing
+import TestSupport
 
 /// `padding`, `background` and `pixelate`: sizes, and the colours a person
 /// would see.
-struct PaddingBackgroundPixelateTests {
+@Suite(.offCooperativePool) struct PaddingBackgroundPixelateTests {
     /// 40 x 20, opaque: the left half red, the right half blue.
     static func halves() throws -> Data {
         let bytes = (0..<20).flatMap { _ in (0..<40).flatMap { x -> [UInt8] in x < 20 ? [220, 20, 20] : [20, 20, 220] } }
@@ -118,7 +119,7 @@ private extension RGBColour {
     func withGreen(_ green: Int) -> RGBColour { RGBColour(red: red, green: green, blue: blue)! }
 }
 
-@Suite struct TrimTests {
+@Suite(.offCooperativePool) struct TrimTests {
     static let white = RGBColour(red: 255, green: 255, blue: 255)!
     static let black = RGBColour(red: 0, green: 0, blue: 0)!
 

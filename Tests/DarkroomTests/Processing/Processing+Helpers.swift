@@ -3,9 +3,11 @@ import DarkroomImaging
 import Foundation
 import TestSupport
 
-/// Processes in-line, as the tests need no thread hop.
+/// Processes in-line, as the tests need no thread hop (their suites run
+/// off the cooperative pool), with no time limit a busy machine reaches
+/// unless the test set one.
 func process(_ data: Data, _ options: ProcessingOptions) throws(DarkroomError) -> ProcessedImage {
-    try ImageProcessor.processBlocking(data, options: options)
+    try ImageProcessor.processBlocking(data, options: options.unhurried)
 }
 
 func process(fixture: String, _ operations: [ImageOperation] = [], output: OutputOptions = OutputOptions(format: .png), autoRotate: Bool = true) throws -> ProcessedImage {

@@ -11,7 +11,7 @@ import TestSupport
 /// version as if it were the new: the test fails, and says to raise the
 /// number. Record anew with DARKROOM_RECORD_OUTPUTS=1 (on the libvips the
 /// file names; another libvips changes the key by itself).
-@Suite struct ProcessingVersionTests {
+@Suite(.offCooperativePool) struct ProcessingVersionTests {
     struct Record: Codable, Equatable {
         var number: Int
         var libvips: String

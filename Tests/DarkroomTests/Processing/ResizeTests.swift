@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite struct ResizeTests {
+@Suite(.offCooperativePool) struct ResizeTests {
     @Test(arguments: [
         // Aqua is 2560 x 1600.
         (Resize(width: 600, height: 600, mode: .fit), 600, 375),
@@ -123,7 +123,7 @@ import TestSupport
     }
 }
 
-@Suite struct ShrinkOnLoadTests {
+@Suite(.offCooperativePool) struct ShrinkOnLoadTests {
     @Test(arguments: [
         (2560, 1600, 600, 4), (2560, 1600, 320, 8), (2560, 1600, 100, 8),
         (1280, 1024, 600, 2), (1280, 1024, 1000, 1), (640, 480, 600, 1),

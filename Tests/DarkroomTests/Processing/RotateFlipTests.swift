@@ -2,9 +2,10 @@
 import DarkroomImaging
 import Foundation
 import Testing
+import TestSupport
 
 /// `rotate` and `flip`: sizes, and where the pixels go.
-struct RotateFlipTests {
+@Suite(.offCooperativePool) struct RotateFlipTests {
     /// 40 x 20: the left half red, the right half blue.
     static func halves() throws -> Data {
         var bytes: [UInt8] = []

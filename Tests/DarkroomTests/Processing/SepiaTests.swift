@@ -1,8 +1,9 @@
 @testable import Darkroom
 import Foundation
 import Testing
+import TestSupport
 
-@Suite struct SepiaTests {
+@Suite(.offCooperativePool) struct SepiaTests {
     /// (1 - i) I + i S applied to one pixel, clipped, as the issue defines it.
     func expected(_ p: [Double], intensity i: Double) -> [Int] {
         let s = [[0.393, 0.769, 0.189], [0.349, 0.686, 0.168], [0.272, 0.534, 0.131]]

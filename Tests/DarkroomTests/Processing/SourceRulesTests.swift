@@ -8,7 +8,7 @@ import TestSupport
 /// whether its colour profile is sRGB, the PNG chunks libpng reads), and
 /// the thumbnail decoder's own limits, each shown stopping the decode by
 /// what it did, not by how long it took.
-@Suite struct SourceRulesTests {
+@Suite(.offCooperativePool) struct SourceRulesTests {
     // MARK: - EXIF
 
     /// A JPEG with `segments` APP1s before the landscape fixture's bytes.

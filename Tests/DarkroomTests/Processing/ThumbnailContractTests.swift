@@ -8,7 +8,7 @@ import TestSupport
 /// thumbnail path takes and every request shape it takes, its pixels,
 /// before encoding, are libvips' for the same request within the bound
 /// written in docs/architecture.md, and the same size.
-@Suite struct ThumbnailContractTests {
+@Suite(.offCooperativePool) struct ThumbnailContractTests {
     /// The bound: every channel of every pixel within this much of libvips'.
     static let largestDifference = 1
     /// And the mean square difference no more than this PSNR allows (dB,

@@ -7,7 +7,7 @@ import TestSupport
 /// The thumbnail path (JPEG, PNG and WebP made smaller without libvips)
 /// gives what libvips gives: the same size, the same look, the same
 /// refusals.
-@Suite struct ThumbnailTests {
+@Suite(.offCooperativePool) struct ThumbnailTests {
     func run(_ data: Data, _ operations: [ImageOperation], quality: Int = 80, thumbnail: Bool) throws -> ProcessedImage {
         let options = ProcessingOptions(operations: operations, output: OutputOptions(format: .jpeg, quality: quality))
         return try ProcessingRun(data: data, options: options, killSwitch: KillSwitch(), usesThumbnail: thumbnail).run()

@@ -6,7 +6,7 @@ import TestSupport
 
 /// Over the 240 x 160 fixture (a red block at the top-left, blue-grey
 /// elsewhere), a 20 x 20 red square as the watermark.
-@Suite struct WatermarkTests {
+@Suite(.offCooperativePool) struct WatermarkTests {
     static func redSquare() throws -> WatermarkImage {
         let square = try process(fixture: "landscape.jpg", [.crop(CropRect(x: 0, y: 0, width: 20, height: 20))], output: OutputOptions(format: .png))
         return WatermarkImage(data: Data(buffer: square.bytes))

@@ -4,10 +4,10 @@ import Testing
 import TestSupport
 
 /// One request cannot make a huge result, nor take a core for a minute.
-@Suite struct WorkLimitsTests {
+@Suite(.offCooperativePool) struct WorkLimitsTests {
     func failure(_ data: Data, _ operations: [ImageOperation], limits: ImageLimits = .default,
                  format: ImageFormat = .jpeg) async throws -> DarkroomError? {
-        let options = ProcessingOptions(operations: operations, output: OutputOptions(format: format), limits: limits)
+        let options = ProcessingOptions(operations: operations, output: OutputOptions(format: format), limits: limits).unhurried
         return try await onOwnThread { () -> DarkroomError? in
             do throws(DarkroomError) { _ = try ImageProcessor.processBlocking(data, options: options); return nil } catch { return error }
         }
@@ -15,7 +15,7 @@ import TestSupport
 
     func result(_ data: Data, _ operations: [ImageOperation], limits: ImageLimits = .default,
                 format: ImageFormat = .jpeg) async throws -> ProcessedImage {
-        let options = ProcessingOptions(operations: operations, output: OutputOptions(format: format), limits: limits)
+        let options = ProcessingOptions(operations: operations, output: OutputOptions(format: format), limits: limits).unhurried
         return try await onOwnThread { try ImageProcessor.processBlocking(data, options: options) }
     }
 
