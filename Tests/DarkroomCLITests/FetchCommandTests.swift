@@ -5,7 +5,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite struct FetchCommandTests {
+@Suite(.offCooperativePool) struct FetchCommandTests {
     struct Row: Decodable {
         var name: String
         var state: String

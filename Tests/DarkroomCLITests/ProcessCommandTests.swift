@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite struct ProcessCommandTests {
+@Suite(.offCooperativePool) struct ProcessCommandTests {
     @Test func processesCorpusPhotosIntoAFolder() async throws {
         let out = try Fixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: out) }

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite struct VipsRuntimeTests {
+@Suite(.offCooperativePool) struct VipsRuntimeTests {
     @Test func startsAndReportsItsVersion() throws {
         try VipsRuntime.start()
         #expect(VipsRuntime.version.split(separator: ".").count >= 2)
@@ -73,7 +73,7 @@ import TestSupport
 /// The warning sink is the process's: these tests add receivers of their
 /// own beside the logger's and each other's, and count only what they
 /// caused, so they run in parallel with everything else.
-@Suite struct VipsWarningTests {
+@Suite(.offCooperativePool) struct VipsWarningTests {
     /// Runs `body` with a receiver of every warning added, and returns what
     /// it received.
     private func receivingWarnings(_ body: () async throws -> Void) async rethrows -> [(domain: String, message: String)] {

@@ -7,7 +7,7 @@ import TestSupport
 /// The hostile corpus through every front end: `darkroom process`, `fetch`
 /// and `book`, and the server. Each file makes a correct image or fails
 /// with a reason of its own; nothing crashes, and the server goes on.
-@Suite struct HostileInputTests {
+@Suite(.offCooperativePool) struct HostileInputTests {
     static func corpus() async throws -> (folder: URL, files: [(name: String, outcome: HostileCorpus.Outcome)]) {
         let folder = try Fixtures.temporaryFolder("darkroom-hostile")
         return (folder, try await HostileCorpus.write(to: folder.appendingPathComponent("in")))

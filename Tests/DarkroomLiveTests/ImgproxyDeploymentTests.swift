@@ -9,7 +9,7 @@ import TestSupport
 /// variables (signing, presets, quality, an allow-list, the address)
 /// serves imgproxy-signed URLs as that deployment did, refuses what it
 /// refused, and names at start the variable it does not honour.
-@Suite struct ImgproxyDeploymentTests {
+@Suite(.offCooperativePool) struct ImgproxyDeploymentTests {
     @Test func anImgproxyEnvironmentServesImgproxySignedURLs() async throws {
         let origin = try await OriginServer.start(serving: Corpus.photosFolder)
         defer { Task { await origin.stop() } }

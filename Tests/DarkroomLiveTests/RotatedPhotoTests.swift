@@ -10,7 +10,7 @@ import TestSupport
 /// through each front end as a user runs it: `darkroom process`, `darkroom
 /// book` and `darkroom serve`, each a process of its own whose terminal
 /// output is read too (libvips' warnings go to the log, never there).
-@Suite struct RotatedPhotoTests {
+@Suite(.offCooperativePool) struct RotatedPhotoTests {
     /// Wood.jpg (2560 x 1920) stored with each orientation, as o1.jpg ... o8.jpg.
     static func photos() throws -> URL {
         let folder = try Fixtures.temporaryFolder("darkroom-rotated")

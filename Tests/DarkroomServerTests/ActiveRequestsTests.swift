@@ -32,7 +32,7 @@ struct ActiveRequestsTests {
             #expect(try await server.get("/img/_/w:abc/plain/x").status.code == 404)
 
             // Only the /metrics request that reads the count is active.
-            let deadline = ContinuousClock.now + .seconds(20)
+            let deadline = ContinuousClock.now + .seconds(120)
             var active = try await Self.activeGETs(server)
             while active != 1, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))

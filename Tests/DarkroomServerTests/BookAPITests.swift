@@ -6,7 +6,7 @@ import ServerTestSupport
 import TestSupport
 
 @Suite struct BookAPITests {
-    func waitForState(_ server: TestServer, _ id: String, _ states: Set<String>, seconds: Double = 60) async throws -> [String: Any] {
+    func waitForState(_ server: TestServer, _ id: String, _ states: Set<String>, seconds: Double = 300) async throws -> [String: Any] {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             let status = try JSONSerialization.jsonObject(with: try await server.get("/api/books/\(id)").body) as? [String: Any] ?? [:]

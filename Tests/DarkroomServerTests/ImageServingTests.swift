@@ -6,7 +6,7 @@ import Testing
 import ServerTestSupport
 import TestSupport
 
-@Suite struct ImageServingTests {
+@Suite(.offCooperativePool) struct ImageServingTests {
     /// A server that may fetch from the loopback origin, and the origin.
     func withServer(_ configure: @escaping (inout ServerConfiguration) -> Void = { _ in },
                     _ body: (TestServer, OriginServer) async throws -> Void) async throws {

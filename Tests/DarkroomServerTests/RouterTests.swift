@@ -12,7 +12,7 @@ import TestSupport
 
 /// The routes, driven through Hummingbird's router test client: no socket,
 /// no port; the pipeline is real and reads the bundled samples in process.
-@Suite struct RouterTests {
+@Suite(.offCooperativePool) struct RouterTests {
     /// Runs `test` against the server's router, built as `darkroom serve`
     /// builds it for `configure`d settings (no disk cache).
     private func withRouter(_ configure: (inout ServerConfiguration) -> Void = { _ in },
