@@ -33,7 +33,7 @@ extension DarkroomError: HTTPResponseError {
         case .httpStatus where (400..<500).contains(statusCode ?? 0): HTTPResponse.Status(code: statusCode ?? 404)
         case .httpStatus, .networkFailure, .tooManyRedirects: .badGateway
         case .timedOut: .gatewayTimeout
-        case .cannotEncode, .notAnImage, .corruptImage, .emptyInput, .tooManyBytes, .tooManyPixels, .tooManyScans, .tooMuchMemory: .unprocessableContent
+        case .cannotEncode, .notAnImage, .corruptImage, .emptyInput, .tooManyBytes, .tooManyPixels, .tooManyScans, .tooMuchMemory, .tooComplex: .unprocessableContent
         case .cancelled, .processingTimedOut: .serviceUnavailable
         default: .internalServerError
         }

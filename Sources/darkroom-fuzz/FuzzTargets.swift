@@ -25,6 +25,9 @@ enum FuzzTarget: String, CaseIterable {
     /// kernels and a stop midway come from the input's first bytes, and a
     /// PNG's rows may come before compression (see ``ThumbnailFuzzing``).
     case thumbnail
+    /// A HEIF or AVIF file's boxes, read and checked as they are before
+    /// libheif may open the file.
+    case heif
 
     static let presets = ["thumb": "rs:fill:100:100/sepia:0.8", "loop": "pr:loop", "big": "w:4000/h:4000"]
     static let signature = try! URLSignature(hexKey: "736563726574", hexSalt: "68656C6C6F")
@@ -66,6 +69,10 @@ enum FuzzTarget: String, CaseIterable {
             _ = try? S3Location(parsing: String(decoding: data, as: UTF8.self))
         case .thumbnail:
             ThumbnailFuzzing.run(data)
+        case .heif:
+            data.withUnsafeBytes { raw in
+                if let structure = try? HEIFStructure.read(raw) { _ = try? structure.check(maxTiles: 256) }
+            }
         }
     }
 

@@ -24,7 +24,10 @@ import TestSupport
         /// image must have (a success's).
         var reason: String? = nil
         var size: (Int, Int)? = nil
-        var description: String { "\(file) \(options)" }
+        /// The request's path before the source, when it is not an image
+        /// URL with these options (`/info`, a watermark's URL).
+        var route: String? = nil
+        var description: String { "\(file) \(route ?? options)" }
     }
 
     static let cases: [Case] = [
@@ -49,17 +52,46 @@ import TestSupport
         Case(file: "frame-bomb.gif", options: "rs:fit:200:200/f:jpg", status: 200, size: (200, 200)),
     ]
 
+    /// HEIF and AVIF shapes (`HostileHEIF`), refused from their boxes before
+    /// libheif opens them: as a source, through `/info`, and as a watermark.
+    static func heifCases(origin: OriginServer) -> [Case] {
+        let selfListing = Data(origin.url("/self-listing.avif").absoluteString.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return [
+            // A grid that lists itself: libheif would recurse with a thread a level until the process aborts.
+            Case(file: "self-listing.avif", options: "rs:fit:200:200", status: 422, reason: "refers to itself"),
+            Case(file: "self-listing.avif", options: "", status: 422, reason: "refers to itself", route: "/info/_"),
+            Case(file: "valid-grid.avif", options: "", status: 422, reason: "refers to itself", route: "/img/_/rs:fit:200:200/wm:1/wmu:\(selfListing)"),
+            Case(file: "grid-of-grids.avif", options: "rs:fit:200:200", status: 422, reason: "grid inside a grid"),
+            Case(file: "many-references.avif", options: "rs:fit:200:200", status: 422, reason: "over the limit of 256"),
+            Case(file: "zero-tiles.avif", options: "rs:fit:200:200", status: 422, reason: "0 x 0"),
+            // A grid as cameras write them decodes.
+            Case(file: "valid-grid.avif", options: "rs:fit:200:200/f:png", status: 200, size: (200, 133)),
+        ]
+    }
+
     @Test func eachShapeGetsItsAnswerWithinTheBudget() async throws {
         let shapes = try await HostileShapes.folder()
         let folder = try Fixtures.temporaryFolder("darkroom-hostile-decode")
         defer { try? FileManager.default.removeItem(at: folder) }
         let origin = try await OriginServer.start(serving: shapes)
         defer { Task { await origin.stop() } }
+        let heif = folder.appendingPathComponent("heif")
+        try FileManager.default.createDirectory(at: heif, withIntermediateDirectories: true)
+        try HostileHEIF.write(to: heif)
+        let heifOrigin = try await OriginServer.start(serving: heif)
+        defer { Task { await heifOrigin.stop() } }
         let port = try LoopbackPort.free()
-        let server = try DarkroomProcess.start(["serve", "--port", "\(port)", "--cache-dir", folder.appendingPathComponent("cache").path,
-                                                "--allow-private-networks",
-                                                "--max-request-memory-mb", "\(Self.budgetMiB)", "--memory-cache-mb", "16"],
-                                               log: folder.appendingPathComponent("serve.log"))
+        let arguments = ["serve", "--port", "\(port)", "--cache-dir", folder.appendingPathComponent("cache").path,
+                         "--allow-private-networks",
+                         "--max-request-memory-mb", "\(Self.budgetMiB)", "--memory-cache-mb", "16"]
+        let log = folder.appendingPathComponent("serve.log")
+        // At most 512 threads where the machine lets the test say so: a
+        // decoder that starts threads without end (libheif on a grid that
+        // lists itself) then ends this server, not the machine.
+        let tasks = TaskCgroup.make(maxTasks: 512)
+        defer { tasks?.remove() }
+        let server = try tasks.map { try $0.start(DarkroomProcess.binary, arguments, log: log) } ?? DarkroomProcess.start(arguments, log: log)
         defer { Task { await DarkroomProcess.stop(server) } }
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
         defer { Task { try? await client.shutdown() } }
@@ -71,11 +103,12 @@ import TestSupport
         // Warm: libvips started, its first allocations made.
         _ = try await get("/img/_/rs:fit:100:100/plain/\(plainSource(origin.url("/scans-at-limit.jpg")))@png")
 
-        for c in Self.cases {
+        let cases = Self.cases.map { ($0, origin) } + Self.heifCases(origin: heifOrigin).map { ($0, heifOrigin) }
+        for (c, source) in cases {
             let pid = server.processIdentifier
             try #require(ProcessMemory.resetPeak(of: pid), "the peak resident size cannot be reset here")
             let before = try #require(ProcessMemory.peakAndCurrent(of: pid)).current
-            let answer = try await get("/img/_/\(c.options)/plain/\(plainSource(origin.url("/\(c.file)")))")
+            let answer = try await get("\(c.route ?? "/img/_/\(c.options)")/plain/\(plainSource(source.url("/\(c.file)")))")
             let peak = try #require(ProcessMemory.peakAndCurrent(of: pid)).peak
             let text = String(decoding: answer.body.prefix(300), as: UTF8.self)
 
@@ -87,7 +120,38 @@ import TestSupport
             }
             #expect(peak - before <= Self.budgetMiB << 20, "\(c): resident memory rose \((peak - before) >> 20) MiB")
         }
-        #expect(server.isRunning)
+        #expect(server.isRunning, "\(String(decoding: (try? Data(contentsOf: log))?.suffix(2000) ?? Data(), as: UTF8.self))")
         #expect(try await get("/health").status == 200, "the server goes on")
+        #expect((tasks?.refusedTasks ?? 0) == 0, "the server tried to start more than 512 threads")
+    }
+    /// `darkroom process` refuses each HEIF shape from its boxes with its
+    /// reason, with at most 128 threads where the machine lets the test say
+    /// so (a regression ends that process, not the machine), and decodes
+    /// the grid cameras write.
+    @Test func theCommandLineRefusesEachHEIFShapeBeforeAnyDecoder() async throws {
+        let folder = try Fixtures.temporaryFolder("darkroom-hostile-heif")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try HostileHEIF.write(to: folder)
+        let expected = ["self-listing.avif": "refers to itself", "grid-of-grids.avif": "inside a grid",
+                        "many-references.avif": "over the limit of 256", "zero-tiles.avif": "0 x 0"]
+        for (name, _) in try HostileHEIF.all() {
+            let out = folder.appendingPathComponent(name + ".png")
+            let log = folder.appendingPathComponent(name + ".log")
+            let arguments = ["process", folder.appendingPathComponent(name).path, "-o", out.path, "--resize", "200", "--format", "png"]
+            let tasks = TaskCgroup.make(maxTasks: 128)
+            defer { tasks?.remove() }
+            let process = try tasks.map { try $0.start(DarkroomProcess.binary, arguments, log: log) } ?? DarkroomProcess.start(arguments, log: log)
+            try await onOwnThread { process.waitUntilExit() }
+            let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            #expect((tasks?.refusedTasks ?? 0) == 0, "\(name): more than 128 threads were asked for")
+            #expect(process.terminationReason == .exit, "\(name): ended by signal \(process.terminationStatus): \(output)")
+            if let words = expected[name] {
+                #expect(process.terminationStatus == 1 && output.contains(words), "\(name): \(process.terminationStatus) \(output)")
+                #expect(!FileManager.default.fileExists(atPath: out.path))
+            } else {
+                #expect(process.terminationStatus == 0, "\(name): \(output)")
+                #expect(try ImageSize.of(Data(contentsOf: out)).width == 200)
+            }
+        }
     }
 }

@@ -25,7 +25,7 @@ public struct DarkroomError: Error, Sendable, Hashable, CustomStringConvertible 
             .emptyInput, .notAnImage, .tooManyBytes, .tooManyPixels, .corruptImage, .invalidOption, .cannotEncode,
             .processingFailed, .cancelled, .dependencyFailed, .workFailed, .invalidURL, .httpStatus,
             .networkFailure, .timedOut, .tooManyRedirects, .invalidList, .forbiddenSource, .processingTimedOut,
-            .overloaded, .notCached, .tooManyScans, .tooMuchMemory,
+            .overloaded, .notCached, .tooManyScans, .tooMuchMemory, .tooComplex,
         ]
 
         /// The input had no bytes.
@@ -40,6 +40,9 @@ public struct DarkroomError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let tooManyScans = Kind("tooManyScans")
         /// Decoding the image would hold more memory than ``ImageLimits/maxDecodeMemory``.
         public static let tooMuchMemory = Kind("tooMuchMemory")
+        /// The image's structure asks for more work than a limit allows:
+        /// a HEIF grid with more tiles to decode than ``ImageLimits/maxHEIFTiles``.
+        public static let tooComplex = Kind("tooComplex")
         /// The image is damaged or cut short; decoding failed.
         public static let corruptImage = Kind("corruptImage")
         /// An option or argument was not valid.

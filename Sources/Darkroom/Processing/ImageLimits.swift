@@ -43,6 +43,11 @@ public struct ImageLimits: Sendable, Hashable, Codable {
     /// ``DarkroomError/Kind/tooMuchMemory`` (or taken by the engine that
     /// streams it). Default ``defaultDecodeMemory``.
     public var maxDecodeMemory: Int
+    /// The most tiles a HEIF or AVIF image's grid may have libheif decode,
+    /// counted from the container before it runs: libheif decodes every
+    /// reference to a tile, even to one tile repeated. Cameras write a few
+    /// hundred (an iPhone's 48 MP HEIC: 192 of 512 x 512); default 256.
+    public var maxHEIFTiles: Int = 256
 
     public init(maxSourceBytes: Int = 50_000_000, maxSourcePixels: Int = 50_000_000,
                 maxResultDimension: Int = 8192, maxProcessingTime: Duration = .seconds(20),
@@ -60,11 +65,11 @@ public struct ImageLimits: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case maxSourceBytes, maxSourcePixels, maxResultDimension, maxProcessingTime, maxAnimationFrames, jpegXL
-        case maxJPEGScans, maxDecodeMemory, maxAnimationFramePixels
+        case maxJPEGScans, maxDecodeMemory, maxAnimationFramePixels, maxHEIFTiles
     }
 
-    /// Limits written before the frame, scan and memory limits and JPEG XL
-    /// existed read with their defaults.
+    /// Limits written before the frame, scan, memory and tile limits and
+    /// JPEG XL existed read with their defaults.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(maxSourceBytes: try container.decode(Int.self, forKey: .maxSourceBytes),
@@ -76,6 +81,7 @@ public struct ImageLimits: Sendable, Hashable, Codable {
                   maxJPEGScans: try container.decodeIfPresent(Int.self, forKey: .maxJPEGScans) ?? 100,
                   maxDecodeMemory: try container.decodeIfPresent(Int.self, forKey: .maxDecodeMemory) ?? ImageLimits.defaultDecodeMemory)
         maxAnimationFramePixels = try container.decodeIfPresent(Int.self, forKey: .maxAnimationFramePixels)
+        maxHEIFTiles = try container.decodeIfPresent(Int.self, forKey: .maxHEIFTiles) ?? maxHEIFTiles
     }
 
     public static let `default` = ImageLimits()

@@ -139,6 +139,7 @@ extension ProcessingRun {
             throw DarkroomError(.notAnImage, "the watermark is not an image")
         }
         return try withRawBytes(of: watermark.data) { raw throws(DarkroomError) in
+            try checkHEIFStructure(raw, format: format)
             do throws(VipsError) {
                 let image = try VImage.load(raw, loader: format.loader, randomAccess: true)
                 let pixels = image.width.multipliedReportingOverflow(by: image.height)

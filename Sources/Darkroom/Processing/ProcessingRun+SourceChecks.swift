@@ -19,6 +19,15 @@ extension ProcessingRun {
         return structure
     }
 
+    /// A HEIF or AVIF image's item graph, checked before libheif reads it:
+    /// a grid that refers to itself, grids inside grids, tiles that do not
+    /// tile the canvas, and more tile decodes than
+    /// ``ImageLimits/maxHEIFTiles`` are refused from the boxes alone.
+    func checkHEIFStructure(_ raw: UnsafeRawBufferPointer, format: ImageFormat) throws(DarkroomError) {
+        guard format == .avif || format == .heic, let structure = try HEIFStructure.read(raw) else { return }
+        try structure.check(maxTiles: options.limits.maxHEIFTiles)
+    }
+
     static func tooManyScans(_ scans: Int, limit: Int) -> DarkroomError {
         DarkroomError(.tooManyScans, "the JPEG has \(scans) scans, over the limit of \(limit): libjpeg reads every scan of the whole image before the first row")
     }

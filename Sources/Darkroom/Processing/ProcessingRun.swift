@@ -184,6 +184,9 @@ struct ProcessingRun {
     }
 
     func load(_ raw: UnsafeRawBufferPointer, format: ImageFormat, shrink: Int, randomAccess: Bool = false, pages: Int = 1) throws(DarkroomError) -> VImage {
+        // Every load, the header's too: no libheif call sees a file the
+        // structure check refuses (the check reads a few boxes).
+        try checkHEIFStructure(raw, format: format)
         do {
             return try VImage.load(raw, loader: format.loader, shrink: shrink, randomAccess: randomAccess, pages: pages,
                                   thumbnail: options.enforceThumbnail)
