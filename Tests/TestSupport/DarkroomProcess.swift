@@ -60,6 +60,18 @@ public enum DarkroomProcess {
         return environment.merging(extra) { $1 }
     }
 
+    /// Starts `executable arguments...` in the cgroup whose `cgroup.procs`
+    /// file is `procs` (it joins before it runs a line of its own), output
+    /// to `log`.
+    public static func start(_ executable: URL, _ arguments: [String], joining procs: URL, log: URL) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "echo $$ > '\(procs.path)' && exec \"$@\"", "sh", executable.path] + arguments
+        process.environment = environment([:])
+        try runLogging(process, to: log)
+        return process
+    }
+
     /// Runs `process` with its output and errors written to `log` (made anew).
     public static func runLogging(_ process: Process, to log: URL) throws {
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)

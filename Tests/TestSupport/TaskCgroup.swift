@@ -33,13 +33,7 @@ public struct TaskCgroup: Sendable {
     /// Starts `executable arguments...` inside the cgroup (it joins before
     /// it runs a line of its own), output to `log`.
     public func start(_ executable: URL, _ arguments: [String], log: URL) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        let procs = folder.appendingPathComponent("cgroup.procs").path
-        process.arguments = ["-c", "echo $$ > '\(procs)' && exec \"$@\"", "sh", executable.path] + arguments
-        process.environment = DarkroomProcess.environment([:])
-        try DarkroomProcess.runLogging(process, to: log)
-        return process
+        try DarkroomProcess.start(executable, arguments, joining: folder.appendingPathComponent("cgroup.procs"), log: log)
     }
 
     /// How many times a task could not be made for the limit.

@@ -104,6 +104,11 @@ struct ProcessingRun {
             let frameCount = frames > 1 ? " in each of \(frames) frames" + (total > frames ? " (the first \(frames) of \(total))" : "") : ""
             throw DarkroomError(.tooManyPixels, "the image is \(header.width) x \(header.height) pixels\(frameCount), over the limit of \(options.limits.maxSourcePixels) pixels")
         }
+        // Grey, RGB or CMYK, with or without alpha: any other number of
+        // channels (a TIFF may declare 64) is not a photo any step reads.
+        guard (1...5).contains(header.bands) else {
+            throw DarkroomError(.notAnImage, "the image has \(header.bands) channels a pixel; Darkroom reads 1 to 5 (grey, RGB or CMYK, with or without alpha)")
+        }
         let source = ProcessedImage.SourceInfo(format: format, width: header.width, height: header.height)
         if options.output.skips(format) {
             // As it came, once its header and limits are checked: no step, no encode.

@@ -27,6 +27,18 @@ import TestSupport
         #expect(error.description.contains(words), "\(error)")
     }
 
+    /// A TIFF may declare any number of samples a pixel; one of 64 is
+    /// refused as what it is (a 422), not failed midway (a 500).
+    @Test func aTIFFOfSixtyFourChannelsIsRefusedByItsChannels() async throws {
+        let folder = try Fixtures.temporaryFolder("darkroom-bands")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("bands.tif").path
+        let made = try await runTool("/usr/bin/vips", ["black", path, "8", "8", "--bands", "64"])
+        try #require(made.status == 0, "\(made.output)")
+        let error = try #require(failure(for: try Data(contentsOf: URL(fileURLWithPath: path))))
+        #expect(error.kind == .notAnImage && error.reason.contains("64 channels"), "\(error)")
+    }
+
     @Test func emptyInput() {
         #expect(failure(for: Data())?.kind == .emptyInput)
     }
