@@ -90,9 +90,9 @@ import TestSupport
         // decoder that starts threads without end (libheif on a grid that
         // lists itself) then ends this server, not the machine.
         let tasks = TaskCgroup.make(maxTasks: 512)
-        defer { tasks?.remove() }
         let server = try tasks.map { try $0.start(DarkroomProcess.binary, arguments, log: log) } ?? DarkroomProcess.start(arguments, log: log)
-        defer { Task { await DarkroomProcess.stop(server) } }
+        // The cgroup goes once the server has: a cgroup with a task in it stays.
+        defer { Task { await DarkroomProcess.stop(server); tasks?.remove() } }
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
         defer { Task { try? await client.shutdown() } }
         func get(_ path: String) async throws -> (status: UInt, body: Data) {
@@ -139,9 +139,9 @@ import TestSupport
             let log = folder.appendingPathComponent(name + ".log")
             let arguments = ["process", folder.appendingPathComponent(name).path, "-o", out.path, "--resize", "200", "--format", "png"]
             let tasks = TaskCgroup.make(maxTasks: 128)
-            defer { tasks?.remove() }
             let process = try tasks.map { try $0.start(DarkroomProcess.binary, arguments, log: log) } ?? DarkroomProcess.start(arguments, log: log)
             try await onOwnThread { process.waitUntilExit() }
+            defer { tasks?.remove() }
             let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             #expect((tasks?.refusedTasks ?? 0) == 0, "\(name): more than 128 threads were asked for")
             #expect(process.terminationReason == .exit, "\(name): ended by signal \(process.terminationStatus): \(output)")

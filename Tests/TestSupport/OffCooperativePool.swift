@@ -10,7 +10,7 @@ public import Testing
 ///
 /// Swift Testing runs a synchronous test, and the stretches of an
 /// asynchronous one between its suspensions, on the cooperative pool, which
-/// has one thread per core (two here) for the whole test process. A test
+/// has one thread per core for the whole test process. A test
 /// that holds one for seconds stalls every other test's continuations: a
 /// download's chunks wait to be read, a timer's work waits to run, and tests
 /// whose subject is timing see the stall as the product's. Suites marked
@@ -23,9 +23,10 @@ public final class BlockingTestExecutor: TaskExecutor, @unchecked Sendable {
     /// Guarded by `condition`.
     private var jobs: [UnownedJob] = []
 
-    init(threads: Int) {
+    private init(threads: Int) {
         for _ in 0..<threads {
-            Thread { [unowned self] in
+            // The one executor lives as long as the process, as its threads do.
+            Thread { [self] in
                 self.threads.withLock { _ = $0.insert(pthread_self()) }
                 self.serve()
             }.start()

@@ -91,9 +91,11 @@ public struct SourcePolicy: Sendable, Hashable {
 
     /// Threads for name lookups alone: on NIO's shared pool a lookup would
     /// wait behind whatever libvips work is there (an `/info` request's),
-    /// and a download behind the lookup.
+    /// and a download behind the lookup. Eight, so that a few names whose
+    /// servers never answer (each lookup waits out the resolver's timeout)
+    /// do not hold every other lookup.
     private static let resolver: NIOThreadPool = {
-        let pool = NIOThreadPool(numberOfThreads: 2)
+        let pool = NIOThreadPool(numberOfThreads: 8)
         pool.start()
         return pool
     }()

@@ -23,9 +23,11 @@ final class FailureMemory: Sendable {
     func remember(_ error: DarkroomError, for url: URL, until: Date? = nil) {
         guard duration > .zero else { return }
         let now = now()
+        // A date from another process's longer memory is held to this one's.
+        let until = min(until ?? .distantFuture, now.addingTimeInterval(duration.seconds))
         failures.withLock { f in
             if f.count > 10_000 { f = f.filter { $0.value.until > now } }
-            f[url] = (error, until ?? now.addingTimeInterval(duration.seconds))
+            f[url] = (error, until)
         }
     }
 
@@ -34,10 +36,12 @@ final class FailureMemory: Sendable {
     /// How long a new failure is remembered.
     var span: Duration { duration }
 
-    /// Whether a failure remembered until `until` still holds now.
-    func holds(until: Date) -> Bool {
+    /// Whether a failure remembered until `until`, for `span` seconds
+    /// (another process's span, kept with it; this memory's when nil),
+    /// still holds now.
+    func holds(until: Date, span: Double? = nil) -> Bool {
         let remaining = until.timeIntervalSince(now())
-        return remaining > 0 && remaining <= duration.seconds
+        return remaining > 0 && remaining <= (span ?? duration.seconds)
     }
 
     /// The error `url` failed with, while it is remembered.

@@ -173,7 +173,8 @@ extension ImagePipeline {
     func rememberOnDisk(_ error: DarkroomError, for url: URL) async {
         guard failures.isEnabled else { return }
         let until = failures.now().addingTimeInterval(failures.span.seconds)
-        var metadata = ["kind": error.kind.description, "reason": error.reason, "until": "\(until.timeIntervalSince1970)"]
+        var metadata = ["kind": error.kind.description, "reason": error.reason, "until": "\(until.timeIntervalSince1970)",
+                        "span": "\(failures.span.seconds)"]
         metadata["status"] = error.statusCode.map(String.init)
         await writeDisk(DiskCacheEntry(data: Data(), metadata: metadata), key: "failure:\(url.absoluteString)")
     }
@@ -183,7 +184,7 @@ extension ImagePipeline {
               let until = entry.metadata["until"].flatMap(Double.init).map(Date.init(timeIntervalSince1970:)),
               let kind = entry.metadata["kind"].flatMap(DarkroomError.Kind.init(named:)), let reason = entry.metadata["reason"]
         else { return nil }
-        guard failures.holds(until: until) else { return nil }
+        guard failures.holds(until: until, span: entry.metadata["span"].flatMap(Double.init)) else { return nil }
         let error = DarkroomError(kind, reason, statusCode: entry.metadata["status"].flatMap(Int.init))
         failures.remember(error, for: url, until: until)
         return failures.recentFailure(for: url)

@@ -7,13 +7,20 @@ extension HEIFStructure {
     package static func read(_ bytes: UnsafeRawBufferPointer) throws(DarkroomError) -> HEIFStructure? {
         var top = Boxes(Cursor(bytes, 0..<bytes.count))
         guard let first = top.next(), first.type == Code.ftyp else { return nil }
+        var meta: Box?
         while let box = top.next() {
             guard box.type == Code.meta else { continue }
-            var parser = Parser(bytes: bytes)
-            try parser.meta(box.payload)
-            return parser.structure()
+            // libheif reads every top-level meta box and keeps the last: a
+            // harmless first one must not hide the one it decodes.
+            guard meta == nil else {
+                throw DarkroomError(.corruptImage, "the HEIF file has more than one meta box, where a file has one")
+            }
+            meta = box
         }
-        return nil
+        guard let meta else { return nil }
+        var parser = Parser(bytes: bytes)
+        try parser.meta(meta.payload)
+        return parser.structure()
     }
 }
 
@@ -336,7 +343,8 @@ private struct Parser {
             for _ in 0..<associations {
                 guard let value = cursor.int(wide ? 2 : 1) else { throw Self.damaged("ipma") }
                 let index = value & (wide ? 0x7FFF : 0x7F)
-                if first, sizes[id] == nil, let size = properties[index] { sizes[id] = size }
+                // The last ispe, as libheif takes it (each replaces the one before).
+                if first, let size = properties[index] { sizes[id] = size }
             }
         }
     }

@@ -151,6 +151,28 @@ import TestSupport
         #expect(f.origin.requests("/photos/Storm.jpg") == asked + 1)
     }
 
+    /// A failure kept by a run with a longer memory (fetch --retry-after)
+    /// holds for its own span in a run whose memory is shorter.
+    @Test func aFailureKeptForLongerHoldsForItsOwnSpan() async throws {
+        let clock = TestClock()
+        let f = try await PipelineFixture.make(clock: clock) { $0.failureMemory = .seconds(3600) }
+        defer { Task { await f.close() } }
+        f.origin.set(.status(404), for: "/photos/Storm.jpg")
+        let request = f.request("/photos/Storm.jpg")
+        _ = try? await f.pipeline.image(for: request)
+        await f.pipeline.waitForDiskWrites()
+        f.origin.set(.normal, for: "/photos/Storm.jpg")
+        var shorter = f.pipeline.configuration
+        shorter.failureMemory = .seconds(30)
+        let restarted = try ImagePipeline(configuration: shorter, now: { clock.date })
+        defer { Task { await restarted.shutdown() } }
+        clock.advance(by: .seconds(600))
+        let remembered = await #expect(throws: DarkroomError.self) { try await restarted.image(for: request) }
+        #expect(remembered?.statusCode == 404, "\(String(describing: remembered))")
+        clock.advance(by: .seconds(3100))
+        #expect(try await restarted.image(for: request).image.width == 300)
+    }
+
     @Test func staleSourcesAreRevalidatedAndA304KeepsThem() async throws {
         let f = try await PipelineFixture.make { $0.sourceFreshness = .zero }
         defer { Task { await f.close() } }

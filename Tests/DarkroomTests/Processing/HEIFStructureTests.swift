@@ -37,6 +37,27 @@ import TestSupport
         }
     }
 
+    /// A top-level box of `data` by its type, whole.
+    static func topLevelBox(_ type: String, in data: Data) -> Data? {
+        let bytes = [UInt8](data)
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            let size = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            guard size >= 8, offset + size <= bytes.count else { return nil }
+            if String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self) == type { return Data(bytes[offset..<offset + size]) }
+            offset += size
+        }
+        return nil
+    }
+
+    /// libheif keeps the last top-level meta box it reads: a harmless one
+    /// first must not hide a grid that lists itself after it.
+    @Test func aSecondMetaBoxIsRefused() throws {
+        let hostileMeta = try #require(Self.topLevelBox("meta", in: try HostileHEIF.selfListing()))
+        let error = Self.refusal(try HostileHEIF.validGrid() + hostileMeta)
+        #expect(error?.kind == .corruptImage && error?.reason.contains("more than one meta box") == true, "\(String(describing: error))")
+    }
+
     @Test func theFixturesReadAndPass() throws {
         for name in ["thumbnail.avif", "landscape.avif"] {
             let structure = try #require(try Self.structure(try Fixtures.data(name)), "\(name)")
