@@ -1,9 +1,10 @@
 extension HEIFStructure {
-    /// The structure of an ISO media file's first `meta` box; nil when the
-    /// bytes do not start with an `ftyp` box or have no whole `meta` box at
-    /// the top level (libheif stops at a box cut short and reads no
-    /// further, as here). Within the `meta` box, a box that is damaged or
-    /// cut short, or more than ``maxEntries`` of anything, is refused.
+    /// The structure of an ISO media file's `meta` box; nil when the bytes
+    /// do not start with an `ftyp` box or have no whole `meta` box at the
+    /// top level (libheif stops at a box cut short and reads no further, as
+    /// here). A second top-level `meta` box, a box inside it that is
+    /// damaged or cut short, or more than ``maxEntries`` of anything, is
+    /// refused.
     package static func read(_ bytes: UnsafeRawBufferPointer) throws(DarkroomError) -> HEIFStructure? {
         var top = Boxes(Cursor(bytes, 0..<bytes.count))
         guard let first = top.next(), first.type == Code.ftyp else { return nil }

@@ -129,20 +129,26 @@ import TestSupport
         #expect(f.origin.requests("/photos/Storm.jpg") == asked + 1)
     }
 
+    /// A pipeline on `clock` whose memory of failures lasts `memory`, and
+    /// a request that has failed with a 404 and been kept on disk; the
+    /// origin answers now, and has been asked `asked` times.
+    func failureKeptOnDisk(clock: TestClock, memory: Duration) async throws -> (f: PipelineFixture, request: ImageRequest, asked: Int) {
+        let f = try await PipelineFixture.make(clock: clock) { $0.failureMemory = memory }
+        f.origin.set(.status(404), for: "/photos/Storm.jpg")
+        let request = f.request("/photos/Storm.jpg")
+        _ = try? await f.pipeline.image(for: request)
+        f.origin.set(.normal, for: "/photos/Storm.jpg")
+        return (f, request, f.origin.requests("/photos/Storm.jpg"))
+    }
+
     /// A failure kept on disk holds for the next process, for the rest of
     /// its time only.
     @Test func aFailureKeptOnDiskHoldsAfterARestartUntilItExpires() async throws {
         let clock = TestClock()
-        let f = try await PipelineFixture.make(clock: clock) { $0.failureMemory = .seconds(30) }
+        let (f, request, asked) = try await failureKeptOnDisk(clock: clock, memory: .seconds(30))
         defer { Task { await f.close() } }
-        f.origin.set(.status(404), for: "/photos/Storm.jpg")
-        let request = f.request("/photos/Storm.jpg")
-        _ = try? await f.pipeline.image(for: request)
-        await f.pipeline.waitForDiskWrites()
-        f.origin.set(.normal, for: "/photos/Storm.jpg")
-        let asked = f.origin.requests("/photos/Storm.jpg")
         clock.advance(by: .seconds(20))
-        let restarted = try ImagePipeline(configuration: f.pipeline.configuration, now: { clock.date })
+        let restarted = try await f.restarted(clock: clock)
         defer { Task { await restarted.shutdown() } }
         let remembered = await #expect(throws: DarkroomError.self) { try await restarted.image(for: request) }
         #expect(remembered?.statusCode == 404 && remembered?.reason.contains("tried again in") == true, "\(String(describing: remembered))")
@@ -155,16 +161,9 @@ import TestSupport
     /// holds for its own span in a run whose memory is shorter.
     @Test func aFailureKeptForLongerHoldsForItsOwnSpan() async throws {
         let clock = TestClock()
-        let f = try await PipelineFixture.make(clock: clock) { $0.failureMemory = .seconds(3600) }
+        let (f, request, _) = try await failureKeptOnDisk(clock: clock, memory: .seconds(3600))
         defer { Task { await f.close() } }
-        f.origin.set(.status(404), for: "/photos/Storm.jpg")
-        let request = f.request("/photos/Storm.jpg")
-        _ = try? await f.pipeline.image(for: request)
-        await f.pipeline.waitForDiskWrites()
-        f.origin.set(.normal, for: "/photos/Storm.jpg")
-        var shorter = f.pipeline.configuration
-        shorter.failureMemory = .seconds(30)
-        let restarted = try ImagePipeline(configuration: shorter, now: { clock.date })
+        let restarted = try await f.restarted(clock: clock) { $0.failureMemory = .seconds(30) }
         defer { Task { await restarted.shutdown() } }
         clock.advance(by: .seconds(600))
         let remembered = await #expect(throws: DarkroomError.self) { try await restarted.image(for: request) }

@@ -18,19 +18,22 @@ struct PipelineFixture {
         configuration.diskCache = DiskCache.Configuration(folder: folder)
         configuration.loader.retryDelay = .milliseconds(10)
         configure(&configuration)
-        let pipeline = try clock.map { clock throws(DarkroomError) in try ImagePipeline(configuration: configuration, now: { clock.date }) }
-            ?? ImagePipeline(configuration: configuration)
-        return PipelineFixture(origin: origin, cacheFolder: folder, pipeline: pipeline)
+        return PipelineFixture(origin: origin, cacheFolder: folder, pipeline: try pipeline(configuration, clock: clock))
     }
 
-    /// Another pipeline on the same cache folder, as after a restart.
+    /// A pipeline whose memory of failures reads `clock` (the system's when nil).
+    static func pipeline(_ configuration: ImagePipeline.Configuration, clock: TestClock?) throws(DarkroomError) -> ImagePipeline {
+        guard let clock else { return try ImagePipeline(configuration: configuration) }
+        return try ImagePipeline(configuration: configuration, now: { clock.date })
+    }
+
     /// A new pipeline on the same disk cache, as after a restart: the first
     /// one's disk writes, which follow its answers, have landed.
-    func restarted(_ configure: (inout ImagePipeline.Configuration) -> Void = { _ in }) async throws -> ImagePipeline {
+    func restarted(clock: TestClock? = nil, _ configure: (inout ImagePipeline.Configuration) -> Void = { _ in }) async throws -> ImagePipeline {
         await pipeline.waitForDiskWrites()
         var configuration = pipeline.configuration
         configure(&configuration)
-        return try ImagePipeline(configuration: configuration)
+        return try Self.pipeline(configuration, clock: clock)
     }
 
     func close() async {
