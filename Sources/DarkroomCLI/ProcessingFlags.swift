@@ -28,6 +28,25 @@ struct ProcessingFlags: ParsableArguments {
     @Option(name: .long, help: "Seconds one image's processing may take before it is stopped, 1...3600 (default 20). [DARKROOM_MAX_PROCESSING_SECONDS]")
     var maxProcessingSeconds: Int?
 
+    @Option(name: .long, help: "Memory one image's run may hold, in MiB, 16...65536: its decode, the steps that keep it whole and the encoder, estimated before anything is allocated (default: as darkroom serve's). [DARKROOM_MAX_REQUEST_MEMORY_MB]")
+    var maxRequestMemoryMb: Int?
+
+    /// `--max-request-memory-mb`, else `DARKROOM_MAX_REQUEST_MEMORY_MB`, else
+    /// the default budget, in bytes.
+    static func memoryBudget(_ flag: Int?) throws -> Int {
+        if let flag {
+            guard (16...65_536).contains(flag) else { throw ValidationError("--max-request-memory-mb \(flag) is outside 16...65536") }
+            return flag << 20
+        }
+        if let text = ProcessInfo.processInfo.environment["DARKROOM_MAX_REQUEST_MEMORY_MB"] {
+            guard let megabytes = Int(text), (16...65_536).contains(megabytes) else {
+                throw ValidationError("DARKROOM_MAX_REQUEST_MEMORY_MB=\(text) is not a whole number from 16 to 65536")
+            }
+            return megabytes << 20
+        }
+        return ImageLimits.default.maxDecodeMemory
+    }
+
     /// `--max-processing-seconds`, else `DARKROOM_MAX_PROCESSING_SECONDS`
     /// (as `serve` reads it), else the server's default: a photo that takes
     /// longer is more likely a hostile file than a slow machine, and a busy
@@ -79,6 +98,7 @@ struct ProcessingFlags: ParsableArguments {
         var options = ProcessingOptions(operations: operations, output: output)
         options.limits.jpegXL = jpegXL
         options.limits.maxProcessingTime = try Self.processingTime(maxProcessingSeconds)
+        options.limits.maxDecodeMemory = try Self.memoryBudget(maxRequestMemoryMb)
         return options
     }
 

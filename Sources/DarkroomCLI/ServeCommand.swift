@@ -38,7 +38,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Frames of an animated GIF or WebP answered, from the first (default 100; 1 answers a still image). [DARKROOM_MAX_ANIMATION_FRAMES]") var maxAnimationFrames: Int?
     @Option(name: .customLong("max-jpeg-scans"), help: "Scans a progressive JPEG may have, 1 to 10000 (default 100; encoders write at most a few dozen): libjpeg reads them all before the first row. [DARKROOM_MAX_JPEG_SCANS]") var maxJPEGScans: Int?
     @Option(name: .customLong("max-heif-tiles"), help: "Tiles a HEIF or AVIF image's grid may have decoded, counted from the file before any decoder runs, 1 to 10000 (default 256; an iPhone's 48 MP HEIC has 192). [DARKROOM_MAX_HEIF_TILES]") var maxHEIFTiles: Int?
-    @Option(help: "Memory one image's decoding may hold, in MiB, estimated from its headers before anything is allocated (default: a quarter of the cgroup's memory limit, 64 to 256; 256 without one). [DARKROOM_MAX_REQUEST_MEMORY_MB]") var maxRequestMemoryMb: Int?
+    @Option(help: "Frames an animated GIF or WebP may hold, counted from the file before any decoder runs, 1 to 1000000 (default 10000; --max-animation-frames says how many of them are answered). [DARKROOM_MAX_SOURCE_FRAMES]") var maxSourceFrames: Int?
+    @Option(help: "Memory one request may hold, in MiB: its decode, the steps that keep it whole and the encoder, estimated before anything is allocated (default: a quarter of the cgroup's memory limit, 64 to 256; 256 without one). [DARKROOM_MAX_REQUEST_MEMORY_MB]") var maxRequestMemoryMb: Int?
     @Option(help: "Seconds a download may take. [DARKROOM_DOWNLOAD_TIMEOUT]") var downloadTimeout: Int?
     @Option(help: "max-age of images' Cache-Control, in seconds. [DARKROOM_CACHE_MAX_AGE]") var cacheMaxAge: Int?
     @Option(help: "Refuse new work (429) while more processing runs than this wait. [DARKROOM_MAX_WAITING]") var maxWaiting: Int?
@@ -169,6 +170,10 @@ struct ServeCommand: AsyncParsableCommand {
         if let tiles = try number(maxHEIFTiles, "MAX_HEIF_TILES", "max-heif-tiles", minimum: 1) {
             guard tiles <= 10_000 else { throw ValidationError("--max-heif-tiles \(tiles) is over 10000") }
             c.limits.maxHEIFTiles = tiles
+        }
+        if let frames = try number(maxSourceFrames, "MAX_SOURCE_FRAMES", "max-source-frames", minimum: 1) {
+            guard frames <= 1_000_000 else { throw ValidationError("--max-source-frames \(frames) is over 1000000") }
+            c.limits.maxSourceFrames = frames
         }
         if let megabytes = try number(maxRequestMemoryMb, "MAX_REQUEST_MEMORY_MB", "max-request-memory-mb", minimum: 16) {
             guard megabytes <= 65_536 else { throw ValidationError("--max-request-memory-mb \(megabytes) is over 65536") }

@@ -55,6 +55,9 @@ import TestSupport
             (["--max-request-memory-mb", "8"], [:], "max-request-memory-mb"),
             (["--max-request-memory-mb", "9999999"], [:], "max-request-memory-mb"),
             ([], ["DARKROOM_MAX_REQUEST_MEMORY_MB": "-5"], "DARKROOM_MAX_REQUEST_MEMORY_MB"),
+            (["--max-source-frames", "0"], [:], "max-source-frames"),
+            (["--max-source-frames", "2000000"], [:], "max-source-frames"),
+            ([], ["DARKROOM_MAX_SOURCE_FRAMES": "many"], "DARKROOM_MAX_SOURCE_FRAMES"),
             (["--result-cache-timeout", "5"], [:], "--result-cache-timeout needs --result-cache"),
         ] as [([String], [String: String], String)] {
             do {

@@ -15,6 +15,9 @@ import TestSupport
 @Suite(.serialized) struct HostileDecodeTests {
     /// The memory budget the server runs with here.
     static let budgetMiB = 256
+    /// What resident memory may stay above its warm size once the server
+    /// is idle again.
+    static let keptMargin = 32 << 20
 
     struct Case: Sendable, CustomStringConvertible {
         var file: String
@@ -50,7 +53,30 @@ import TestSupport
         Case(file: "frame-bomb.gif", options: "rs:fit:200:200/f:gif", status: 422, reason: "in each of 100 frames"),
         // ...and its first frame answered as a still image.
         Case(file: "frame-bomb.gif", options: "rs:fit:200:200/f:jpg", status: 200, size: (200, 200)),
+        // 160,000 frames of one pixel: refused from the container's own
+        // count, before libvips walks them.
+        Case(file: "many-frames.webp", options: "rs:fit:100:100", status: 422, reason: "more than 10000 frames"),
+        Case(file: "many-frames.webp", options: "", status: 422, reason: "more than 10000 frames", route: "/info/_"),
+        Case(file: "many-frames.gif", options: "rs:fit:100:100/f:gif", status: 422, reason: "more than 10000 frames"),
+        // 392 MB of 16-bit pixels decoded whole: refused from its header.
+        Case(file: "interlaced-16bit.png", options: "rs:fit:200:200", status: 422, reason: "whole 7000 x 7000"),
+        // One pixel extended to the result limit: the encoders that hold
+        // the whole picture are refused before it is made; the ones that
+        // write rows as they come answer.
+        Case(file: "one-pixel.png", options: "rs:fit:8192:8192:0:1/f:avif", status: 422, reason: "8192 x 8192 image as AVIF"),
+        Case(file: "one-pixel.png", options: "rs:fit:8192:8192:0:1/f:webp", status: 422, reason: "8192 x 8192 image as WEBP"),
+        Case(file: "one-pixel.png", options: "rs:fit:8192:8192:0:1/f:gif", status: 422, reason: "8192 x 8192 image as GIF"),
+        Case(file: "one-pixel.png", options: "rs:fit:8192:8192:0:1/f:png", status: 200, size: (8192, 8192)),
+        Case(file: "one-pixel.png", options: "rs:fit:8192:8192:0:1/f:jpg", status: 200, size: (8192, 8192)),
+        Case(file: "one-pixel.png", options: "rs:fit:1024:1024:0:1/f:avif", status: 200, size: (1024, 1024)),
     ]
+
+    /// A watermark from a URL counts in the request's budget as a source does.
+    static func watermarkCases(origin: OriginServer) -> [Case] {
+        let mark = Data(origin.url("/interlaced-16bit.png").absoluteString.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return [Case(file: "scans-at-limit.jpg", options: "", status: 422, reason: "watermark", route: "/img/_/rs:fit:200:200/wm:1/wmu:\(mark)")]
+    }
 
     /// HEIF and AVIF shapes (`HostileHEIF`), refused from their boxes before
     /// libheif opens them: as a source, through `/info`, and as a watermark.
@@ -102,8 +128,9 @@ import TestSupport
         try #require(await eventuallyAsync(60) { (try? await get("/health"))?.status == 200 }, "the server did not start")
         // Warm: libvips started, its first allocations made.
         _ = try await get("/img/_/rs:fit:100:100/plain/\(plainSource(origin.url("/scans-at-limit.jpg")))@png")
+        let warm = try #require(ProcessMemory.peakAndCurrent(of: server.processIdentifier)).current
 
-        let cases = Self.cases.map { ($0, origin) } + Self.heifCases(origin: heifOrigin).map { ($0, heifOrigin) }
+        let cases = (Self.cases + Self.watermarkCases(origin: origin)).map { ($0, origin) } + Self.heifCases(origin: heifOrigin).map { ($0, heifOrigin) }
         for (c, source) in cases {
             let pid = server.processIdentifier
             try #require(ProcessMemory.resetPeak(of: pid), "the peak resident size cannot be reset here")
@@ -120,6 +147,13 @@ import TestSupport
             }
             #expect(peak - before <= Self.budgetMiB << 20, "\(c): resident memory rose \((peak - before) >> 20) MiB")
         }
+        // Nothing kept: once idle, the server gives back what the answers
+        // took (malloc's free memory is trimmed after a burst of work).
+        let settled = await eventuallyAsync(60) {
+            (ProcessMemory.peakAndCurrent(of: server.processIdentifier)?.current ?? .max) <= warm + Self.keptMargin
+        }
+        let after = ProcessMemory.peakAndCurrent(of: server.processIdentifier)?.current ?? 0
+        #expect(settled, "resident \(after >> 20) MiB after the shapes, \(warm >> 20) MiB when warm")
         #expect(server.isRunning, "\(String(decoding: (try? Data(contentsOf: log))?.suffix(2000) ?? Data(), as: UTF8.self))")
         #expect(try await get("/health").status == 200, "the server goes on")
         #expect((tasks?.refusedTasks ?? 0) == 0, "the server tried to start more than 512 threads")

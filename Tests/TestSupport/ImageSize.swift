@@ -1,7 +1,8 @@
 public import Foundation
 
 /// An answer's width and height, read from its header (JPEG, PNG, GIF,
-/// WebP) without decoding it: tests measure the product's answers without
+/// WebP, and a one-image AVIF or HEIF as Darkroom writes it) without
+/// decoding it: tests measure the product's answers without
 /// the product's own code, and without holding a thread for a decode.
 public enum ImageSize {
     public struct Unreadable: Error, CustomStringConvertible {
@@ -28,7 +29,15 @@ public enum ImageSize {
             case "VP8X": return (le(24, 3) + 1, le(27, 3) + 1)
             default: break
             }
+        } else if b.count >= 12, Array(b[4..<8]) == Array("ftyp".utf8) {
+            // One image: its one spatial extent property (after its version and flags).
+            let bytes = [UInt8](data)
+            let marker = Array("ispe".utf8)
+            if let at = (0..<max(0, bytes.count - 16)).first(where: { Array(bytes[$0..<$0 + 4]) == marker }) {
+                func u32(_ i: Int) -> Int { (0..<4).reduce(0) { $0 << 8 | Int(bytes[i + $1]) } }
+                return (u32(at + 8), u32(at + 12))
+            }
         }
-        throw Unreadable(description: "not a JPEG, PNG, GIF or WebP header I can read (\(data.count) bytes)")
+        throw Unreadable(description: "not a JPEG, PNG, GIF, WebP or HEIF header I can read (\(data.count) bytes)")
     }
 }

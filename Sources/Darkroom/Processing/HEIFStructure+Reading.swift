@@ -124,6 +124,7 @@ private enum Code {
     static let pitm = Code.of("pitm"), iinf = Code.of("iinf"), infe = Code.of("infe"), iloc = Code.of("iloc"), idat = Code.of("idat")
     static let iref = Code.of("iref"), dimg = Code.of("dimg"), auxl = Code.of("auxl"), thmb = Code.of("thmb")
     static let iprp = Code.of("iprp"), ipco = Code.of("ipco"), ipma = Code.of("ipma"), ispe = Code.of("ispe")
+    static let av1C = Code.of("av1C"), hvcC = Code.of("hvcC")
 }
 
 /// Where an item's data lies (its `iloc` entry), as far as a grid's
@@ -159,6 +160,7 @@ private struct Parser {
     var sizes: [Int: HEIFStructure.Size] = [:]
     var associatedItems: Set<Int> = []
     var sawProperties = false
+    var coding = HEIFStructure.Coding()
 
     init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
@@ -312,14 +314,16 @@ private struct Parser {
         }
     }
 
-    /// The `ispe` sizes among the properties, by their index from 1.
-    func ipco(_ box: Box) throws(DarkroomError) -> [Int: HEIFStructure.Size] {
+    /// The `ispe` sizes among the properties, by their index from 1; the
+    /// codecs' configurations count into ``coding``.
+    mutating func ipco(_ box: Box) throws(DarkroomError) -> [Int: HEIFStructure.Size] {
         var sizes: [Int: HEIFStructure.Size] = [:]
         var boxes = Boxes(Cursor(bytes, box.payload))
         var index = 0
         while let property = boxes.next() {
             index += 1
             guard index <= HEIFStructure.maxEntries else { throw Self.tooMany("item properties") }
+            if property.type == Code.av1C || property.type == Code.hvcC { configuration(property) }
             guard property.type == Code.ispe else { continue }
             var cursor = Cursor(bytes, property.payload)
             guard cursor.version() != nil, let width = cursor.u32(), let height = cursor.u32() else { throw Self.damaged("ispe") }
@@ -327,6 +331,27 @@ private struct Parser {
         }
         if boxes.damaged { throw Self.damaged("ipco") }
         return sizes
+    }
+
+    /// A codec's configuration: its chroma sampling and bit depth, which
+    /// set what libheif holds to decode it. Too short to read counts as the
+    /// costliest (the decoder reads the coded stream, not this box).
+    mutating func configuration(_ property: Box) {
+        let payload = property.payload
+        func byte(_ offset: Int) -> Int? {
+            payload.count > offset ? Int(bytes[payload.lowerBound + offset]) : nil
+        }
+        if property.type == Code.av1C {
+            // high_bitdepth, then monochrome and chroma_subsampling_x.
+            guard let flags = byte(2) else { coding = .worst; return }
+            coding.highBitDepth = coding.highBitDepth || flags & 0x40 != 0
+            coding.fullChroma = coding.fullChroma || flags & 0x18 == 0
+        } else {
+            // chromaFormat (3 is 4:4:4, 2 is 4:2:2) and bitDepthLumaMinus8.
+            guard let chroma = byte(16), let depth = byte(17) else { coding = .worst; return }
+            coding.highBitDepth = coding.highBitDepth || depth & 0x07 != 0
+            coding.fullChroma = coding.fullChroma || chroma & 0x03 >= 2
+        }
     }
 
     /// An item's first entry counts, as libheif reads it; like libheif,
@@ -361,7 +386,7 @@ private struct Parser {
             if type == "grid", let location = locations[id] { item.grid = grid(at: location) }
             items[id] = item
         }
-        return HEIFStructure(primaryItem: primaryItem, items: items)
+        return HEIFStructure(primaryItem: primaryItem, items: items, coding: coding)
     }
 
     /// A grid's description from the first bytes of its data: in the file

@@ -41,9 +41,20 @@ package struct HEIFStructure: Sendable, Equatable {
         var grid: Grid?
     }
 
+    /// How the coded images are sampled, the costliest of any in the file.
+    struct Coding: Sendable, Equatable {
+        /// 4:4:4 or 4:2:2 rather than 4:2:0 (or grey).
+        var fullChroma = false
+        /// More than 8 bits a sample.
+        var highBitDepth = false
+
+        static let worst = Coding(fullChroma: true, highBitDepth: true)
+    }
+
     /// The `pitm` item, the image a file is decoded as.
     var primaryItem: Int?
     var items: [Int: Item]
+    var coding = Coding()
 
     /// The most items, references, properties or associations read: real
     /// files have a few, a camera's grid a few hundred.

@@ -35,11 +35,15 @@ public struct ImageLimits: Sendable, Hashable, Codable {
     /// Cameras and encoders write at most a few dozen (libjpeg's
     /// progressive default: 10); default 100.
     public var maxJPEGScans: Int
-    /// The most memory one run's decoding may hold: a multi-scan JPEG's
-    /// coefficients, an image decoded whole (WebP, HEIF, an interlaced
-    /// PNG, one turned by its EXIF orientation), the thumbnail path's rows
-    /// and result. Estimated from the headers before anything is
-    /// allocated; an image over it is refused with
+    /// The most memory one run may hold, from its decode to its encode: a
+    /// multi-scan JPEG's coefficients, an image decoded whole (WebP, HEIF,
+    /// GIF, an interlaced PNG, one turned by its EXIF orientation, every
+    /// frame of an animation) with what its decoder holds beside it, a
+    /// `wmu` watermark, the steps that keep their image in memory (trim,
+    /// a smart crop, a quarter turn), and the encoder's working set for
+    /// the result's format and size; the thumbnail path's rows and result.
+    /// Estimated from the headers and the steps' sizes before anything is
+    /// allocated (``MemoryCost``); a run over it is refused with
     /// ``DarkroomError/Kind/tooMuchMemory`` (or taken by the engine that
     /// streams it). Default ``defaultDecodeMemory``.
     public var maxDecodeMemory: Int
@@ -48,6 +52,12 @@ public struct ImageLimits: Sendable, Hashable, Codable {
     /// reference to a tile, even to one tile repeated. Cameras write a few
     /// hundred (an iPhone's 48 MP HEIC: 192 of 512 x 512); default 256.
     public var maxHEIFTiles: Int = 256
+    /// The most frames an animated GIF or WebP may hold, counted from its
+    /// container before libvips reads it (libvips reads every frame's
+    /// header first, a WebP's in time that grows with the square of their
+    /// number), whatever ``maxAnimationFrames`` answers of them. Real
+    /// animations have hundreds; default 10,000.
+    public var maxSourceFrames: Int = 10_000
 
     public init(maxSourceBytes: Int = 50_000_000, maxSourcePixels: Int = 50_000_000,
                 maxResultDimension: Int = 8192, maxProcessingTime: Duration = .seconds(20),
@@ -65,7 +75,7 @@ public struct ImageLimits: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case maxSourceBytes, maxSourcePixels, maxResultDimension, maxProcessingTime, maxAnimationFrames, jpegXL
-        case maxJPEGScans, maxDecodeMemory, maxAnimationFramePixels, maxHEIFTiles
+        case maxJPEGScans, maxDecodeMemory, maxAnimationFramePixels, maxHEIFTiles, maxSourceFrames
     }
 
     /// Limits written before the frame, scan, memory and tile limits and
@@ -82,6 +92,7 @@ public struct ImageLimits: Sendable, Hashable, Codable {
                   maxDecodeMemory: try container.decodeIfPresent(Int.self, forKey: .maxDecodeMemory) ?? ImageLimits.defaultDecodeMemory)
         maxAnimationFramePixels = try container.decodeIfPresent(Int.self, forKey: .maxAnimationFramePixels)
         maxHEIFTiles = try container.decodeIfPresent(Int.self, forKey: .maxHEIFTiles) ?? maxHEIFTiles
+        maxSourceFrames = try container.decodeIfPresent(Int.self, forKey: .maxSourceFrames) ?? maxSourceFrames
     }
 
     public static let `default` = ImageLimits()

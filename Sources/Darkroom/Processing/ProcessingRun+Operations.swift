@@ -37,6 +37,7 @@ extension ProcessingRun {
             // Small images (after a resize): in memory, in fixed point, at a
             // fraction of the cost. Large ones stream through libvips.
             if image.width * image.height <= Self.inMemoryColourPixels {
+                try reserveMemory(MemoryCost.product(image.width, image.height, image.bands), for: "sepia on the \(image.width) x \(image.height) image in memory")
                 return try computingPixels(of: image) { () throws(VipsError) in try image.recombinedInMemory(matrix) }
             }
             return try vips("sepia") { try image.recombined(matrix) }
@@ -54,6 +55,8 @@ extension ProcessingRun {
             guard degrees % 90 == 0 else { throw .invalidOption("rotate \(degrees): only multiples of 90 degrees") }
             let quarters = ((degrees / 90) % 4 + 4) % 4
             if quarters == 0 { return image }
+            // Read across its rows: libvips keeps the image it turns.
+            if quarters != 2 { try reserveInMemory(image, for: "turning") }
             return try vips("rotate") { try image.rotated(quarters: quarters) }
         case .flip(let horizontal, let vertical):
             var flipped = image
@@ -139,18 +142,32 @@ extension ProcessingRun {
             throw DarkroomError(.notAnImage, "the watermark is not an image")
         }
         return try withRawBytes(of: watermark.data) { raw throws(DarkroomError) in
-            try checkHEIFStructure(raw, format: format)
+            try checkStructure(raw, format: format)
+            let image: VImage
             do throws(VipsError) {
-                let image = try VImage.load(raw, loader: format.loader, randomAccess: true)
-                let pixels = image.width.multipliedReportingOverflow(by: image.height)
-                guard !pixels.overflow, pixels.partialValue <= options.limits.maxSourcePixels else {
-                    throw VipsError(operation: "watermark", message: "the watermark is \(image.width) x \(image.height) pixels, over the limit")
-                }
-                return try image.srgb8().inMemory()
+                image = try VImage.load(raw, loader: format.loader, randomAccess: true)
             } catch {
                 throw DarkroomError(.corruptImage, "the watermark image could not be read", underlying: error.message)
             }
+            let pixels = image.width.multipliedReportingOverflow(by: image.height)
+            guard !pixels.overflow, pixels.partialValue <= options.limits.maxSourcePixels else {
+                throw DarkroomError(.tooManyPixels, "the watermark is \(image.width) x \(image.height) pixels, over the limit of \(options.limits.maxSourcePixels) pixels")
+            }
+            guard (1...5).contains(image.bands) else {
+                throw DarkroomError(.notAnImage, "the watermark has \(image.bands) channels a pixel; Darkroom reads 1 to 5")
+            }
+            // Its decode and its 8-bit copy count in the request's budget,
+            // as the source's do.
+            let decoder = MemoryCost.wholeDecode(format, bands: image.bands, bytesPerSample: image.bytesPerSample, heif: nil)
+            try reserveMemory(MemoryCost.product(image.width, image.height, decoder + 4), for: "the \(image.width) x \(image.height) watermark")
+            return try computingPixels(of: image) { () throws(VipsError) in try image.srgb8().inMemory() }
         }
+    }
+
+    /// Holds a step's copy of the whole image in the run's budget.
+    func reserveInMemory(_ image: VImage, for step: String) throws(DarkroomError) {
+        try reserveMemory(MemoryCost.product(image.width, image.height, image.bands, image.bytesPerSample),
+                          for: "\(step) the \(image.width) x \(image.height) image in memory")
     }
 
     /// The image without its border; see ``ImageOperation/trim(threshold:colour:equalHorizontal:equalVertical:)``.
@@ -160,6 +177,7 @@ extension ProcessingRun {
         guard image.width >= 3, image.height >= 3 else { return image }
         // In memory: the search reads every pixel and the cut reads them
         // again, which a sequentially decoded image cannot serve.
+        try reserveInMemory(image, for: "trimming")
         let pixels = try computingPixels(of: image) { () throws(VipsError) in try image.inMemory() }
         var box = try vips("trim") {
             try pixels.trimBox(threshold: threshold, background: colour.map { (Double($0.red), Double($0.green), Double($0.blue)) })
@@ -324,7 +342,10 @@ extension ProcessingRun {
         guard gravity.isValid else { throw .invalidOption("gravity \(gravity.key) is out of range") }
         let width = min(width, image.width), height = min(height, image.height)
         if gravity.kind == .smart {
-            return try vips("smart crop") { try image.smartCropped(width: width, height: height) }
+            // The search reads the image in memory, every pixel computed
+            // under the kill switch.
+            try reserveInMemory(image, for: "the smart crop")
+            return try computingPixels(of: image) { () throws(VipsError) in try image.smartCropped(width: width, height: height) }
         }
         let (left, top) = gravity.placement(outer: (image.width, image.height), inner: (width, height), offsetScale: offsetScale)
         return try vips("crop") { try image.cropped(left: left, top: top, width: width, height: height) }

@@ -15,7 +15,7 @@ extension ProcessingRun {
             throw Self.tooManyScans(structure.scans, limit: limits.maxJPEGScans)
         }
         let kind = structure.isProgressive ? "progressive" : "multi-scan"
-        try checkDecodeMemory(structure.coefficientBytes, for: "the coefficients of the \(structure.width) x \(structure.height) \(kind) JPEG")
+        try reserveMemory(structure.coefficientBytes, for: "the coefficients of the \(structure.width) x \(structure.height) \(kind) JPEG")
         return structure
     }
 
@@ -28,15 +28,31 @@ extension ProcessingRun {
         try structure.check(maxTiles: options.limits.maxHEIFTiles)
     }
 
+    /// A container's structure, before any decoder reads it: a HEIF
+    /// image's item graph, an animation's frame count.
+    func checkStructure(_ raw: UnsafeRawBufferPointer, format: ImageFormat) throws(DarkroomError) {
+        try checkHEIFStructure(raw, format: format)
+        let limit = options.limits.maxSourceFrames
+        if let frames = FrameCount.count(raw, format: format, limit: limit), frames > limit {
+            throw DarkroomError(.tooComplex, "the \(format.rawValue.uppercased()) animation has more than \(limit) frames, over the limit of \(limit): libvips reads every frame's header before the first frame")
+        }
+    }
+
     static func tooManyScans(_ scans: Int, limit: Int) -> DarkroomError {
         DarkroomError(.tooManyScans, "the JPEG has \(scans) scans, over the limit of \(limit): libjpeg reads every scan of the whole image before the first row")
     }
 
-    /// Refuses a decode that would hold more than the run's memory budget.
+    /// Adds what a decode, a step or the encoder will hold to the run's
+    /// ledger, refusing it where the run would then hold more than its
+    /// budget (``ImageLimits/maxDecodeMemory``).
+    func reserveMemory(_ bytes: Int, for what: String) throws(DarkroomError) {
+        try ledger.reserve(bytes, budget: options.limits.maxDecodeMemory, for: what)
+    }
+
+    /// Whether `bytes` more would fit the budget, without holding them: for
+    /// a path that hands the run on to libvips when they would not.
     func checkDecodeMemory(_ bytes: Int, for what: String) throws(DarkroomError) {
-        let budget = options.limits.maxDecodeMemory
-        guard bytes > budget else { return }
-        throw DarkroomError(.tooMuchMemory, "decoding the image would hold \(Self.mebibytes(bytes)) for \(what), over the limit of \(Self.mebibytes(budget)) a request")
+        try MemoryLedger(held: ledger.held).reserve(bytes, budget: options.limits.maxDecodeMemory, for: what)
     }
 
     static func mebibytes(_ bytes: Int) -> String {
@@ -58,20 +74,26 @@ extension ProcessingRun {
 
     /// What decoding holds whole in memory, besides a JPEG's coefficients:
     /// formats whose decoders give the whole image at once (WebP, HEIF,
-    /// JPEG XL, an interlaced PNG), and any image read with random access
-    /// (turned by its orientation, or every frame of an animation), at the
-    /// size it is decoded.
+    /// GIF, JPEG XL, an interlaced PNG), and any image read with random
+    /// access (turned by its orientation, or every frame of an animation),
+    /// at the size it is decoded, with what the decoder holds beside the
+    /// pixels (``MemoryCost``).
     func checkWholeDecode(of header: VImage, format: ImageFormat, shrink: Int, randomAccess: Bool, frames: Int = 1) throws(DarkroomError) {
         let width = (header.width + shrink - 1) / shrink, height = (header.height + shrink - 1) / shrink
-        let bands = max(3, header.bands)
         let whole: Bool = switch format {
         case .webp, .avif, .heic, .jxl, .gif: true
         case .png: header.isInterlaced
         default: false
         }
         guard whole || randomAccess else { return }
-        let (pixels, overflow) = width.multipliedReportingOverflow(by: height * frames)
-        let bytes = overflow ? Int.max : pixels.multipliedReportingOverflow(by: bands * header.bytesPerSample).partialValue
-        try checkDecodeMemory(bytes, for: "the whole \(width) x \(height)\(frames > 1 ? " x \(frames) frames" : "") image")
+        let heif = format == .avif || format == .heic ? heifCoding() : nil
+        let perPixel = MemoryCost.wholeDecode(format, bands: header.bands, bytesPerSample: header.bytesPerSample, heif: heif)
+        try reserveMemory(MemoryCost.product(width, height, frames, perPixel),
+                          for: "the whole \(width) x \(height)\(frames > 1 ? " x \(frames) frames" : "") image")
+    }
+
+    /// How the source's coded images are sampled, from its boxes.
+    private func heifCoding() -> HEIFStructure.Coding? {
+        data.withUnsafeBytes { raw in (try? HEIFStructure.read(raw))??.coding }
     }
 }

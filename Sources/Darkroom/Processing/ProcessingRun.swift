@@ -14,6 +14,8 @@ struct ProcessingRun {
     /// The thumbnail path's resampling kernels (each gives the same bytes;
     /// tests run them against each other).
     var kernels: Thumbnail.Kernels = .best
+    /// What the run holds in memory, as it is planned.
+    let ledger = MemoryLedger()
 
     /// Runs, with the kill switch pulled when ``ImageLimits/maxProcessingTime``
     /// is up: libvips stops at its next tile, the JPEG path at its next rows.
@@ -191,7 +193,7 @@ struct ProcessingRun {
     func load(_ raw: UnsafeRawBufferPointer, format: ImageFormat, shrink: Int, randomAccess: Bool = false, pages: Int = 1) throws(DarkroomError) -> VImage {
         // Every load, the header's too: no libheif call sees a file the
         // structure check refuses (the check reads a few boxes).
-        try checkHEIFStructure(raw, format: format)
+        try checkStructure(raw, format: format)
         do {
             return try VImage.load(raw, loader: format.loader, shrink: shrink, randomAccess: randomAccess, pages: pages,
                                   thumbnail: options.enforceThumbnail)
@@ -239,6 +241,13 @@ struct ProcessingRun {
         let image = strip ? image : try vips("choosing the metadata to keep") {
             try image.keepingMetadata(all: !output.stripMetadata, colourProfile: !output.stripColourProfile, copyright: copyright)
         }
+        // What the encoder holds, before any pixel is computed: the step
+        // that can take the most memory (a 1 x 1 source extended to the
+        // result limit costs nothing until it is written).
+        let frames = max(1, image.height / max(1, image.pageHeight))
+        let frameHeight = image.height / frames
+        try reserveMemory(MemoryCost.encode(format, width: image.width, height: frameHeight, frames: frames, progressive: output.progressive),
+                          for: "writing the \(image.width) x \(frameHeight)\(frames > 1 ? " x \(frames) frames" : "") image as \(format.rawValue.uppercased())")
         guard let maxBytes = options.output.maxBytes, [.jpeg, .webp, .avif, .jxl].contains(format) else {
             let encoder = try encoder(quality)
             return try computingPixels(of: image, sourceFormat: sourceFormat) { () throws(VipsError) in
@@ -247,6 +256,8 @@ struct ProcessingRun {
         }
         // Encoded more than once: the pixels are computed once, into memory.
         guard maxBytes > 0 else { throw .invalidOption("the byte limit \(maxBytes) is not above 0") }
+        try reserveMemory(MemoryCost.product(image.width, image.height, image.bands, image.bytesPerSample),
+                          for: "the \(image.width) x \(image.height) image in memory, to be written more than once")
         let pixels = try computingPixels(of: image, sourceFormat: sourceFormat) { () throws(VipsError) in try image.inMemory() }
         while true {
             try killSwitch.check()

@@ -153,8 +153,26 @@ import TestSupport
         let folder = try Fixtures.temporaryFolder("darkroom-book-cancel")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("book.pdf").path
-        let pipeline = try pipeline()
-        let job = Photobook(pipeline: pipeline).start(corpusRequest(Corpus.photos + Corpus.photos + Corpus.photos), to: path)
+        // The corpus from files, then twice more from an origin that holds
+        // its answers: the book cannot be done before the test cancels it,
+        // however slowly the test's task is scheduled.
+        let origin = try await OriginServer.start(serving: Corpus.root)
+        defer { Task { await origin.stop() } }
+        var configuration = ImagePipeline.Configuration()
+        configuration.diskCache = nil
+        configuration.loader.readTimeout = .seconds(600)
+        configuration.loader.totalTimeout = .seconds(600)
+        configuration.loader.retries = 0
+        let pipeline = try ImagePipeline(configuration: configuration)
+        var request = corpusRequest(Corpus.photos)
+        for copy in 1...2 {
+            for photo in Corpus.photos {
+                let path = "/photos/\(photo.lastPathComponent)?copy=\(copy)"
+                origin.set(.delay(.seconds(600)), for: "/photos/\(photo.lastPathComponent)")
+                request.photos.append(.init(name: "\(copy)-\(photo.lastPathComponent)", source: .url(origin.url(path))))
+            }
+        }
+        let job = Photobook(pipeline: pipeline).start(request, to: path)
         for await step in job.progress {
             if case .writing(let written, _) = step, written >= 3 { job.cancel(); break }
         }
