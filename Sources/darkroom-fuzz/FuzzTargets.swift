@@ -28,6 +28,9 @@ enum FuzzTarget: String, CaseIterable {
     /// A HEIF or AVIF file's boxes, read and checked as they are before
     /// libheif may open the file.
     case heif
+    /// An animated GIF's blocks or WebP's chunks, counted as they are
+    /// before libvips may read the file (the format from the first bytes).
+    case frames
 
     static let presets = ["thumb": "rs:fill:100:100/sepia:0.8", "loop": "pr:loop", "big": "w:4000/h:4000"]
     static let signature = try! URLSignature(hexKey: "736563726574", hexSalt: "68656C6C6F")
@@ -72,6 +75,13 @@ enum FuzzTarget: String, CaseIterable {
         case .heif:
             data.withUnsafeBytes { raw in
                 if let structure = try? HEIFStructure.read(raw) { _ = try? structure.check(maxTiles: 256) }
+            }
+        case .frames:
+            data.withUnsafeBytes { raw in
+                let format: ImageFormat = raw.first == UInt8(ascii: "G") ? .gif : .webp
+                if let count = FrameCount.count(raw, format: format, limit: 10_000) {
+                    precondition(count >= 1 && count <= 10_001, "a count of \(count) frames")
+                }
             }
         }
     }

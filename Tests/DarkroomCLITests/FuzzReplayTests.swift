@@ -8,7 +8,7 @@ struct FuzzReplayTests {
     static let binary = DarkroomProcess.product("darkroom-fuzz")
     static let seeds = Corpus.packageRoot.appendingPathComponent("Tests/Fuzz")
 
-    @Test(arguments: ["url", "accept", "list", "book", "image", "s3", "thumbnail", "heif"])
+    @Test(arguments: ["url", "accept", "list", "book", "image", "s3", "thumbnail", "heif", "frames"])
     func everySeedAndFoundCrashEndsCleanly(target: String) async throws {
         let folder = Self.seeds.appendingPathComponent(target)
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().map { folder.appendingPathComponent($0).path }

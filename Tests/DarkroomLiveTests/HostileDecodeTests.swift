@@ -91,6 +91,9 @@ import TestSupport
             Case(file: "grid-of-grids.avif", options: "rs:fit:200:200", status: 422, reason: "grid inside a grid"),
             Case(file: "many-references.avif", options: "rs:fit:200:200", status: 422, reason: "over the limit of 256"),
             Case(file: "zero-tiles.avif", options: "rs:fit:200:200", status: 422, reason: "0 x 0"),
+            // One full-chroma tile 169 times: decoded at 12.4 bytes a pixel,
+            // refused from the estimate that reads the chroma from its box.
+            Case(file: "full-chroma-grid.avif", options: "rs:fit:200:200", status: 422, reason: "whole 6656 x 6656"),
             // A grid as cameras write them decodes.
             Case(file: "valid-grid.avif", options: "rs:fit:200:200/f:png", status: 200, size: (200, 133)),
         ]

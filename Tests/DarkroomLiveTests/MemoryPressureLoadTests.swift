@@ -31,6 +31,12 @@ import TestSupport
         ("many-scans.jpg", "rs:fit:200:200"), ("scans-at-limit.jpg", "rs:fit:200:200"), ("coefficient-hog.jpg", "rs:fit:200:200"),
         ("empty-refinements.jpg", "rs:fit:200:200/f:webp"), ("flat-8192x6000.jpg", "rs:fill:8192:1"), ("tall-1000x49000.jpg", "rs:force:1000:2"),
         ("inflate-bomb.png", "rs:fit:200:200"), ("frame-bomb.gif", "rs:fit:200:200/f:gif"), ("frame-bomb.gif", "rs:fit:200:200/f:jpg"),
+        // The output side: one pixel extended to the result limit in every
+        // format (one of these as AVIF got the server OOM-killed in 1 s).
+        ("one-pixel.png", "rs:fit:8192:8192:0:1/f:avif"), ("one-pixel.png", "rs:fit:8192:8192:0:1/f:webp"),
+        ("one-pixel.png", "rs:fit:8192:8192:0:1/f:gif"), ("one-pixel.png", "rs:fit:8192:8192:0:1/f:png"),
+        ("one-pixel.png", "rs:fit:8192:8192:0:1/f:jpg"), ("interlaced-16bit.png", "rs:fit:200:200"),
+        ("many-frames.webp", "rs:fit:100:100"), ("many-frames.gif", "rs:fit:100:100/f:gif"),
     ]
 
     @Test func theServerLivesUnderHostileAndOrdinaryLoad() async throws {

@@ -39,17 +39,31 @@ public enum HostileHEIF {
         HEIFWriter.grid(tile: try tile(), rows: 2, columns: 2)
     }
 
-    /// Every shape, by the file name it is served under.
+    /// (f) A 13 x 13 grid of one 512 x 512 tile with full chroma (4:4:4):
+    /// 6656 x 6656, under the pixel and tile limits, 14 KB whose decode
+    /// raised the server's resident size by 262 MiB (its RGB and libvips'
+    /// copy, a tile's planes at a time) where counting 3 bytes a pixel
+    /// (127 MiB) let it through a 256 MiB budget.
+    public static func fullChromaGrid() throws -> Data {
+        let tile = try HEIFWriter.primaryTile(of: try Fixtures.data("full-chroma.avif")).orThrow("full-chroma.avif has no coded image")
+        return HEIFWriter.grid(tile: tile, rows: 13, columns: 13)
+    }
+
+    /// The shapes refused from their boxes alone, and the valid grid, by
+    /// the file name each is served under.
     public static func all() throws -> [(name: String, data: Data)] {
         [("self-listing.avif", try selfListing()), ("grid-of-grids.avif", try gridOfGrids()),
          ("many-references.avif", try manyReferences()), ("zero-tiles.avif", try zeroTiles()),
          ("valid-grid.avif", try validGrid())]
     }
 
-    /// Writes every shape into `folder`.
+    /// Writes every shape into `folder`, and the full-chroma grid, which
+    /// only its decode's cost refuses.
     public static func write(to folder: URL) throws {
         for (name, data) in try all() { try data.write(to: folder.appendingPathComponent(name)) }
+        try fullChromaGrid().write(to: folder.appendingPathComponent("full-chroma-grid.avif"))
     }
+
 }
 
 extension Optional {

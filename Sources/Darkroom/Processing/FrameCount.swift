@@ -7,12 +7,12 @@
 /// found by walking the list from the start, so a file of 160,000
 /// one-pixel frames (8 MB) takes almost a minute before any limit applies.
 /// The count comes first, and a file over the limit never reaches it.
-enum FrameCount {
+package enum FrameCount {
     /// The frames counted, up to `limit + 1` (the walk stops there); nil
     /// for a format that does not animate, or a file whose container is cut
     /// short or damaged before its first frame (the decoder then says what
     /// is wrong).
-    static func count(_ raw: UnsafeRawBufferPointer, format: ImageFormat, limit: Int) -> Int? {
+    package static func count(_ raw: UnsafeRawBufferPointer, format: ImageFormat, limit: Int) -> Int? {
         switch format {
         case .webp: webp(raw, limit: limit)
         case .gif: gif(raw, limit: limit)
