@@ -150,6 +150,9 @@ import TestSupport
                 "http://172.16.0.1/a.jpg", "http://192.168.0.1/a.jpg", "http://169.254.169.254/latest/meta-data/",
                 "http://100.64.0.1/a.jpg", "http://[::ffff:127.0.0.1]/a.jpg", "http://localhost:\(origin.port)/photos/Aqua.jpg",
                 origin.url("/moved").absoluteString,   // trusted origin, redirecting to loopback
+                // IPv4-translated loopback, which once connected; special-purpose ranges.
+                "http://[::ffff:0:127.0.0.1]:\(origin.port)/photos/Aqua.jpg", "http://[64:ff9b::7f00:1]:\(origin.port)/photos/Aqua.jpg",
+                "http://198.18.0.1/a.jpg", "http://192.0.0.170/a.jpg", "http://[fec0::1]/a.jpg", "http://[100::1]/a.jpg",
             ]
             for source in sources {
                 let answer = try await server.get("/img/_/w:50/plain/\(source)")

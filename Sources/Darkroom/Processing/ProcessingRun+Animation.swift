@@ -38,7 +38,7 @@ extension ProcessingRun {
         for index in 0..<frames {
             try killSwitch.check()
             var image = try vips("taking frame \(index + 1)") { try stack.frame(index) }
-            image = try vips("converting to sRGB") { try image.srgb8(transformingProfile: options.output.stripColourProfile) }
+            image = try inSRGB(image)
             if orientation != 1 {
                 image = try vips("rotating by EXIF orientation") { try image.autoRotated(orientation: orientation) }
             }

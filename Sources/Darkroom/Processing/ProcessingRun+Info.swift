@@ -33,7 +33,7 @@ extension ProcessingRun {
             try checkWholeDecode(of: header, format: format, shrink: plan.factor, randomAccess: rotates)
             var image = plan.factor > 1 || rotates ? try load(raw, format: format, shrink: plan.factor, randomAccess: rotates) : header
             try killSwitch.check()
-            image = try vips("converting to sRGB") { try image.srgb8() }
+            image = try inSRGB(image)
             image = try vips("rotating by EXIF orientation") { try image.autoRotated(orientation: orientation) }
             let scale = min(Double(side) / Double(image.width), Double(side) / Double(image.height), 1)
             if scale < 1 {

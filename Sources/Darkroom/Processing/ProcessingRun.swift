@@ -134,7 +134,7 @@ struct ProcessingRun {
         try killSwitch.check()
 
         // 3. Pixels to 8-bit sRGB, upright.
-        image = try vips("converting to sRGB") { try image.srgb8(transformingProfile: options.output.stripColourProfile) }
+        image = try inSRGB(image)
         if rotates {
             image = try vips("rotating by EXIF orientation") { try image.autoRotated(orientation: orientation) }
         }
@@ -287,6 +287,17 @@ struct ProcessingRun {
             if format == nil, case .image(let sniffed) = ImageFormat.sniff(data) { format = sniffed }
             throw DarkroomError(.corruptImage, "the \(format?.rawValue.uppercased() ?? "source") image is damaged or truncated: its pixels could not be decoded",
                                 underlying: error.message)
+        }
+    }
+
+    /// The image as 8-bit sRGB. A source whose colours libvips cannot
+    /// convert (an interpretation or a profile it cannot read) is the
+    /// input's fault: a 422 that says so, not a failure of the server.
+    func inSRGB(_ image: VImage) throws(DarkroomError) -> VImage {
+        do {
+            return try image.srgb8(transformingProfile: options.output.stripColourProfile)
+        } catch {
+            throw DarkroomError(.corruptImage, "the image's colours could not be converted to sRGB", underlying: error.message)
         }
     }
 

@@ -5,16 +5,19 @@ import Testing
 @Suite struct SourcePolicyTests {
     @Test(arguments: [
         "127.0.0.1", "127.1.2.3", "::1", "10.0.0.1", "172.16.0.1", "172.31.255.255", "192.168.1.1",
-        "169.254.169.254", "100.64.0.1", "100.127.255.255", "::ffff:127.0.0.1", "::ffff:8.8.8.8", "0.0.0.0", "::",
+        "169.254.169.254", "100.64.0.1", "100.127.255.255", "::ffff:127.0.0.1", "::ffff:0:127.0.0.1", "0.0.0.0", "::",
         "fc00::1", "fd12:3456::1", "fe80::1", "224.0.0.1", "ff02::1", "64:ff9b::7f00:1", "255.255.255.255",
         "64:ff9b:1::a00:1", "2002:7f00:1::1", "2002:a9fe:a9fe::", "2001:0:4136:e378:8000:63bf:80ff:fffe", "2001::1",
+        "192.0.0.170", "198.18.0.1", "198.19.255.255", "192.0.2.1", "198.51.100.7", "203.0.113.9", "fec0::1", "100::1", "2001:db8::1",
     ])
     func privateAddressesHaveAReason(text: String) throws {
         let address = try #require(IPAddress(text))
         #expect(address.privateReason != nil, "\(text)")
     }
 
-    @Test(arguments: ["8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "93.184.216.34"])
+    @Test(arguments: ["8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "93.184.216.34",
+                      // A public IPv4 address in any IPv6 spelling is that address.
+                      "::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::1", "::ffff:0:93.184.216.34"])
     func publicAddressesAreFine(text: String) throws {
         #expect(try #require(IPAddress(text)).privateReason == nil, "\(text)")
     }
