@@ -40,7 +40,7 @@ struct ImgproxyEnvironment {
         switch key {
         case "KEY", "SALT", "SIGNATURE_SIZE", "WORKERS", "QUALITY", "FORMAT_QUALITY", "MAX_ANIMATION_FRAMES", "DOWNLOAD_TIMEOUT",
              "ONLY_PRESETS", "ALLOW_SECURITY_OPTIONS", "BASE_URL", "URL_REPLACEMENTS", "BASE64_URL_INCLUDES_FILENAME",
-             "JPEG_PROGRESSIVE", "ALLOWED_PROCESSING_OPTIONS":
+             "JPEG_PROGRESSIVE", "ALLOWED_PROCESSING_OPTIONS", "KEEP_ALIVE_TIMEOUT", "READ_REQUEST_TIMEOUT":
             settings[key] = value
         case "CONCURRENCY": settings["WORKERS"] = value
         case "TIMEOUT": settings["MAX_PROCESSING_SECONDS"] = value

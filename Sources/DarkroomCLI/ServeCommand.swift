@@ -43,6 +43,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a download may take. [DARKROOM_DOWNLOAD_TIMEOUT]") var downloadTimeout: Int?
     @Option(help: "max-age of images' Cache-Control, in seconds. [DARKROOM_CACHE_MAX_AGE]") var cacheMaxAge: Int?
     @Option(help: "Refuse new work (429) while more processing runs than this wait. [DARKROOM_MAX_WAITING]") var maxWaiting: Int?
+    @Option(help: "Seconds a connection may wait idle between requests, 1...3600 (default 10, as imgproxy's IMGPROXY_KEEP_ALIVE_TIMEOUT). [DARKROOM_KEEP_ALIVE_TIMEOUT]") var keepAliveTimeout: Int?
+    @Option(help: "Seconds a client may take to send a request's head and body once its first byte came, 1...3600 (default 10, as imgproxy's IMGPROXY_READ_REQUEST_TIMEOUT). [DARKROOM_READ_REQUEST_TIMEOUT]") var readRequestTimeout: Int?
+    @Option(help: "Connections held at once; past it a new one is answered 503 and closed (default: three quarters of the file limit, at most 10000). [DARKROOM_MAX_CONNECTIONS]") var maxConnections: Int?
+    @Option(help: "Connections held at once from one client address, 0 for no limit (default 256; 0 behind a proxy). [DARKROOM_MAX_CONNECTIONS_PER_CLIENT]") var maxConnectionsPerClient: Int?
     @Option(help: "Seconds in-flight requests get to finish on SIGINT/SIGTERM. [DARKROOM_SHUTDOWN_TIMEOUT]") var shutdownTimeout: Int?
     @Option(help: "Seconds a finished photobook stays downloadable. [DARKROOM_BOOK_LIFETIME]") var bookLifetime: Int?
     @Option(help: "Memory cache of processed images, in MiB (default: an eighth of the cgroup's memory limit, at most 256). [DARKROOM_MEMORY_CACHE_MB]") var memoryCacheMb: Int?
@@ -183,6 +187,22 @@ struct ServeCommand: AsyncParsableCommand {
         if let seconds = try number(downloadTimeout, "DOWNLOAD_TIMEOUT", "download-timeout", minimum: 1) { c.downloadTimeout = .seconds(seconds) }
         if let age = try number(cacheMaxAge, "CACHE_MAX_AGE", "cache-max-age") { c.cacheMaxAge = age }
         if let waiting = try number(maxWaiting, "MAX_WAITING", "max-waiting") { c.maxWaitingFiltrations = waiting }
+        if let seconds = try number(keepAliveTimeout, "KEEP_ALIVE_TIMEOUT", "keep-alive-timeout", minimum: 1) {
+            guard seconds <= 3600 else { throw ValidationError("--keep-alive-timeout \(seconds) is over 3600") }
+            c.keepAliveTimeout = .seconds(seconds)
+        }
+        if let seconds = try number(readRequestTimeout, "READ_REQUEST_TIMEOUT", "read-request-timeout", minimum: 1) {
+            guard seconds <= 3600 else { throw ValidationError("--read-request-timeout \(seconds) is over 3600") }
+            c.readRequestTimeout = .seconds(seconds)
+        }
+        if let connections = try number(maxConnections, "MAX_CONNECTIONS", "max-connections", minimum: 1) {
+            guard connections <= 1_000_000 else { throw ValidationError("--max-connections \(connections) is over 1000000") }
+            c.connections.maxConnections = connections
+        }
+        if let connections = try number(maxConnectionsPerClient, "MAX_CONNECTIONS_PER_CLIENT", "max-connections-per-client") {
+            guard connections <= 1_000_000 else { throw ValidationError("--max-connections-per-client \(connections) is over 1000000") }
+            c.connections.maxPerClient = connections
+        }
         if let seconds = try number(shutdownTimeout, "SHUTDOWN_TIMEOUT", "shutdown-timeout") { c.shutdownTimeout = .seconds(seconds) }
         if let seconds = try number(bookLifetime, "BOOK_LIFETIME", "book-lifetime", minimum: 1) { c.bookLifetime = .seconds(seconds) }
         if let megabytes = try number(memoryCacheMb, "MEMORY_CACHE_MB", "memory-cache-mb") {

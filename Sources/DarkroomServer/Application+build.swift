@@ -57,6 +57,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
                             .appendingPathComponent("books-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"),
                          lifetime: configuration.bookLifetime)
     let connections = ConnectionWatch()
+    let connectionLimits = ConnectionLimits(configuration.connections)
     let images = ImageRoutes(pipeline: pipeline, configuration: configuration, connections: connections, logger: logger)
     let router = buildRouter(configuration, pipeline: pipeline, gallery: gallery, books: books, logger: logger, metrics: metrics,
                              connections: connections, images: images)
@@ -71,8 +72,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     }
     return Application(
         router: router,
-        server: accessLog ? .http1(configuration: .init(additionalChannelHandlers: [DisconnectHandler()]))
-            : .darkroom(images: images, configuration: .init(additionalChannelHandlers: [DisconnectHandler()])),
+        server: .darkroom(images: accessLog ? nil : images, configuration: .init(additionalChannelHandlers: [DisconnectHandler()]),
+                          timeouts: configuration.connectionTimeouts, limits: connectionLimits),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: ServerConfiguration.serverName),
         services: services,
         onServerRunning: { channel in

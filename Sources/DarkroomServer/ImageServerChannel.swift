@@ -6,21 +6,36 @@ import NIOHTTPTypesHTTP1
 
 /// Hummingbird's HTTP/1 channel with ``CachedImageHandler`` in front of its
 /// conversion from NIO's HTTP/1 types to Hummingbird's, where a memory-cache
-/// hit is answered at the least cost. Hummingbird's own option for extra
-/// handlers places them after that conversion.
+/// hit is answered at the least cost (none when every request is to be
+/// logged), and the connection's admission and timeouts around it
+/// (``ConnectionLimits``, ``ConnectionTimer``). Hummingbird's own option
+/// for extra handlers places them after that conversion.
 struct ImageServerChannel: HTTPChannelHandler {
     typealias Value = HTTP1Channel.Value
 
     let base: HTTP1Channel
-    let images: ImageRoutes
+    let images: ImageRoutes?
+    let timeouts: ConnectionTimer.Timeouts
+    let limits: ConnectionLimits
 
     var responder: HTTPChannelHandler.Responder { base.responder }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        base.setup(channel: channel, logger: logger).flatMapThrowing { [images] value in
+        base.setup(channel: channel, logger: logger).flatMapThrowing { [images, timeouts, limits] value in
             let operations = channel.pipeline.syncOperations
             let codec = try operations.handler(type: HTTP1ToHTTPServerCodec.self)
-            try operations.addHandler(CachedImageHandler(images: images), position: .before(codec))
+            let parts: any ChannelHandler
+            let timer = ConnectionTimer(timeouts: timeouts)
+            if let images {
+                let hits = CachedImageHandler(images: images)
+                try operations.addHandler(hits, position: .before(codec))
+                parts = hits
+            } else {
+                parts = codec
+            }
+            try operations.addHandler(RequestPartsWatcher(timer: timer), position: .before(parts))
+            try operations.addHandler(RequestBytesWatcher(timer: timer), position: .first)
+            try operations.addHandler(ConnectionAdmission(limits: limits), position: .first)
             return value
         }
     }
@@ -31,10 +46,13 @@ struct ImageServerChannel: HTTPChannelHandler {
 }
 
 extension HTTPServerBuilder {
-    /// HTTP/1 with memory-cache hits answered by ``CachedImageHandler``.
-    static func darkroom(images: ImageRoutes, configuration: HTTP1Channel.Configuration) -> HTTPServerBuilder {
+    /// HTTP/1 with memory-cache hits answered by ``CachedImageHandler``
+    /// (where `images` is given), each connection admitted and timed.
+    static func darkroom(images: ImageRoutes?, configuration: HTTP1Channel.Configuration,
+                         timeouts: ConnectionTimer.Timeouts, limits: ConnectionLimits) -> HTTPServerBuilder {
         .init { responder in
-            ImageServerChannel(base: HTTP1Channel(responder: responder, configuration: configuration), images: images)
+            ImageServerChannel(base: HTTP1Channel(responder: responder, configuration: configuration), images: images,
+                               timeouts: timeouts, limits: limits)
         }
     }
 }

@@ -1,5 +1,6 @@
 public import Darkroom
 public import Foundation
+import NIOCore
 
 /// Everything `darkroom serve` can be told, by flags or `DARKROOM_*`
 /// environment variables.
@@ -101,6 +102,25 @@ public struct ServerConfiguration: Sendable {
     public var s3Sources: S3SourceLoader.Configuration?
     /// Watch cgroup memory pressure and shed cache and waiting work under it.
     public var watchMemoryPressure = true
+    /// How long a connection may wait idle between requests, and take to
+    /// send a request once its first byte came: imgproxy's
+    /// `IMGPROXY_KEEP_ALIVE_TIMEOUT` and `IMGPROXY_READ_REQUEST_TIMEOUT`,
+    /// 10 s each by default.
+    public var keepAliveTimeout: Duration = .seconds(10)
+    public var readRequestTimeout: Duration = .seconds(10)
+    /// The longest request target, path and query, in bytes: 16 KiB (a
+    /// long signed source URL in base64 fits; nginx's default buffers take
+    /// 8 KB). Longer is a 414, before the URL is parsed or kept anywhere.
+    public var maxRequestTarget = 16_384
+    /// Connections held in all and from one address (see ``ConnectionLimits``).
+    public var connections = ConnectionLimits.Configuration()
+
+    var connectionTimeouts: ConnectionTimer.Timeouts {
+        func amount(_ duration: Duration) -> TimeAmount {
+            .nanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        }
+        return .init(keepAlive: amount(keepAliveTimeout), readRequest: amount(readRequestTimeout), maxRequestTarget: maxRequestTarget)
+    }
 
     public init() {}
 }

@@ -90,8 +90,74 @@ enum RawHTTP {
         return (status, parts.dropFirst().joined(separator: "\r\n\r\n"))
     }
 
+    /// A connection held open by hand: bytes sent when the test says, and
+    /// what the server sent back, read until it closes.
+    final class Connection {
+        let fd: Int32
+        private(set) var received = [UInt8]()
+        private(set) var closedByServer = false
+
+        /// Connects from the loopback address `source` to `port`.
+        init(port: Int, from source: String = "127.0.0.1") throws {
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { throw Failure(description: "no socket") }
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { close(fd); throw Failure(description: "cannot bind to \(source)") }
+            do { try RawHTTP.connectToLoopback(fd, port: port) } catch { close(fd); throw error }
+        }
+
+        private var isOpen = true
+
+        deinit { hangUp() }
+
+        /// Closes the connection from this side (once).
+        func hangUp() {
+            guard isOpen else { return }
+            isOpen = false
+            close(fd)
+        }
+
+        /// Sends `text`; false when the server has closed the connection.
+        @discardableResult
+        func send(_ text: String) -> Bool {
+            let sent = text.utf8CString.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+            return sent == text.utf8.count
+        }
+
+        /// Reads what has come, waiting at most `seconds` for more; true
+        /// once the server has closed the connection.
+        @discardableResult
+        func read(waiting seconds: Double) -> Bool {
+            guard !closedByServer else { return true }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, Int32(seconds * 1000)) > 0 else { return false }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 {
+                closedByServer = true
+            } else {
+                received += chunk[..<count]
+            }
+            return closedByServer
+        }
+
+        /// Reads until the server closes or `seconds` pass; whether it closed.
+        func waitForClose(within seconds: Double) -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline { if read(waiting: 0.2) { return true } }
+            return closedByServer
+        }
+
+        var text: String { String(decoding: received, as: UTF8.self) }
+    }
+
     /// Connects `fd` to `port` on 127.0.0.1.
-    private static func connectToLoopback(_ fd: Int32, port: Int) throws {
+    fileprivate static func connectToLoopback(_ fd: Int32, port: Int) throws {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -13,6 +13,8 @@ public import TestSupport
 public struct TestServer: Sendable {
     public let base: String
     public let cacheFolder: URL
+    /// The loopback port it listens on.
+    public var port: Int { Int(base.split(separator: ":").last ?? "") ?? 0 }
     public let client: HTTPClient
     private let running: Task<Void, any Error>
     private let group: ServiceGroup
@@ -62,7 +64,10 @@ public struct TestServer: Sendable {
     /// for a slow one, and time out waiting under load).
     static var clientConfiguration: HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        // Idle connections are dropped before the server's keep-alive
+        // timeout (10 s) would close them: a request sent on a connection
+        // the server is closing fails, as with any keep-alive client.
+        configuration.connectionPool = .init(idleTimeout: .seconds(4), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
         return configuration
     }
 

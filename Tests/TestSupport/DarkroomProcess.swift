@@ -57,6 +57,10 @@ public enum DarkroomProcess {
     static func environment(_ extra: [String: String]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["DARKROOM_MAX_PROCESSING_SECONDS"] = "\(unhurriedProcessingTime.components.seconds)"
+        // The tests' HTTP clients keep idle connections 60 s (AsyncHTTPClient's
+        // default); a server that closed them first (10 s) would race a
+        // request sent on one. ConnectionTests is about that timeout.
+        environment["DARKROOM_KEEP_ALIVE_TIMEOUT"] = "120"
         return environment.merging(extra) { $1 }
     }
 

@@ -1,0 +1,197 @@
+import NIOCore
+import NIOHTTP1
+
+/// Closes a connection that holds the server without asking anything of
+/// it: idle between requests past the keep-alive timeout (imgproxy's
+/// `IMGPROXY_KEEP_ALIVE_TIMEOUT`), or slower than the read timeout to send
+/// a request's head and body once its first byte came (imgproxy's
+/// `IMGPROXY_READ_REQUEST_TIMEOUT`), which ends headers sent a line every
+/// few seconds. A request being answered has no deadline here: processing
+/// has its own limits.
+///
+/// Two handlers share this state, on the connection's event loop: one on
+/// the bytes (a request's first byte), one on the parsed parts (heads,
+/// request ends, and every response's end, memory-cache hits included).
+final class ConnectionTimer {
+    struct Timeouts: Sendable {
+        var keepAlive: TimeAmount
+        var readRequest: TimeAmount
+        /// The longest request target (path and query), as nginx's 8 KB
+        /// header buffers bound it, answered 414 before any work.
+        var maxRequestTarget: Int
+    }
+
+    let timeouts: Timeouts
+    /// Requests whose head came and whose answer has not ended.
+    var inFlight = 0
+    /// A request's head or body is arriving.
+    var reading = false
+    /// When the present wait began: the connection, an answer's end, or a
+    /// request's first byte.
+    var since = NIODeadline.now()
+    private var check: Scheduled<Void>?
+
+    init(timeouts: Timeouts) { self.timeouts = timeouts }
+
+    var deadline: NIODeadline? {
+        if reading { return since + timeouts.readRequest }
+        if inFlight == 0 { return since + timeouts.keepAlive }
+        return nil
+    }
+
+    /// A request's first byte, on a connection that was waiting for one.
+    func bytesArrived() {
+        guard !reading, inFlight == 0 else { return }
+        reading = true
+        since = .now()
+    }
+
+    /// Keeps one check scheduled while there is a deadline; the check
+    /// closes the connection past it, or looks again at the new one.
+    func schedule(_ context: ChannelHandlerContext) {
+        schedule(on: context.eventLoop, closing: context.channel)
+    }
+
+    private func schedule(on loop: any EventLoop, closing channel: any Channel) {
+        guard check == nil, let deadline else { return }
+        check = loop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            check = nil
+            guard let deadline = self.deadline else { return }
+            if deadline <= .now() {
+                channel.close(promise: nil)
+            } else {
+                schedule(on: loop, closing: channel)
+            }
+        }
+    }
+
+    func cancel() {
+        check?.cancel()
+        check = nil
+    }
+}
+
+/// The bytes side of ``ConnectionTimer``: first in the pipeline.
+final class RequestBytesWatcher: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    let timer: ConnectionTimer
+
+    init(timer: ConnectionTimer) { self.timer = timer }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        timer.since = .now()
+        timer.schedule(context)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timer.cancel()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        timer.bytesArrived()
+        timer.schedule(context)
+        context.fireChannelRead(data)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        timer.cancel()
+        context.fireChannelInactive()
+    }
+}
+
+/// The parsed side of ``ConnectionTimer``, right after the request decoder
+/// (before the memory-cache hits' handler, whose answers it sees go out).
+/// It also keeps HTTP/1.0 as 1.0: an answer in the request's version that
+/// closes the connection unless keep-alive was asked; and refuses an
+/// HTTP/1.1 request without `Host` with a 400, as RFC 9112 asks, and a
+/// target longer than the limit with a 414, before anything parses it.
+final class RequestPartsWatcher: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let timer: ConnectionTimer
+    /// The requests being answered, in order: their version and whether
+    /// the connection stays open after.
+    private var requests: [(version: HTTPVersion, keepAlive: Bool)] = []
+    /// A refused request's parts are dropped; the connection closes once
+    /// its answer is written.
+    private var refusing = false
+
+    init(timer: ConnectionTimer) { self.timer = timer }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = unwrapInboundIn(data)
+        // The rest of a refused request: the connection closes after its 400.
+        if refusing { return }
+        switch part {
+        case .head(let head):
+            if head.uri.utf8.count > timer.timeouts.maxRequestTarget {
+                refuse(context, head: head, status: .uriTooLong,
+                       "the request's target is \(head.uri.utf8.count) bytes, over the limit of \(timer.timeouts.maxRequestTarget)")
+                return
+            }
+            if head.version == .http1_1, !head.headers.contains(name: "host") {
+                refuse(context, head: head, status: .badRequest, "an HTTP/1.1 request must name its Host")
+                return
+            }
+            requests.append((head.version, head.isKeepAlive))
+            timer.inFlight += 1
+            if !timer.reading {
+                timer.reading = true
+                timer.since = .now()
+            }
+        case .body:
+            break
+        case .end:
+            timer.reading = false
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(var head) where requests.first.map { !$0.keepAlive || $0.version != head.version } == true:
+            // In the request's version, saying whether the connection stays.
+            let request = requests[0]
+            head.version = request.version
+            if !request.keepAlive {
+                head.headers.replaceOrAdd(name: "connection", value: "close")
+            } else if request.version == .http1_0 {
+                head.headers.replaceOrAdd(name: "connection", value: "keep-alive")
+            }
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+        case .end:
+            let request = requests.isEmpty ? nil : requests.removeFirst()
+            timer.inFlight = max(0, timer.inFlight - 1)
+            if timer.inFlight == 0, !timer.reading { timer.since = .now() }
+            timer.schedule(context)
+            if let request, !request.keepAlive {
+                let done = context.eventLoop.makePromise(of: Void.self)
+                done.futureResult.cascade(to: promise)
+                context.writeAndFlush(data, promise: done)
+                let channel = context.channel
+                done.futureResult.whenComplete { _ in channel.close(promise: nil) }
+            } else {
+                context.write(data, promise: promise)
+            }
+        default:
+            context.write(data, promise: promise)
+        }
+    }
+
+    private func refuse(_ context: ChannelHandlerContext, head: HTTPRequestHead, status: HTTPResponseStatus, _ reason: String) {
+        refusing = true
+        let body = reason + "\n"
+        var headers = HTTPHeaders([("content-type", "text/plain; charset=utf-8"), ("content-length", "\(body.utf8.count)"),
+                                   ("connection", "close")])
+        headers.add(name: "server", value: ServerConfiguration.serverName)
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in channel.close(promise: nil) }
+    }
+}
