@@ -60,7 +60,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let connectionLimits = ConnectionLimits(configuration.connections)
     let images = ImageRoutes(pipeline: pipeline, configuration: configuration, connections: connections, logger: logger)
     let router = buildRouter(configuration, pipeline: pipeline, gallery: gallery, books: books, logger: logger, metrics: metrics,
-                             connections: connections, images: images)
+                             connections: connections, images: images, connectionLimits: connectionLimits)
     // Memory-cache hits are answered on the event loop, unless every request
     // is to be logged (the access log is Hummingbird's middleware).
     let accessLog = configuration.accessLog
@@ -101,7 +101,8 @@ private func checkSharedCache(_ shared: SharedResultCache, logger: Logger) async
 /// The routes and middleware, for ``buildApplication(_:logger:)`` and for
 /// router-level tests.
 func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, gallery: Gallery, books: BookJobs, logger: Logger,
-                 metrics: ServerMetrics, connections: ConnectionWatch = ConnectionWatch(), images: ImageRoutes? = nil) -> Router<ServerContext> {
+                 metrics: ServerMetrics, connections: ConnectionWatch = ConnectionWatch(), images: ImageRoutes? = nil,
+                 connectionLimits: ConnectionLimits? = nil) -> Router<ServerContext> {
     let router = Router(context: ServerContext.self)
     router.add(middleware: RequestMetricsMiddleware(factory: metrics.factory))
     if configuration.accessLog {
@@ -112,7 +113,8 @@ func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, 
     router.add(middleware: FileMiddleware(Gallery.samplesFolder, urlBasePath: "/samples", logger: logger))
     GalleryRoutes(gallery: gallery).add(to: router)
     BookRoutes(gallery: gallery, books: books, signing: !configuration.signatures.isEmpty, limits: configuration.limits).add(to: router)
-    OperationsRoutes(processor: ImageProcessor(), pipeline: pipeline, connections: connections, metrics: metrics).add(to: router)
+    OperationsRoutes(processor: ImageProcessor(), pipeline: pipeline, connections: connections, metrics: metrics,
+                     parsedURLs: images?.parsedURLs, connectionLimits: connectionLimits).add(to: router)
     InfoRoutes(pipeline: pipeline, configuration: configuration, processor: ImageProcessor(), connections: connections).add(to: router)
     return router
 }
@@ -125,6 +127,9 @@ func pipelineConfiguration(for configuration: ServerConfiguration, metrics: Serv
     pipelineConfiguration.downloadConcurrency = configuration.downloadConcurrency
     pipelineConfiguration.maxWaitingProcessing = configuration.maxWaitingFiltrations
     pipelineConfiguration.sourceMinUses = configuration.sourceMinUses
+    // Failures are remembered in memory only: a stranger's refused sources
+    // must not fill the disk cache and evict results.
+    pipelineConfiguration.keepsFailuresOnDisk = false
     pipelineConfiguration.loader.totalTimeout = configuration.downloadTimeout
     pipelineConfiguration.loader.maxBodyBytes = configuration.limits.maxSourceBytes
     if let bytes = configuration.memoryCacheBytes {

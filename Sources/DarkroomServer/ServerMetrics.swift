@@ -40,6 +40,24 @@ struct ServerMetrics: Sendable {
         Gauge(label: "darkroom_image_requests_in_progress", factory: factory).record(watch.requestCount)
     }
 
+    /// What strangers can grow, against its bound: the memory of failed
+    /// sources, the parsed-URL cache, and the connections held and refused.
+    func recordFrontDoor(pipeline: ImagePipeline, parsedURLs: ParsedURLCache?, limits: ConnectionLimits?) {
+        let failures = pipeline.failureMemoryBytes
+        Gauge(label: "darkroom_failure_memory_bytes", factory: factory).record(failures.held)
+        Gauge(label: "darkroom_failure_memory_limit_bytes", factory: factory).record(failures.limit)
+        if let parsedURLs {
+            Gauge(label: "darkroom_parsed_url_cache_bytes", factory: factory).record(parsedURLs.bytes)
+            Gauge(label: "darkroom_parsed_url_cache_limit_bytes", factory: factory).record(parsedURLs.maxBytes)
+        }
+        if let limits {
+            let counts = limits.counts
+            Gauge(label: "darkroom_connections_open", factory: factory).record(counts.open)
+            Gauge(label: "darkroom_connections_limit", factory: factory).record(limits.configuration.maxConnections)
+            Gauge(label: "darkroom_connections_refused", factory: factory).record(counts.refused)
+        }
+    }
+
     /// The registry in Prometheus' text format.
     func text() -> String {
         var buffer: [UInt8] = []

@@ -22,7 +22,7 @@ struct ViewerSweeper: Service {
     func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                try? await Task.sleep(for: min(.seconds(30), books.lifetime))
+                try? await Task.sleep(for: min(.seconds(10), books.lifetime))
                 await viewers.closeIdle(after: .seconds(120))
                 books.sweep()
             }

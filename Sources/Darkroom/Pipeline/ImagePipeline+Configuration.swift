@@ -35,6 +35,14 @@ extension ImagePipeline {
         /// How long a failed URL fails at once, without a new request; after
         /// that it is tried again.
         public var failureMemory: Duration = .seconds(30)
+        /// The most the memory of failures holds, in bytes (4 MiB: about
+        /// 10,000 failures with their reasons); the oldest go first.
+        public var failureMemoryBytes = 4 << 20
+        /// Whether failures are kept on disk too, for the next process (a
+        /// command run again) to skip them until they expire. Off for a
+        /// server: strangers' failures must never take the disk cache's
+        /// room from results.
+        public var keepsFailuresOnDisk = true
         /// How many uses of a source (data jobs not answered from disk)
         /// before it is kept on disk, as nginx's `proxy_cache_min_uses`: 1
         /// keeps every source; 2 keeps a source once it is asked in a

@@ -171,7 +171,7 @@ extension ImagePipeline {
     /// Failures are kept on disk too, so another process (the next run of
     /// a command) does not ask the origin again before they expire.
     func rememberOnDisk(_ error: DarkroomError, for url: URL) async {
-        guard failures.isEnabled else { return }
+        guard failures.isEnabled, configuration.keepsFailuresOnDisk else { return }
         let until = failures.now().addingTimeInterval(failures.span.seconds)
         var metadata = ["kind": error.kind.description, "reason": error.reason, "until": "\(until.timeIntervalSince1970)",
                         "span": "\(failures.span.seconds)"]
@@ -180,7 +180,7 @@ extension ImagePipeline {
     }
 
     func rememberedFailure(for url: URL) async -> DarkroomError? {
-        guard failures.isEnabled, let entry = await readDisk("failure:\(url.absoluteString)"),
+        guard failures.isEnabled, configuration.keepsFailuresOnDisk, let entry = await readDisk("failure:\(url.absoluteString)"),
               let until = entry.metadata["until"].flatMap(Double.init).map(Date.init(timeIntervalSince1970:)),
               let kind = entry.metadata["kind"].flatMap(DarkroomError.Kind.init(named:)), let reason = entry.metadata["reason"]
         else { return nil }

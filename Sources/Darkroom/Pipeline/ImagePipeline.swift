@@ -105,7 +105,7 @@ public final class ImagePipeline: Sendable {
         self.loader = configuration.localRoot.map { root in
             LocalFileLoader(root: root, maxBytes: configuration.loader.maxBodyBytes, io: io, fallback: remote)
         } ?? remote
-        failures = FailureMemory(duration: configuration.failureMemory, now: now)
+        failures = FailureMemory(duration: configuration.failureMemory, maxBytes: configuration.failureMemoryBytes, now: now)
         if let diskCache {
             // The folder's first scan, on the I/O threads rather than on
             // whichever thread first asks for an entry or the statistics.
@@ -133,6 +133,8 @@ public final class ImagePipeline: Sendable {
 
     /// Source bytes downloaded and not yet processed, now.
     public var sourceBytesInFlight: Int { sourceBytes.held }
+    /// What the memory of recent failures holds, in bytes, and its bound.
+    public var failureMemoryBytes: (held: Int, limit: Int) { (failures.bytes, failures.maxBytes) }
 
     func makeWaiterID() -> UInt64 { nextWaiter.add(1, ordering: .relaxed).oldValue }
 

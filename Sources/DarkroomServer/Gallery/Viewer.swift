@@ -6,15 +6,19 @@ import Synchronization
 /// server-sent events that carry its rows' changes and the status strip.
 final class Viewer: Sendable {
     let id: String
+    /// The address of the client that made it.
+    let client: String
     let controller: PhotoListController
     /// Server-sent event messages, ready to write.
     let messages: AsyncStream<String>
     private let continuation: AsyncStream<String>.Continuation
     private let tasks = Mutex<[Task<Void, Never>]>([])
     private let lastSeen = Mutex<ContinuousClock.Instant>(.now)
+    private let connected = Atomic<Bool>(false)
 
-    init(id: String, gallery: Gallery) {
+    init(id: String, client: String, gallery: Gallery) {
         self.id = id
+        self.client = client
         controller = PhotoListController(list: gallery.list, pipeline: gallery.pipeline, options: gallery.options, prefetchDistance: 1)
         (messages, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1000))
         let controller = self.controller, continuation = self.continuation
@@ -32,7 +36,13 @@ final class Viewer: Sendable {
         tasks.withLock { $0 = [rows, status] }
     }
 
+    /// Heard from: its events are read, or a request of its was answered.
+    /// A request refused (a 400) does not count.
     func touch() { lastSeen.withLock { $0 = .now } }
+
+    /// Its page opened the event stream.
+    func markConnected() { connected.store(true, ordering: .relaxed) }
+    var hasConnected: Bool { connected.load(ordering: .relaxed) }
 
     /// Ends the event stream (the server is shutting down).
     func endStream() { continuation.finish() }
@@ -70,31 +80,54 @@ struct RowMessage: Codable, Sendable {
     }
 }
 
-/// The gallery's viewers, by id. Viewers whose page has gone are closed.
+/// The gallery's viewers, by id, bounded in all and per client address
+/// (each has a photo-list controller and two tasks). Viewers whose page has
+/// gone are closed; one whose page never opened its events, soon.
 final class ViewerRegistry: Sendable {
     private let viewers = Mutex<[String: Viewer]>([:])
+    /// The most viewers at once, and from one address.
+    let maxViewers: Int
+    let maxPerClient: Int
 
-    func make(gallery: Gallery) -> Viewer {
-        let viewer = Viewer(id: UUID().uuidString.lowercased(), gallery: gallery)
-        viewers.withLock { $0[viewer.id] = viewer }
-        return viewer
+    init(maxViewers: Int = 256, maxPerClient: Int = 16) {
+        self.maxViewers = maxViewers
+        self.maxPerClient = maxPerClient
+    }
+
+    /// A new viewer, or nil with why when the limits are reached.
+    func make(gallery: Gallery, client: String) -> Result<Viewer, ViewerRefusal> {
+        viewers.withLock { viewers in
+            guard viewers.count < maxViewers else { return .failure(ViewerRefusal(message: "the gallery has its most viewers (\(maxViewers)); try again later")) }
+            guard viewers.values.count(where: { $0.client == client }) < maxPerClient else {
+                return .failure(ViewerRefusal(message: "this address has its most viewers (\(maxPerClient)); close a gallery page first"))
+            }
+            let viewer = Viewer(id: UUID().uuidString.lowercased(), client: client, gallery: gallery)
+            viewers[viewer.id] = viewer
+            return .success(viewer)
+        }
     }
 
     func viewer(_ id: String) -> Viewer? {
-        let viewer = viewers.withLock { $0[id] }
-        viewer?.touch()
-        return viewer
+        viewers.withLock { $0[id] }
     }
 
     func remove(_ id: String) async {
         await viewers.withLock { $0.removeValue(forKey: id) }?.close()
     }
 
-    /// Closes viewers not heard from for `limit` (their page closed without saying).
-    func closeIdle(after limit: Duration) async {
-        let stale = viewers.withLock { v in v.values.filter { $0.idle > limit }.map(\.id) }
+    /// Closes viewers not heard from for `limit` (their page closed without
+    /// saying), and those whose page never opened its events within
+    /// `unconnected`.
+    func closeIdle(after limit: Duration, unconnected: Duration = .seconds(20)) async {
+        let stale = viewers.withLock { v in
+            v.values.filter { $0.idle > limit || (!$0.hasConnected && $0.idle > unconnected) }.map(\.id)
+        }
         for id in stale { await remove(id) }
     }
 
     var count: Int { viewers.withLock { $0.count } }
+}
+
+struct ViewerRefusal: Error {
+    var message: String
 }

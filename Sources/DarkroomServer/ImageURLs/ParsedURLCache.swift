@@ -7,8 +7,9 @@ import Synchronization
 ///
 /// Only URLs that parsed and verified are kept, so a bad URL is refused
 /// anew each time. A URL with an expiry is checked against it on every use.
-/// When full, the cache is emptied and fills again: hot URLs come back
-/// within a request each.
+/// It holds at most ``maxBytes`` (keys and entries, counted from their
+/// strings) and ``limit`` entries; when either is reached, the cache is
+/// emptied and fills again: hot URLs come back within a request each.
 final class ParsedURLCache: Sendable {
     struct Entry: Sendable {
         /// The request for each negotiated output format (nil: the source's).
@@ -35,29 +36,60 @@ final class ParsedURLCache: Sendable {
 
     /// A URL as it arrived: the request target and the Accept header, both
     /// as sent. Two requests with the same key are the same work, and a hit
-    /// needs neither a new string nor the Accept header parsed.
+    /// needs neither a new string nor the Accept header parsed. An Accept
+    /// header longer than browsers send is kept as what it means (the
+    /// formats it takes), so that long headers cannot grow the cache.
     struct Key: Hashable, Sendable {
         var target: String
         var accept: String
+
+        init(target: String, accept: String) {
+            self.target = target
+            self.accept = accept.utf8.count <= Self.longestAcceptKept ? accept : "\u{0}" + AcceptedFormats(accept).key
+        }
+
+        /// Chromium's and Firefox's image Accept headers are under 100 bytes.
+        static let longestAcceptKept = 256
+
+        var bytes: Int { target.utf8.count + accept.utf8.count }
+    }
+
+    private struct State {
+        var entries: [Key: Entry] = [:]
+        var bytes = 0
     }
 
     private let limit: Int
-    private let entries = Mutex<[Key: Entry]>([:])
+    let maxBytes: Int
+    private let state = Mutex(State())
 
-    init(limit: Int = 10_000) {
+    init(limit: Int = 10_000, maxBytes: Int = 8 << 20) {
         self.limit = limit
+        self.maxBytes = maxBytes
     }
 
+    /// What the cache holds now, counted as ``store(_:for:)`` counts it
+    /// (in /metrics).
+    var bytes: Int { state.withLock { $0.bytes } }
+
     func entry(for key: Key, now: Date = Date()) -> Entry? {
-        guard let entry = entries.withLock({ $0[key] }) else { return nil }
+        guard let entry = state.withLock({ $0.entries[key] }) else { return nil }
         if let expires = entry.expires, expires <= now { return nil }
         return entry
     }
 
     func store(_ entry: Entry, for key: Key) {
-        entries.withLock { e in
-            if e.count >= limit { e.removeAll(keepingCapacity: true) }
-            e[key] = entry
+        // The key twice (the request holds the source and options again),
+        // the processed key, and what every entry holds besides.
+        let cost = 2 * key.bytes + entry.processedKey.utf8.count + 512
+        state.withLock { state in
+            if state.entries[key] != nil { return }
+            if state.entries.count >= limit || state.bytes + cost > maxBytes {
+                state.entries.removeAll(keepingCapacity: false)
+                state.bytes = 0
+            }
+            state.entries[key] = entry
+            state.bytes += cost
         }
     }
 }

@@ -23,14 +23,20 @@ struct GalleryRoutes: Sendable {
         router.get("/api/status") { _, _ in
             try Self.json(gallery.status())
         }
-        router.post("/api/viewers") { _, _ in
-            let viewer = gallery.viewers.make(gallery: gallery)
-            return try Self.json(["id": viewer.id], status: .created)
+        router.post("/api/viewers") { _, context in
+            switch gallery.viewers.make(gallery: gallery, client: context.channel.remoteAddress?.ipAddress ?? "unknown") {
+            case .success(let viewer):
+                return try Self.json(["id": viewer.id], status: .created)
+            case .failure(let refusal):
+                return errorResponse(.tooManyRequests, refusal.message, headers: [.retryAfter: "10"])
+            }
         }
         router.get("/api/viewers/{id}/events") { _, context in
             guard let viewer = gallery.viewers.viewer(try context.parameters.require("id")) else {
                 return errorResponse(.notFound, "no such viewer")
             }
+            viewer.markConnected()
+            viewer.touch()
             let body = ResponseBody { writer in
                 // Status messages flow every second, so a page that went
                 // away makes a write fail within a second: then its work stops.
@@ -56,6 +62,7 @@ struct GalleryRoutes: Sendable {
                 return errorResponse(.notFound, "no such viewer")
             }
             let visibility = try await request.decode(as: Visibility.self, context: context)
+            viewer.touch()
             if visibility.scrolling {
                 await viewer.controller.beginScrolling()
                 await viewer.controller.setVisibleRows(visibility.rows)

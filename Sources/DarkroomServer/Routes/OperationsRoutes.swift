@@ -10,6 +10,8 @@ struct OperationsRoutes: Sendable {
     let pipeline: ImagePipeline
     let connections: ConnectionWatch
     let metrics: ServerMetrics
+    var parsedURLs: ParsedURLCache? = nil
+    var connectionLimits: ConnectionLimits? = nil
 
     /// A 2 x 2 PNG, made once: what the health check asks libvips to process.
     private static let probe: Data = {
@@ -39,6 +41,7 @@ struct OperationsRoutes: Sendable {
         router.get("/metrics") { _, _ in
             metrics.recordMemory(of: pipeline)
             metrics.recordConnections(connections)
+            metrics.recordFrontDoor(pipeline: pipeline, parsedURLs: parsedURLs, limits: connectionLimits)
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                      body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text())))
         }
