@@ -59,7 +59,7 @@ import TestSupport
         ("/img/_/w:abc/plain/local:///photos/Aqua.jpg", HTTPResponse.Status.notFound, "width 'abc'"),
         ("/img/_/w:64/plain/local:///photos/DoesNotExist.jpg", .notFound, "does not exist"),
         ("/img/_/w:64/plain/local:///photos/README.md", .unprocessableContent, "not an image"),
-        ("/img/_/w:64/plain/local:///../Package.swift", .notFound, "outside"),
+        ("/img/_/w:64/plain/local:///../Package.swift", .notFound, "does not exist in the local source folder"),
         ("/img/_/w:64/plain/http://127.0.0.1:1/a.jpg", .notFound, "private"),
         ("/img/_/w:64/plain/local:///photos/Aqua.jpg@svg", .unprocessableContent, "cannot write 'svg'"),
     ])

@@ -4,8 +4,10 @@ public import Foundation
 /// folder (imgproxy's local file system source); every other URL goes to
 /// the loader underneath.
 ///
-/// A path that leaves the root, by `..` or by a symbolic link, is refused.
-/// Files are read on the I/O threads, never on the cooperative pool.
+/// A path that leaves the root, by `..` or by a symbolic link, is refused
+/// with the same answer as a file that does not exist, so that no answer
+/// tells what exists outside the root. Files are read on the I/O threads,
+/// never on the cooperative pool.
 public final class LocalFileLoader: DataLoading {
     public static let scheme = "local"
 
@@ -53,9 +55,15 @@ public final class LocalFileLoader: DataLoading {
         }
         let file = root.appendingPathComponent(String(relative)).standardizedFileURL.resolvingSymlinksInPath().path
         guard file.hasPrefix(root.path.hasSuffix("/") ? root.path : root.path + "/") else {
-            throw DarkroomError(.forbiddenSource, "\(url.absoluteString) is outside the local source folder")
+            throw Self.noSuchFile(url.absoluteString)
         }
         return file
+    }
+
+    /// The one answer for a path that names no file inside the root:
+    /// missing, outside it, or not a regular file.
+    static func noSuchFile(_ url: String) -> DarkroomError {
+        DarkroomError(.httpStatus, "\(url) does not exist in the local source folder", statusCode: 404)
     }
 
     /// The file's bytes and validator (size and modification time), or
@@ -63,7 +71,7 @@ public final class LocalFileLoader: DataLoading {
     private static func read(_ file: String, url: String, maxBytes: Int) -> Result<(Data, etag: String), DarkroomError> {
         var status = stat()
         guard stat(file, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
-            return .failure(DarkroomError(.httpStatus, "\(url) does not exist", statusCode: 404))
+            return .failure(noSuchFile(url))
         }
         guard status.st_size <= maxBytes else {
             return .failure(DarkroomError(.tooManyBytes, "\(url) is \(status.st_size) bytes, over the limit of \(maxBytes) bytes"))

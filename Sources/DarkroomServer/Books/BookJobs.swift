@@ -3,7 +3,9 @@ import Foundation
 import Synchronization
 
 /// Photobook jobs made through the API: each has an id, a state, its
-/// progress, and when done, its PDF. Finished books are removed after a while.
+/// progress, and when done, its PDF. Finished books are removed after a
+/// while, and sooner, oldest first, when their PDFs together pass
+/// ``maxFinishedBytes``.
 final class BookJobs: Sendable {
     let folder: URL
     let lifetime: Duration
@@ -11,13 +13,17 @@ final class BookJobs: Sendable {
     /// hundreds of downloads and page renders.
     let maxUnfinished: Int
     let maxUnfinishedPerClient: Int
+    /// The finished PDFs kept on disk, in bytes: default 256 MiB (a
+    /// 500-page book is about 70 MB).
+    let maxFinishedBytes: Int
     private let jobs = Mutex<[String: BookJob]>([:])
 
-    init(folder: URL, lifetime: Duration, maxUnfinished: Int = 8, maxUnfinishedPerClient: Int = 2) {
+    init(folder: URL, lifetime: Duration, maxUnfinished: Int = 8, maxUnfinishedPerClient: Int = 2, maxFinishedBytes: Int = 256 << 20) {
         self.folder = folder
         self.lifetime = lifetime
         self.maxUnfinished = maxUnfinished
         self.maxUnfinishedPerClient = maxUnfinishedPerClient
+        self.maxFinishedBytes = maxFinishedBytes
         try? FileManager.default.removeItem(at: folder)
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
@@ -57,14 +63,29 @@ final class BookJobs: Sendable {
 
     func job(_ id: String) -> BookJob? { jobs.withLock { $0[id] } }
 
-    /// Removes books that ended more than ``lifetime`` ago, with their files.
+    /// Removes books that ended more than ``lifetime`` ago, with their
+    /// files; then the oldest finished ones while their PDFs pass
+    /// ``maxFinishedBytes``.
     func sweep() {
         let expired = jobs.withLock { jobs in
-            let old = jobs.values.filter { ($0.endedAt.map { .now - $0 > lifetime }) ?? false }
+            var old = jobs.values.filter { ($0.endedAt.map { .now - $0 > lifetime }) ?? false }
             for job in old { jobs[job.id] = nil }
+            let finished = jobs.values.compactMap { job in job.endedAt.map { (job, $0, job.current.bytes ?? 0) } }
+                .sorted { $0.1 < $1.1 }
+            var total = finished.reduce(0) { $0 + $1.2 }
+            for (job, _, bytes) in finished where total > maxFinishedBytes {
+                jobs[job.id] = nil
+                old.append(job)
+                total -= bytes
+            }
             return old
         }
         for job in expired { job.removeFile() }
+    }
+
+    /// The finished PDFs' bytes on disk now.
+    var finishedBytes: Int {
+        jobs.withLock { $0.values.reduce(0) { $0 + ($1.endedAt == nil ? 0 : $1.current.bytes ?? 0) } }
     }
 }
 

@@ -42,9 +42,9 @@ import TestSupport
     @Test(arguments: [
         ("local:///photos/missing.jpg", DarkroomError.Kind.httpStatus),
         ("local:///photos/notes.txt", .notAnImage),
-        ("local:///photos/out.jpg", .forbiddenSource),
-        ("local:///photos/../../etc/passwd", .forbiddenSource),
-        ("local:///photos/%2E%2E/%2E%2E/etc/passwd", .forbiddenSource),
+        ("local:///photos/out.jpg", .httpStatus),
+        ("local:///photos/../../etc/passwd", .httpStatus),
+        ("local:///photos/%2E%2E/%2E%2E/etc/passwd", .httpStatus),
         ("local:///", .invalidURL),
         ("local://host/photos/Aqua.jpg", .invalidURL),
     ])
@@ -54,6 +54,27 @@ import TestSupport
         let loader = LocalFileLoader(root: root, io: BlockingExecutor.shared, fallback: NoNetwork())
         let error = await #expect(throws: DarkroomError.self) { try await load(loader, url) }
         #expect(error?.kind == kind, "\(url): \(error?.description ?? "")")
+    }
+
+    /// Through a link to a folder outside the root, a file that exists
+    /// there and one that does not get the same answer as a missing file
+    /// inside: no answer tells what exists outside.
+    @Test func nothingOutsideTheRootCanBeToldFromAMissingFile() async throws {
+        let root = try makeRoot()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("photos/elsewhere").path,
+                                                   withDestinationPath: Corpus.photosFolder.path)
+        let loader = LocalFileLoader(root: root, io: BlockingExecutor.shared, fallback: NoNetwork())
+        var answers: [String] = []
+        for path in ["photos/elsewhere/Dune.jpg", "photos/elsewhere/NoSuchPhoto.jpg", "photos/missing.jpg", "photos/../../etc/passwd", "photos"] {
+            do {
+                _ = try await load(loader, "local:///\(path)")
+                Issue.record("\(path) was read")
+            } catch {
+                answers.append("\(error.kind) \(error.statusCode ?? 0) " + error.reason.replacingOccurrences(of: "local:///\(path)", with: "URL"))
+            }
+        }
+        #expect(Set(answers).count == 1, "\(answers)")
     }
 
     @Test func otherSchemesGoToTheLoaderUnderneath() async throws {
