@@ -2,16 +2,20 @@
 # machine, then run the main job or every test.
 
 SWIFT ?= swift
+# Debug builds optimise C code: the thumbnail path's decoders and
+# resampler run thousands of images in the suite. (Not in Package.swift:
+# SwiftPM refuses unsafe flags in a versioned dependency.)
+DEBUG_FLAGS ?= -Xcc -O2
 export PATH := $(PATH):/opt/swift/usr/bin
 OUT ?= darkroom-out
 
-.PHONY: run thumbnails test test-busy build release bootstrap bench bench-servers soak clean fuzz sanitize crash-test
+.PHONY: run thumbnails test test-busy build release bootstrap bench bench-servers soak clean fuzz sanitize crash-test consumer-test
 
 bootstrap:
 	@scripts/bootstrap
 
 build: bootstrap
-	$(SWIFT) build
+	$(SWIFT) build $(DEBUG_FLAGS)
 
 release: bootstrap
 	$(SWIFT) build -c release --product darkroom
@@ -29,14 +33,14 @@ thumbnails: release
 	@echo "Sepia thumbnails written to $(OUT)/samples/"
 
 test: bootstrap
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
 	$(SWIFT) test --skip-build --parallel
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 
 # The whole suite while other processes keep every core busy: no test may
 # depend on how fast the machine is.
 test-busy: bootstrap
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
 	scripts/busy $(SWIFT) test --skip-build --parallel
 
 # darkroom fetch and darkroom serve killed with SIGKILL at random moments
@@ -44,7 +48,7 @@ test-busy: bootstrap
 # the cache serves compared with a clean run's output.
 CRASH_KILLS ?= 100
 crash-test: bootstrap
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
 	DARKROOM_CRASH_KILLS=$(CRASH_KILLS) $(SWIFT) test --skip-build --filter 'KillTests|CrashSafetyTests'
 
 # Seconds each fuzz target runs in `make test` (`make fuzz`: FUZZ_SECONDS).
@@ -105,3 +109,8 @@ sanitize: bootstrap
 	ASAN_OPTIONS=detect_leaks=0 DARKROOM_SANITIZER=address $(SWIFT) test --skip-build --no-parallel --sanitize=address --scratch-path .build/asan
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan -Xswiftc -DDARKROOM_TSAN_LOCKS
 	DARKROOM_SANITIZER=thread $(SWIFT) test --skip-build --no-parallel --sanitize=thread --scratch-path .build/tsan -Xswiftc -DDARKROOM_TSAN_LOCKS
+
+# A package that depends on Darkroom through a tagged git URL with `from:`,
+# built in release mode, thumbnails a corpus photo (about 10 minutes).
+consumer-test: bootstrap
+	scripts/consumer-test

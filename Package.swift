@@ -40,10 +40,9 @@ let package = Package(
         // reports errors by longjmp.
         .target(
             name: "CThumbnail",
-            // Optimised in debug builds too: the test suite runs thousands
-            // of images through it, and its time limits are the release
-            // build's to within a small factor, not -O0's.
-            cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))],
+            // No unsafe flags here: SwiftPM refuses them in a versioned
+            // dependency. The Makefile's debug builds pass -O2 to C code
+            // instead (the suite runs thousands of images through it).
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("deflate"), .linkedLibrary("webp"), .linkedLibrary("m")]
         ),
         // The only module that imports the C modules. Its API is `package`.
