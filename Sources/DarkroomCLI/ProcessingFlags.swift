@@ -34,17 +34,7 @@ struct ProcessingFlags: ParsableArguments {
     /// `--max-request-memory-mb`, else `DARKROOM_MAX_REQUEST_MEMORY_MB`, else
     /// the default budget, in bytes.
     static func memoryBudget(_ flag: Int?) throws -> Int {
-        if let flag {
-            guard (16...65_536).contains(flag) else { throw ValidationError("--max-request-memory-mb \(flag) is outside 16...65536") }
-            return flag << 20
-        }
-        if let text = ProcessInfo.processInfo.environment["DARKROOM_MAX_REQUEST_MEMORY_MB"] {
-            guard let megabytes = Int(text), (16...65_536).contains(megabytes) else {
-                throw ValidationError("DARKROOM_MAX_REQUEST_MEMORY_MB=\(text) is not a whole number from 16 to 65536")
-            }
-            return megabytes << 20
-        }
-        return ImageLimits.default.maxDecodeMemory
+        try number(flag, option: "max-request-memory-mb", range: 16...65_536).map { $0 << 20 } ?? ImageLimits.default.maxDecodeMemory
     }
 
     /// `--max-processing-seconds`, else `DARKROOM_MAX_PROCESSING_SECONDS`
@@ -52,17 +42,22 @@ struct ProcessingFlags: ParsableArguments {
     /// longer is more likely a hostile file than a slow machine, and a busy
     /// machine that needs more is given it by the flag.
     static func processingTime(_ flag: Int?) throws -> Duration {
+        try number(flag, option: "max-processing-seconds", range: 1...3600).map { .seconds($0) } ?? ImageLimits.default.maxProcessingTime
+    }
+
+    /// `--OPTION`, else `DARKROOM_OPTION` (as `serve` reads it), each held
+    /// to `range`; nil when neither is given.
+    private static func number(_ flag: Int?, option: String, range: ClosedRange<Int>) throws -> Int? {
         if let flag {
-            guard (1...3600).contains(flag) else { throw ValidationError("--max-processing-seconds \(flag) is outside 1...3600") }
-            return .seconds(flag)
+            guard range.contains(flag) else { throw ValidationError("--\(option) \(flag) is outside \(range.lowerBound)...\(range.upperBound)") }
+            return flag
         }
-        if let text = ProcessInfo.processInfo.environment["DARKROOM_MAX_PROCESSING_SECONDS"] {
-            guard let seconds = Int(text), (1...3600).contains(seconds) else {
-                throw ValidationError("DARKROOM_MAX_PROCESSING_SECONDS=\(text) is not a whole number from 1 to 3600")
-            }
-            return .seconds(seconds)
+        let variable = "DARKROOM_" + option.uppercased().replacingOccurrences(of: "-", with: "_")
+        guard let text = ProcessInfo.processInfo.environment[variable] else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw ValidationError("\(variable)=\(text) is not a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
-        return ImageLimits.default.maxProcessingTime
+        return value
     }
 
     func validate() throws {

@@ -122,13 +122,19 @@ struct ServeCommand: AsyncParsableCommand {
         let environment = ImgproxyEnvironment(original).merged(into: original)
         func env(_ name: String) -> String? { environment["DARKROOM_\(name)"].flatMap { $0.isEmpty ? nil : $0 } }
         func envFlag(_ name: String) -> Bool { ["1", "true", "yes"].contains(env(name)?.lowercased() ?? "") }
-        func number(_ flag: Int?, _ name: String, _ option: String, minimum: Int = 0) throws -> Int? {
+        /// The flag, else `DARKROOM_NAME`, at least `minimum`; over
+        /// `maximum`, refused naming the flag, whichever gave it.
+        func number(_ flag: Int?, _ name: String, _ option: String, minimum: Int = 0, maximum: Int = .max) throws -> Int? {
+            let value: Int
             if let flag {
                 guard flag >= minimum else { throw ValidationError("--\(option) must be at least \(minimum)") }
-                return flag
+                value = flag
+            } else {
+                guard let text = env(name) else { return nil }
+                guard let number = Int(text), number >= minimum else { throw ValidationError("DARKROOM_\(name)=\(text): expected a whole number of at least \(minimum)") }
+                value = number
             }
-            guard let text = env(name) else { return nil }
-            guard let value = Int(text), value >= minimum else { throw ValidationError("DARKROOM_\(name)=\(text): expected a whole number of at least \(minimum)") }
+            guard value <= maximum else { throw ValidationError("--\(option) \(value) is over \(maximum)") }
             return value
         }
         var c = ServerConfiguration()
@@ -155,52 +161,41 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let bytes = try number(maxSourceBytes, "MAX_SOURCE_BYTES", "max-source-bytes", minimum: 1) { c.limits.maxSourceBytes = bytes }
         if let pixels = try number(maxSourcePixels, "MAX_SOURCE_PIXELS", "max-source-pixels", minimum: 1) { c.limits.maxSourcePixels = pixels }
-        if let side = try number(maxResultDimension, "MAX_RESULT_DIMENSION", "max-result-dimension", minimum: 1) {
-            guard side <= 100_000 else { throw ValidationError("--max-result-dimension \(side) is over 100000") }
+        if let side = try number(maxResultDimension, "MAX_RESULT_DIMENSION", "max-result-dimension", minimum: 1, maximum: 100_000) {
             c.limits.maxResultDimension = side
         }
-        if let seconds = try number(maxProcessingSeconds, "MAX_PROCESSING_SECONDS", "max-processing-seconds", minimum: 1) {
-            guard seconds <= 3600 else { throw ValidationError("--max-processing-seconds \(seconds) is over 3600") }
+        if let seconds = try number(maxProcessingSeconds, "MAX_PROCESSING_SECONDS", "max-processing-seconds", minimum: 1, maximum: 3600) {
             c.limits.maxProcessingTime = .seconds(seconds)
         }
-        if let frames = try number(maxAnimationFrames, "MAX_ANIMATION_FRAMES", "max-animation-frames", minimum: 1) {
-            guard frames <= 10_000 else { throw ValidationError("--max-animation-frames \(frames) is over 10000") }
+        if let frames = try number(maxAnimationFrames, "MAX_ANIMATION_FRAMES", "max-animation-frames", minimum: 1, maximum: 10_000) {
             c.limits.maxAnimationFrames = frames
         }
-        if let scans = try number(maxJPEGScans, "MAX_JPEG_SCANS", "max-jpeg-scans", minimum: 1) {
-            guard scans <= 10_000 else { throw ValidationError("--max-jpeg-scans \(scans) is over 10000") }
+        if let scans = try number(maxJPEGScans, "MAX_JPEG_SCANS", "max-jpeg-scans", minimum: 1, maximum: 10_000) {
             c.limits.maxJPEGScans = scans
         }
-        if let tiles = try number(maxHEIFTiles, "MAX_HEIF_TILES", "max-heif-tiles", minimum: 1) {
-            guard tiles <= 10_000 else { throw ValidationError("--max-heif-tiles \(tiles) is over 10000") }
+        if let tiles = try number(maxHEIFTiles, "MAX_HEIF_TILES", "max-heif-tiles", minimum: 1, maximum: 10_000) {
             c.limits.maxHEIFTiles = tiles
         }
-        if let frames = try number(maxSourceFrames, "MAX_SOURCE_FRAMES", "max-source-frames", minimum: 1) {
-            guard frames <= 1_000_000 else { throw ValidationError("--max-source-frames \(frames) is over 1000000") }
+        if let frames = try number(maxSourceFrames, "MAX_SOURCE_FRAMES", "max-source-frames", minimum: 1, maximum: 1_000_000) {
             c.limits.maxSourceFrames = frames
         }
-        if let megabytes = try number(maxRequestMemoryMb, "MAX_REQUEST_MEMORY_MB", "max-request-memory-mb", minimum: 16) {
-            guard megabytes <= 65_536 else { throw ValidationError("--max-request-memory-mb \(megabytes) is over 65536") }
+        if let megabytes = try number(maxRequestMemoryMb, "MAX_REQUEST_MEMORY_MB", "max-request-memory-mb", minimum: 16, maximum: 65_536) {
             c.limits.maxDecodeMemory = megabytes << 20
         }
         c.limits.jpegXL = jpegXL || envFlag("JPEG_XL")
         if let seconds = try number(downloadTimeout, "DOWNLOAD_TIMEOUT", "download-timeout", minimum: 1) { c.downloadTimeout = .seconds(seconds) }
         if let age = try number(cacheMaxAge, "CACHE_MAX_AGE", "cache-max-age") { c.cacheMaxAge = age }
         if let waiting = try number(maxWaiting, "MAX_WAITING", "max-waiting") { c.maxWaitingFiltrations = waiting }
-        if let seconds = try number(keepAliveTimeout, "KEEP_ALIVE_TIMEOUT", "keep-alive-timeout", minimum: 1) {
-            guard seconds <= 3600 else { throw ValidationError("--keep-alive-timeout \(seconds) is over 3600") }
+        if let seconds = try number(keepAliveTimeout, "KEEP_ALIVE_TIMEOUT", "keep-alive-timeout", minimum: 1, maximum: 3600) {
             c.keepAliveTimeout = .seconds(seconds)
         }
-        if let seconds = try number(readRequestTimeout, "READ_REQUEST_TIMEOUT", "read-request-timeout", minimum: 1) {
-            guard seconds <= 3600 else { throw ValidationError("--read-request-timeout \(seconds) is over 3600") }
+        if let seconds = try number(readRequestTimeout, "READ_REQUEST_TIMEOUT", "read-request-timeout", minimum: 1, maximum: 3600) {
             c.readRequestTimeout = .seconds(seconds)
         }
-        if let connections = try number(maxConnections, "MAX_CONNECTIONS", "max-connections", minimum: 1) {
-            guard connections <= 1_000_000 else { throw ValidationError("--max-connections \(connections) is over 1000000") }
+        if let connections = try number(maxConnections, "MAX_CONNECTIONS", "max-connections", minimum: 1, maximum: 1_000_000) {
             c.connections.maxConnections = connections
         }
-        if let connections = try number(maxConnectionsPerClient, "MAX_CONNECTIONS_PER_CLIENT", "max-connections-per-client") {
-            guard connections <= 1_000_000 else { throw ValidationError("--max-connections-per-client \(connections) is over 1000000") }
+        if let connections = try number(maxConnectionsPerClient, "MAX_CONNECTIONS_PER_CLIENT", "max-connections-per-client", maximum: 1_000_000) {
             c.connections.maxPerClient = connections
         }
         if let seconds = try number(shutdownTimeout, "SHUTDOWN_TIMEOUT", "shutdown-timeout") { c.shutdownTimeout = .seconds(seconds) }
@@ -209,20 +204,17 @@ struct ServeCommand: AsyncParsableCommand {
             guard megabytes <= 1 << 20 else { throw ValidationError("--memory-cache-mb \(megabytes) is over 1048576 (1 TiB)") }
             c.memoryCacheBytes = megabytes << 20
         }
-        if let threads = try number(workers, "WORKERS", "workers", minimum: 1) {
-            guard threads <= 256 else { throw ValidationError("--workers \(threads) is over 256") }
+        if let threads = try number(workers, "WORKERS", "workers", minimum: 1, maximum: 256) {
             c.filtrationConcurrency = threads
         }
-        if let uses = try number(sourceMinUses, "SOURCE_MIN_USES", "source-min-uses", minimum: 1) {
-            guard uses <= 1000 else { throw ValidationError("--source-min-uses \(uses) is over 1000") }
+        if let uses = try number(sourceMinUses, "SOURCE_MIN_USES", "source-min-uses", minimum: 1, maximum: 1000) {
             c.sourceMinUses = uses
         }
         let endpoint = s3Endpoint ?? env("S3_ENDPOINT")
         if let text = resultCache ?? env("RESULT_CACHE") {
             c.sharedCache = try Self.sharedCache(text, endpoint: endpoint, environment: environment)
             c.sharedCache?.storesSources = sourceCache || envFlag("SOURCE_CACHE")
-            if let seconds = try number(resultCacheTimeout, "RESULT_CACHE_TIMEOUT", "result-cache-timeout", minimum: 1) {
-                guard seconds <= 3600 else { throw ValidationError("--result-cache-timeout \(seconds) is over 3600") }
+            if let seconds = try number(resultCacheTimeout, "RESULT_CACHE_TIMEOUT", "result-cache-timeout", minimum: 1, maximum: 3600) {
                 c.sharedCache?.client.timeout = .seconds(seconds)
             }
         } else if sourceCache {

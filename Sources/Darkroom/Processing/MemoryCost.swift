@@ -82,17 +82,18 @@ enum MemoryCost {
 /// they are planned, and refused where the sum passes
 /// ``ImageLimits/maxDecodeMemory``, before anything is allocated.
 final class MemoryLedger {
-    private(set) var held: Int
-
-    init(held: Int = 0) { self.held = held }
+    private(set) var held = 0
 
     /// Adds `bytes`, or throws if the run would then hold more than `budget`.
     func reserve(_ bytes: Int, budget: Int, for what: String) throws(DarkroomError) {
+        try check(bytes, budget: budget, for: what)
+        held += bytes
+    }
+
+    /// Throws if `bytes` more would take the run past `budget`; holds nothing.
+    func check(_ bytes: Int, budget: Int, for what: String) throws(DarkroomError) {
         let (total, overflow) = held.addingReportingOverflow(bytes)
-        guard overflow || total > budget else {
-            held = total
-            return
-        }
+        guard overflow || total > budget else { return }
         let before = held > 0 ? " (\(ProcessingRun.mebibytes(overflow ? .max : total)) with what the run holds already)" : ""
         throw DarkroomError(.tooMuchMemory, "processing would hold \(ProcessingRun.mebibytes(bytes)) for \(what)\(before), over the limit of \(ProcessingRun.mebibytes(budget)) a request")
     }

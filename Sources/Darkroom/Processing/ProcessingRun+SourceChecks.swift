@@ -52,7 +52,7 @@ extension ProcessingRun {
     /// Whether `bytes` more would fit the budget, without holding them: for
     /// a path that hands the run on to libvips when they would not.
     func checkDecodeMemory(_ bytes: Int, for what: String) throws(DarkroomError) {
-        try MemoryLedger(held: ledger.held).reserve(bytes, budget: options.limits.maxDecodeMemory, for: what)
+        try ledger.check(bytes, budget: options.limits.maxDecodeMemory, for: what)
     }
 
     static func mebibytes(_ bytes: Int) -> String {
