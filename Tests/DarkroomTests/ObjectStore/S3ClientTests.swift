@@ -80,10 +80,14 @@ struct S3ClientTests {
             await missing.shutdown()
 
             // The store gone: a transient error that says the connection
-            // was refused (nothing listens), not a wait for the timeout.
+            // was refused (nothing listens), not a wait for the timeout. A
+            // client of its own, so that no connection kept from before
+            // the stop is what fails (that is "I/O on closed channel").
+            let gone = try Self.client(store)
             await store.stop()
+            defer { Task { await gone.shutdown() } }
             do {
-                _ = try await client.get("list/a")
+                _ = try await gone.get("list/a")
                 Issue.record("a stopped store answered")
             } catch {
                 #expect(error.isTransient)
