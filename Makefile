@@ -9,7 +9,7 @@ DEBUG_FLAGS ?= -Xcc -O2
 export PATH := $(PATH):/opt/swift/usr/bin
 OUT ?= darkroom-out
 
-.PHONY: run thumbnails test test-busy build release bootstrap bench bench-servers soak clean fuzz sanitize crash-test consumer-test
+.PHONY: run thumbnails test test-busy build release bootstrap bench bench-servers soak clean fuzz sanitize crash-test consumer-test image image-test
 
 bootstrap:
 	@scripts/bootstrap
@@ -42,6 +42,17 @@ test: bootstrap
 test-busy: bootstrap
 	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
 	scripts/busy $(SWIFT) test --skip-build --parallel
+
+# The container image, localhost/darkroom:latest (IMAGE=... to name it),
+# built with podman from Debian's packages alone (scripts/image says how).
+IMAGE ?= localhost/darkroom:latest
+image:
+	scripts/image $(IMAGE)
+
+# The image run as an operator runs it: health check, gallery, an image
+# from an origin on loopback, /metrics, a non-root user, SIGTERM.
+image-test: image
+	scripts/image-test $(IMAGE)
 
 # darkroom fetch and darkroom serve killed with SIGKILL at random moments
 # on one cache, CRASH_KILLS times (`make test` runs 10), then everything

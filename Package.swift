@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.20.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.27.0"),
+        // Tests only: reading the Kubernetes manifests.
+        .package(url: "https://github.com/jpsim/Yams.git", from: "5.0.1"),
     ],
     targets: [
         // System libraries: a module map and a header, nothing else.
@@ -89,6 +91,7 @@ let package = Package(
                 "Darkroom",
                 "DarkroomServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .executableTarget(
@@ -151,7 +154,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DarkroomCLITests",
-            dependencies: ["DarkroomCLI", "TestSupport"]
+            dependencies: ["DarkroomCLI", "TestSupport", .product(name: "Yams", package: "Yams")]
         ),
         // Tests that run other programs beside Darkroom, or kill it: the
         // gallery in Chromium, nginx in front, replicas on SeaweedFS, SIGKILL.

@@ -68,6 +68,14 @@ struct ImgproxyEnvironment {
                 return "private addresses are allowed only with IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES"
             }
         case "PRESETS": settings["PRESET"] = value
+        case "PROMETHEUS_BIND": settings["METRICS_BIND"] = value
+        case "LOG_FORMAT":
+            // imgproxy's structured formats are all one JSON object per line here.
+            switch value.lowercased() {
+            case "json", "structured", "gcp": settings["LOG_FORMAT"] = "json"
+            case "pretty": settings["LOG_FORMAT"] = "text"
+            default: return "expected pretty, structured, json or gcp"
+            }
         case "LOCAL_FILESYSTEM_ROOT": settings["LOCAL_ROOT"] = value
         case "WATERMARK_PATH": settings["WATERMARK"] = value
         case "FALLBACK_IMAGE_PATH": settings["FALLBACK_IMAGE"] = value

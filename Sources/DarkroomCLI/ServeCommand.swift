@@ -53,6 +53,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Processing threads (default: one per core). [DARKROOM_WORKERS]") var workers: Int?
     @Option(help: "Versions asked of a source before it is kept in the disk cache, as nginx's proxy_cache_min_uses (default 2: a source asked in one version only is never written, and the latest sources wait in memory for a second; 1 keeps every source). [DARKROOM_SOURCE_MIN_USES]") var sourceMinUses: Int?
     @Flag(help: "Log every request at info level. [DARKROOM_ACCESS_LOG]") var accessLog = false
+    @Option(help: ArgumentHelp("How log lines are written to standard error: text, or json (one object per line, with time, level, message, request_id and the rest). [DARKROOM_LOG_FORMAT]", valueName: "FORMAT")) var logFormat: String?
+    @Option(help: ArgumentHelp("Serve /metrics on this address instead of the main one, to keep it off the public port (imgproxy's IMGPROXY_PROMETHEUS_BIND). [DARKROOM_METRICS_BIND]", valueName: "HOST:PORT")) var metricsBind: String?
     @Option(help: ArgumentHelp("A result cache shared by replicas, in S3-compatible storage; credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION. [DARKROOM_RESULT_CACHE]", valueName: "s3://BUCKET/PREFIX")) var resultCache: String?
     @Option(help: "Seconds a read from the result cache may take before the request goes on without it (default 2). [DARKROOM_RESULT_CACHE_TIMEOUT]") var resultCacheTimeout: Int?
     @Option(help: ArgumentHelp("The S3 store's address, for the result cache and S3 sources (default: AWS_ENDPOINT_URL, else AWS's for the region). [DARKROOM_S3_ENDPOINT]", valueName: "URL")) var s3Endpoint: String?
@@ -235,6 +237,8 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--s3-endpoint needs --result-cache or --s3-sources")
         }
         c.accessLog = accessLog || envFlag("ACCESS_LOG")
+        if let text = metricsBind ?? env("METRICS_BIND") { c.metricsAddress = try Self.address(text, flag: "--metrics-bind") }
+        _ = try logFormat(env: env)
         let presets = preset.isEmpty ? (env("PRESET")?.split(separator: ",").map(String.init) ?? []) : preset
         for entry in presets {
             let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
@@ -281,6 +285,25 @@ struct ServeCommand: AsyncParsableCommand {
         c.sourceRules.base64IncludesFilename = envFlag("BASE64_URL_INCLUDES_FILENAME")
     }
 
+    /// `HOST:PORT` (`[::1]:9090` for IPv6, `:9090` for every address).
+    static func address(_ text: String, flag: String) throws -> (host: String, port: Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else {
+            throw ValidationError("\(flag) \(text): expected HOST:PORT, such as 127.0.0.1:9090")
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host.isEmpty ? "0.0.0.0" : host, port)
+    }
+
+    /// `--log-format`, else `DARKROOM_LOG_FORMAT`; text by default.
+    func logFormat(env: (String) -> String?) throws -> JSONLogHandler.Format {
+        guard let text = logFormat ?? env("LOG_FORMAT") else { return .text }
+        guard let format = JSONLogHandler.Format(rawValue: text.lowercased()) else {
+            throw ValidationError("--log-format \(text): expected text or json")
+        }
+        return format
+    }
+
     /// The shared cache's configuration: where, which store, whose keys.
     static func sharedCache(_ text: String, endpoint: String?, environment: [String: String]) throws -> SharedResultCache.Configuration {
         let location: S3Location
@@ -303,7 +326,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let path = fallbackImage ?? environment["DARKROOM_FALLBACK_IMAGE"].flatMap({ $0.isEmpty ? nil : $0 }) {
             configuration.fallbackImage = try await Self.imageFile(at: path, flag: "--fallback-image")
         }
-        var logger = Logger(label: "darkroom")
+        let format = try logFormat { environment["DARKROOM_\($0)"].flatMap { $0.isEmpty ? nil : $0 } }
+        var logger = format == .json ? Logger(label: "darkroom", factory: { JSONLogHandler(label: $0) }) : Logger(label: "darkroom")
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         if !imgproxy.unhonoured.isEmpty {
             logger.warning("imgproxy settings not honoured: \(imgproxy.unhonoured.joined(separator: ", "))")
@@ -312,7 +336,8 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
             app = try await buildApplication(configuration, logger: logger) { port in
-                print("Darkroom is serving the gallery at http://\(host):\(port)/ (Ctrl-C to stop)")
+                // With JSON logs, standard output is left to the log lines' reader.
+                if format == .text { print("Darkroom is serving the gallery at http://\(host):\(port)/ (Ctrl-C to stop)") }
             }
         } catch {
             Terminal.error("cannot start the server: \(error)")

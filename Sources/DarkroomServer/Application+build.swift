@@ -22,8 +22,11 @@ import ServiceLifecycle
 ///   does (the one chosen when ``ServerConfiguration/port`` is 0).
 /// - Throws: ``ServerSetupError`` when the list, the cache folder or the
 ///   port cannot be used.
+/// - Parameter onMetricsRunning: told the port of the metrics address,
+///   once it listens, when ``ServerConfiguration/metricsAddress`` is set.
 public func buildApplication(_ configuration: ServerConfiguration, logger: Logger = Logger(label: "darkroom"),
-                             onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) async throws -> some ApplicationProtocol {
+                             onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in },
+                             onMetricsRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) async throws -> some ApplicationProtocol {
     let metrics = ServerMetrics()
     do {
         try ImageURLOptions.check(presets: configuration.presets)
@@ -70,6 +73,20 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     if configuration.watchMemoryPressure {
         services.append(MemoryPressureService(monitor: MemoryPressureMonitor(pipeline: pipeline, logger: logger)))
     }
+    if let address = configuration.metricsAddress {
+        // Its own small application: /metrics only, on its own address.
+        let metricsRouter = Router(context: ServerContext.self)
+        OperationsRoutes(processor: ImageProcessor(), pipeline: pipeline, connections: connections, metrics: metrics,
+                         parsedURLs: images.parsedURLs, connectionLimits: connectionLimits).addMetrics(to: metricsRouter)
+        services.append(Application(
+            router: metricsRouter,
+            configuration: .init(address: .hostname(address.host, port: address.port), serverName: ServerConfiguration.serverName),
+            onServerRunning: { channel in
+                logger.notice("darkroom serves /metrics", metadata: ["address": "\(channel.localAddress?.description ?? "?")"])
+                await onMetricsRunning(channel.localAddress?.port ?? address.port)
+            },
+            logger: logger))
+    }
     return Application(
         router: router,
         server: .darkroom(images: accessLog ? nil : images, configuration: .init(additionalChannelHandlers: [DisconnectHandler()]),
@@ -104,6 +121,9 @@ func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, 
                  metrics: ServerMetrics, connections: ConnectionWatch = ConnectionWatch(), images: ImageRoutes? = nil,
                  connectionLimits: ConnectionLimits? = nil) -> Router<ServerContext> {
     let router = Router(context: ServerContext.self)
+    // Outermost, so that errors reach the metrics middleware as errors and
+    // still leave with the request's id.
+    router.add(middleware: RequestIDMiddleware())
     router.add(middleware: RequestMetricsMiddleware(factory: metrics.factory))
     if configuration.accessLog {
         router.add(middleware: LogRequestsMiddleware(.info))
@@ -113,8 +133,10 @@ func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, 
     router.add(middleware: FileMiddleware(Gallery.samplesFolder, urlBasePath: "/samples", logger: logger))
     GalleryRoutes(gallery: gallery).add(to: router)
     BookRoutes(gallery: gallery, books: books, signing: !configuration.signatures.isEmpty, limits: configuration.limits).add(to: router)
-    OperationsRoutes(processor: ImageProcessor(), pipeline: pipeline, connections: connections, metrics: metrics,
-                     parsedURLs: images?.parsedURLs, connectionLimits: connectionLimits).add(to: router)
+    let operations = OperationsRoutes(processor: ImageProcessor(), pipeline: pipeline, connections: connections, metrics: metrics,
+                                      parsedURLs: images?.parsedURLs, connectionLimits: connectionLimits)
+    operations.addHealth(to: router)
+    if configuration.metricsAddress == nil { operations.addMetrics(to: router) }
     InfoRoutes(pipeline: pipeline, configuration: configuration, processor: ImageProcessor(), connections: connections).add(to: router)
     return router
 }

@@ -114,6 +114,10 @@ public struct ServerConfiguration: Sendable {
     public var maxRequestTarget = 16_384
     /// Connections held in all and from one address (see ``ConnectionLimits``).
     public var connections = ConnectionLimits.Configuration()
+    /// Where `/metrics` is served instead of the main address
+    /// (`--metrics-bind HOST:PORT`), so that it can be kept off the public
+    /// port; nil: on the main address. Port 0: any free one.
+    public var metricsAddress: (host: String, port: Int)?
 
     var connectionTimeouts: ConnectionTimer.Timeouts {
         func amount(_ duration: Duration) -> TimeAmount {

@@ -34,6 +34,7 @@ import TestSupport
         #expect(status == 1, "Ctrl-C cancels")
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0 != "log.txt" }
         #expect(left.isEmpty, "no partial file: \(left)")
-        #expect(try String(contentsOf: folder.appendingPathComponent("log.txt"), encoding: .utf8).contains("cancelled"))
+        let log = try String(contentsOf: folder.appendingPathComponent("log.txt"), encoding: .utf8)
+        #expect(log.contains("cancelled"), "\(log)")
     }
 }

@@ -201,4 +201,26 @@ import TestSupport
         #expect(throws: (any Error).self) { try configuration(["IMGPROXY_QUALITY": "101"]) }
         #expect(throws: (any Error).self) { try configuration(["IMGPROXY_FORMAT_QUALITY": "bmp=50"]) }
     }
+
+    @Test func logFormatAndMetricsAddress() throws {
+        func address(_ arguments: [String], _ environment: [String: String] = [:]) throws -> String? {
+            try configuration(environment, arguments).metricsAddress.map { "\($0.host) \($0.port)" }
+        }
+        #expect(try address(["--metrics-bind", "127.0.0.1:9090"]) == "127.0.0.1 9090")
+        #expect(try address(["--metrics-bind", "[::1]:0"]) == "::1 0")
+        #expect(try address([], ["DARKROOM_METRICS_BIND": ":9191"]) == "0.0.0.0 9191")
+        #expect(try address([], ["IMGPROXY_PROMETHEUS_BIND": "127.0.0.1:9192"]) == "127.0.0.1 9192")
+        #expect(try address([]) == nil)
+        for bad in ["9090", "host:", "host:65536", "host:-1"] {
+            #expect(throws: (any Error).self, "\(bad)") { try configuration([:], ["--metrics-bind", bad]) }
+        }
+        let serve = try ServeCommand.parse(["--log-format", "JSON"])
+        #expect(try serve.logFormat { _ in nil } == .json)
+        #expect(try ServeCommand.parse([]).logFormat { _ in nil } == .text)
+        #expect(throws: (any Error).self) { try configuration([:], ["--log-format", "xml"]) }
+        #expect(throws: (any Error).self) { try configuration(["DARKROOM_LOG_FORMAT": "yaml"]) }
+        // imgproxy's structured formats are JSON lines here.
+        let imgproxy = ImgproxyEnvironment(["IMGPROXY_LOG_FORMAT": "structured"]).merged(into: [:])
+        #expect(imgproxy["DARKROOM_LOG_FORMAT"] == "json")
+    }
 }

@@ -146,6 +146,18 @@ enum RawHTTP {
             return closedByServer
         }
 
+        /// Reads until `count` copies of `fragment` have come, the server
+        /// closes, or `seconds` pass; whether they came.
+        func waitFor(_ fragment: String, count: Int = 1, within seconds: Double) -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while text.components(separatedBy: fragment).count - 1 < count {
+                guard Date() < deadline, !read(waiting: 0.2) || text.components(separatedBy: fragment).count - 1 >= count else {
+                    return text.components(separatedBy: fragment).count - 1 >= count
+                }
+            }
+            return true
+        }
+
         /// Reads until the server closes or `seconds` pass; whether it closed.
         func waitForClose(within seconds: Double) -> Bool {
             let deadline = Date().addingTimeInterval(seconds)

@@ -3,7 +3,7 @@ import Darkroom
 public import DarkroomServer
 public import Foundation
 import Hummingbird
-import Logging
+public import Logging
 public import NIOCore
 public import NIOHTTP1
 import ServiceLifecycle
@@ -16,13 +16,17 @@ public struct TestServer: Sendable {
     /// The loopback port it listens on.
     public var port: Int { Int(base.split(separator: ":").last ?? "") ?? 0 }
     public let client: HTTPClient
+    /// The port of `/metrics` when the configuration gives it an address of its own.
+    public var metricsPort: Int?
     private let running: Task<Void, any Error>
     private let group: ServiceGroup
 
     /// Starts a server with `configure` applied to a test configuration
     /// (port 0: the one the system picks; a fresh cache folder; no
     /// memory-pressure watching).
-    public static func start(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+    ///
+    /// - Parameter logger: the server's logger (default: errors only).
+    public static func start(logger given: Logger? = nil, _ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.cacheFolder = try Fixtures.temporaryFolder("darkroom-server-cache")
@@ -31,11 +35,16 @@ public struct TestServer: Sendable {
         configure(&configuration)
         var logger = Logger(label: "darkroom-test")
         logger.logLevel = .error
+        if let given { logger = given }
         let (ports, listening) = AsyncStream.makeStream(of: Int.self)
-        let app = try await buildApplication(configuration, logger: logger) { port in
+        let (metricsPorts, metricsListening) = AsyncStream.makeStream(of: Int.self)
+        let app = try await buildApplication(configuration, logger: logger, onRunning: { port in
             listening.yield(port)
             listening.finish()
-        }
+        }, onMetricsRunning: { port in
+            metricsListening.yield(port)
+            metricsListening.finish()
+        })
         var group = ServiceGroupConfiguration(services: [.init(service: app)], logger: logger)
         group.maximumGracefulShutdownDuration = .seconds(5)
         let serviceGroup = ServiceGroup(configuration: group)
@@ -47,9 +56,12 @@ public struct TestServer: Sendable {
             _ = try await running.value
             throw TestServerError("the test server stopped before it listened")
         }
-        let server = TestServer(base: "http://127.0.0.1:\(port)", cacheFolder: configuration.cacheFolder!,
+        var server = TestServer(base: "http://127.0.0.1:\(port)", cacheFolder: configuration.cacheFolder!,
                                 client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.clientConfiguration),
                                 running: running, group: serviceGroup)
+        if configuration.metricsAddress != nil {
+            server.metricsPort = await metricsPorts.first(where: { _ in true })
+        }
         // A busy machine can take seconds to answer the first request.
         let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {

@@ -72,7 +72,7 @@ extension ImagePipeline {
             let coalesced = jobs.join(key, waiter: id, priority: priority, onEvent: onEvent) { context throws(DarkroomError) in
                 try await self.fetch(url, key: key, context: context)
             }
-            if coalesced { metrics.coalesced(stage: "download") }
+            if coalesced { metrics.coalesced(stage: .download) }
             if let followPriority {
                 jobs.setPriority(followPriority { jobs.setPriority($0, for: id) }, for: id)
             }

@@ -224,7 +224,7 @@ public final class ImagePipeline: Sendable {
         let coalesced = processJobs.join(key, waiter: id, priority: request.priority, onEvent: onEvent) { context throws(DarkroomError) in
             try await self.process(request, key: key, context: context)
         }
-        if coalesced { metrics.coalesced(stage: "process") }
+        if coalesced { metrics.coalesced(stage: .process) }
         joined?()
         do {
             return try await processJobs.value(for: id)

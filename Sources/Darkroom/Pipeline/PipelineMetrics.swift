@@ -10,6 +10,13 @@ struct PipelineMetrics: Sendable {
     /// metrics backend to look it up under its lock.
     private let hits: [Cache: Counter]
     private let misses: [Cache: Counter]
+    /// Made at start, so that a dashboard's rate starts from zero rather
+    /// than from no series at all.
+    private let coalescedDownloads: Counter
+    private let coalescedProcessing: Counter
+    private let downloadedBytes: Counter
+    private let pressureEvents: Counter
+    private let pressureCancelled: Counter
     let factory: any MetricsFactory
 
     init(factory: any MetricsFactory) {
@@ -21,18 +28,25 @@ struct PipelineMetrics: Sendable {
         }
         hits = counters("darkroom_cache_hits_total")
         misses = counters("darkroom_cache_misses_total")
+        coalescedDownloads = Counter(label: "darkroom_coalesced_requests_total", dimensions: [("stage", "download")], factory: factory)
+        coalescedProcessing = Counter(label: "darkroom_coalesced_requests_total", dimensions: [("stage", "process")], factory: factory)
+        downloadedBytes = Counter(label: "darkroom_download_bytes_total", factory: factory)
+        pressureEvents = Counter(label: "darkroom_memory_pressure_events_total", factory: factory)
+        pressureCancelled = Counter(label: "darkroom_memory_pressure_cancelled_total", factory: factory)
     }
 
     func cache(_ cache: Cache, hit: Bool) {
         (hit ? hits : misses)[cache]?.increment()
     }
 
-    func coalesced(stage: String) {
-        Counter(label: "darkroom_coalesced_requests_total", dimensions: [("stage", stage)], factory: factory).increment()
+    enum Stage { case download, process }
+
+    func coalesced(stage: Stage) {
+        (stage == .download ? coalescedDownloads : coalescedProcessing).increment()
     }
 
     func downloaded(bytes: Int) {
-        Counter(label: "darkroom_download_bytes_total", factory: factory).increment(by: bytes)
+        downloadedBytes.increment(by: bytes)
     }
 
     func failure(_ error: DarkroomError) {
@@ -44,8 +58,8 @@ struct PipelineMetrics: Sendable {
     }
 
     func memoryPressure(cancelled: Int) {
-        Counter(label: "darkroom_memory_pressure_events_total", factory: factory).increment()
-        Counter(label: "darkroom_memory_pressure_cancelled_total", factory: factory).increment(by: cancelled)
+        pressureEvents.increment()
+        pressureCancelled.increment(by: cancelled)
     }
 }
 

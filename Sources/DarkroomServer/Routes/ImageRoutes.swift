@@ -61,7 +61,7 @@ struct ImageRoutes: Sendable {
         if let known = parsedURLs.entry(for: cacheKey) {
             parsed = known
         } else {
-            switch parse(String(path), accept: AcceptedFormats(acceptHeader)) {
+            switch parse(String(path), accept: AcceptedFormats(acceptHeader), logger: context.logger) {
             case .success(let entry):
                 parsed = entry
                 parsedURLs.store(entry, for: cacheKey)
@@ -88,6 +88,10 @@ struct ImageRoutes: Sendable {
                 }
             } catch {
                 let error = error as? DarkroomError ?? .cancelled
+                // The server's own failures, in the request's log lines; a
+                // stranger's bad sources stay at debug level.
+                context.logger.log(level: error.httpStatus.code >= 500 ? .warning : .debug, "image request failed",
+                                   metadata: ["status": "\(error.httpStatus.code)", "error": "\(error)"])
                 var headers = HTTPFields()
                 if parsed.negotiated { headers[.vary] = "Accept" }
                 if let answer = await fallbackAnswer(for: error, request: request, parsed: parsed, imageRequest: imageRequest, context: context) {
@@ -173,7 +177,8 @@ struct ImageRoutes: Sendable {
     }
 
     /// Parses, verifies and negotiates a URL not seen before.
-    private func parse(_ path: String, accept: AcceptedFormats) -> Result<ParsedURLCache.Entry, Refusal> {
+    /// - Parameter logger: the request's, so its warnings carry its id.
+    private func parse(_ path: String, accept: AcceptedFormats, logger: Logger) -> Result<ParsedURLCache.Entry, Refusal> {
         let url: ImageURL
         switch Self.verifiedURL(path, configuration: configuration) {
         case .success(let verified): url = verified
@@ -263,6 +268,7 @@ struct ImageRoutes: Sendable {
                                                       cacheControl: cacheControl(for: parsed), headers: parsed.headers(for: hit.image.format))
         fields.append(("Date", dates.now))
         fields.append(("Server", ServerConfiguration.serverName))
+        fields.append((RequestID.header, RequestID.id(carried: request.headers[RequestID.header].first)))
         return (HTTPResponseHead(version: request.version, status: HTTPResponseStatus(statusCode: status), headers: HTTPHeaders(fields)), body)
     }
 

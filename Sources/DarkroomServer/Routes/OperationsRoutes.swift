@@ -4,7 +4,8 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// `GET /health` and `GET /metrics`.
+/// `GET /health` and `GET /metrics` (on the main address, or on its own
+/// with `--metrics-bind`).
 struct OperationsRoutes: Sendable {
     let processor: ImageProcessor
     let pipeline: ImagePipeline
@@ -18,7 +19,7 @@ struct OperationsRoutes: Sendable {
         (try? RawPixels(width: 2, height: 2, filledWith: [200, 100, 50]).pngData()).map { Data($0) } ?? Data()
     }()
 
-    func add(to router: Router<ServerContext>) {
+    func addHealth(to router: Router<ServerContext>) {
         router.get("/health") { _, _ in
             do {
                 let result = try await processor.process(Self.probe, options: ProcessingOptions(operations: [.sepia(intensity: 0.8)], output: OutputOptions(format: .jpeg)))
@@ -38,6 +39,9 @@ struct OperationsRoutes: Sendable {
                 return errorResponse(.serviceUnavailable, "libvips does not answer: \(error)")
             }
         }
+    }
+
+    func addMetrics(to router: Router<ServerContext>) {
         router.get("/metrics") { _, _ in
             metrics.recordMemory(of: pipeline)
             metrics.recordConnections(connections)

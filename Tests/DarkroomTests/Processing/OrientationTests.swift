@@ -16,6 +16,14 @@ import TestSupport
         return try ImagePipeline(configuration: configuration)
     }
 
+    /// `request` with a time limit no busy machine reaches: the subject
+    /// here is orientation, not speed.
+    static func unhurried(_ request: ImageRequest) -> ImageRequest {
+        var request = request
+        request.options = request.options.unhurried
+        return request
+    }
+
     /// Wood.jpg is 2560 x 1920.
     static let source: Data? = try? Corpus.data("Wood.jpg")
 
@@ -56,14 +64,14 @@ import TestSupport
             for side in [1600, 2500, 3000] {
                 let scale = min(1, Double(side) / Double(max(upright.width, upright.height)))
                 let expected = (Int((Double(upright.width) * scale).rounded()), Int((Double(upright.height) * scale).rounded()))
-                let response = try await pipeline.image(for: ImageRequest(url: origin.url("/o\(orientation).jpg"),
-                                                                          operations: [.resize(Resize(width: side, height: side))],
-                                                                          output: OutputOptions(format: .jpeg, quality: 70)))
+                let response = try await pipeline.image(for: Self.unhurried(ImageRequest(url: origin.url("/o\(orientation).jpg"),
+                                                                                    operations: [.resize(Resize(width: side, height: side))],
+                                                                                    output: OutputOptions(format: .jpeg, quality: 70))))
                 #expect((response.image.width, response.image.height) == expected, "orientation \(orientation), fit \(side)")
             }
-            let fill = try await pipeline.image(for: ImageRequest(url: origin.url("/o\(orientation).jpg"),
-                                                                  operations: [.resize(Resize(width: 1000, height: 1600, mode: .fill))],
-                                                                  output: OutputOptions(format: .jpeg, quality: 70)))
+            let fill = try await pipeline.image(for: Self.unhurried(ImageRequest(url: origin.url("/o\(orientation).jpg"),
+                                                                            operations: [.resize(Resize(width: 1000, height: 1600, mode: .fill))],
+                                                                            output: OutputOptions(format: .jpeg, quality: 70))))
             #expect((fill.image.width, fill.image.height) == (1000, 1600), "orientation \(orientation), fill")
         }
         await pipeline.shutdown()
@@ -89,8 +97,9 @@ import TestSupport
         let origin = try await OriginServer.start(serving: folder)
         let pipeline = try Self.loopbackPipeline()
         for orientation in 1...8 {
-            let response = try await pipeline.image(for: ImageRequest(url: origin.url("/c\(orientation).jpg"), operations: [.resize(Resize(width: 120, height: 120))],
-                                                                      output: OutputOptions(format: .jpeg)))
+            let response = try await pipeline.image(for: LargeOrientationTests.unhurried(ImageRequest(url: origin.url("/c\(orientation).jpg"),
+                                                                                                      operations: [.resize(Resize(width: 120, height: 120))],
+                                                                                                      output: OutputOptions(format: .jpeg))))
             #expect(CornerPhoto.problem(in: response.image.data) == nil, "pipeline, orientation \(orientation): \(CornerPhoto.problem(in: response.image.data) ?? "")")
         }
         await pipeline.shutdown()

@@ -1,0 +1,56 @@
+import HTTPTypes
+import Hummingbird
+import Synchronization
+
+/// The id that names one request in the logs and in its answer's
+/// `X-Request-ID`: the one the request carries (set by a proxy or a CDN in
+/// front, so one id follows the request through every hop), else a new one.
+enum RequestID {
+    static let header = "X-Request-ID"
+    static let field = HTTPField.Name(header)!
+
+    /// The request's own id when it is one a log line can hold (1 to 128
+    /// visible ASCII characters, no quotes or backslashes), else a new one.
+    static func id(carried value: String?) -> String {
+        if let value, isUsable(value) { return value }
+        return next()
+    }
+
+    static func isUsable(_ value: String) -> Bool {
+        (1...128).contains(value.utf8.count) && value.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }
+    }
+
+    /// A process prefix and a counter, 32 hex digits in all: unique without
+    /// a random draw per request.
+    static func next() -> String {
+        let low = counter.wrappingAdd(1, ordering: .relaxed).oldValue
+        let digits = String(low, radix: 16)
+        return prefix + String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    private static let prefix: String = {
+        let digits = String(UInt64.random(in: .min ... .max), radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }()
+    private static let counter = Atomic<UInt64>(UInt64.random(in: .min ... .max))
+}
+
+/// Gives every request handled by the router its id: in the metadata of
+/// the request's logger (so every line logged for it carries `request_id`)
+/// and in the answer's `X-Request-ID`.
+struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let id = RequestID.id(carried: request.headers[RequestID.field])
+        var context = context
+        context.logger[metadataKey: "request_id"] = .string(id)
+        do {
+            var response = try await next(request, context)
+            response.headers[RequestID.field] = id
+            return response
+        } catch let error as any HTTPResponseError {
+            var response = try error.response(from: request, context: context)
+            response.headers[RequestID.field] = id
+            return response
+        }
+    }
+}
