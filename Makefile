@@ -9,7 +9,7 @@ DEBUG_FLAGS ?= -Xcc -O2
 export PATH := $(PATH):/opt/swift/usr/bin
 OUT ?= darkroom-out
 
-.PHONY: run thumbnails test test-busy build release bootstrap bench bench-servers soak clean fuzz sanitize crash-test consumer-test image image-test
+.PHONY: run thumbnails test test-busy build release bootstrap bench bench-servers soak clean fuzz sanitize crash-test consumer-test image image-test docs
 
 bootstrap:
 	@scripts/bootstrap
@@ -53,6 +53,14 @@ image:
 # from an origin on loopback, /metrics, a non-root user, SIGTERM.
 image-test: image
 	scripts/image-test $(IMAGE)
+
+# The library's documentation (DocC), with the photo-table article, as a
+# static site in $(OUT)/docs.
+docs: bootstrap
+	@rm -rf $(OUT)/docs && mkdir -p $(OUT)
+	$(SWIFT) package --allow-writing-to-directory $(OUT)/docs generate-documentation --target Darkroom \
+		--disable-indexing --transform-for-static-hosting --output-path $(OUT)/docs
+	@echo "Documentation written to $(OUT)/docs/ (open documentation/darkroom/index.html through a web server)"
 
 # darkroom fetch and darkroom serve killed with SIGKILL at random moments
 # on one cache, CRASH_KILLS times (`make test` runs 10), then everything

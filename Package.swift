@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.20.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.27.0"),
+        // `swift package generate-documentation` (make docs).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
         // Tests only: reading the Kubernetes manifests.
         .package(url: "https://github.com/jpsim/Yams.git", from: "5.0.1"),
     ],

@@ -29,8 +29,9 @@ public final class OriginServer: Sendable {
         /// Send the file in chunks, one every interval.
         case drip(chunk: Int, every: Duration)
         /// The file sent with no length (chunked transfer encoding), a
-        /// chunk every so often: a body whose size is known only as it arrives.
-        case chunked(chunk: Int, every: Duration)
+        /// chunk every so often: a body whose size is known only as it
+        /// arrives; the file `times` over, one copy after another.
+        case chunked(chunk: Int, every: Duration, times: Int = 1)
         /// Answer with this status the first `times` requests, then normally.
         case failFirst(times: Int, status: Int)
         case body(Data, contentType: String)
@@ -263,32 +264,36 @@ final class OriginHandler: ChannelInboundHandler, @unchecked Sendable {
             context.close(promise: nil)
         case .drip(let chunk, let every):
             context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
-            drip(data, from: 0, chunk: chunk, every: every, context: context)
-        case .chunked(let chunk, let every):
+            drip(data, from: 0, total: data.count, chunk: chunk, every: every, context: context)
+        case .chunked(let chunk, let every, let times):
             var unsized = head
             unsized.headers.remove(name: "Content-Length")
             unsized.headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
             context.writeAndFlush(wrapOutboundOut(.head(unsized)), promise: nil)
-            drip(data, from: 0, chunk: chunk, every: every, context: context)
+            drip(data, from: 0, total: data.count * times, chunk: chunk, every: every, context: context)
         default:
             finish(head, body: data, context: context)
         }
     }
 
-    private func drip(_ data: Data, from offset: Int, chunk: Int, every: Duration, context: ChannelHandlerContext) {
+    /// Sends `total` bytes of `data` repeated, `chunk` bytes every `every`
+    /// (a chunk ends early where one copy ends).
+    private func drip(_ data: Data, from offset: Int, total: Int, chunk: Int, every: Duration, context: ChannelHandlerContext) {
         guard context.channel.isActive else { return }
-        guard offset < data.count else {
+        guard offset < total, !data.isEmpty else {
             answering = nil
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             return
         }
-        let piece = data[data.startIndex + offset..<data.startIndex + min(offset + chunk, data.count)]
+        let start = offset % data.count
+        let length = min(chunk, data.count - start, total - offset)
+        let piece = data[data.startIndex + start..<data.startIndex + start + length]
         context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: piece)))), promise: nil)
         let ctx = NIOLoopBound(context, eventLoop: context.eventLoop)
         let this = NIOLoopBound(self, eventLoop: context.eventLoop)
         let nanos = Int64(every.components.seconds * 1_000_000_000 + every.components.attoseconds / 1_000_000_000)
         context.eventLoop.scheduleTask(in: .nanoseconds(nanos)) {
-            this.value.drip(data, from: offset + chunk, chunk: chunk, every: every, context: ctx.value)
+            this.value.drip(data, from: offset + length, total: total, chunk: chunk, every: every, context: ctx.value)
         }
     }
 

@@ -40,7 +40,7 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     var hostLiteral: String { isIPv6 ? "[\(description)]" : description }
 
     /// Why a server should not fetch from this address, or nil when it is
-    /// a public address (see ``SpecialAddresses``).
+    /// a public address (see `SpecialAddresses`).
     public var privateReason: String? {
         SpecialAddresses.reason(bytes)
     }

@@ -29,7 +29,7 @@ public final class CircuitBreaker: Sendable {
     }
 
     /// Whether a call may go now. When it returns true, report the call's
-    /// end with ``succeeded()`` or ``failed(_:)``.
+    /// end with ``succeeded()`` or ``failed(_:now:)``.
     public func allow(now: ContinuousClock.Instant = .now) -> Bool {
         box.withLock { box in
             guard let until = box.openUntil else { return true }

@@ -59,7 +59,7 @@ extension ImagePipeline {
         /// revalidated with the origin (If-None-Match / If-Modified-Since).
         public var sourceFreshness: Duration = .seconds(24 * 3600)
         /// Where the pipeline's counters, timers and queue gauges go. By
-        /// default the process's (``MetricsSystem``); a server gives each
+        /// default the process's (`MetricsSystem`); a server gives each
         /// of its applications a factory of its own, so that two pipelines
         /// in one process never write each other's figures.
         public var metricsFactory: any MetricsFactory = MetricsSystem.factory

@@ -43,7 +43,7 @@ public struct ImageLimits: Sendable, Hashable, Codable {
     /// a smart crop, a quarter turn), and the encoder's working set for
     /// the result's format and size; the thumbnail path's rows and result.
     /// Estimated from the headers and the steps' sizes before anything is
-    /// allocated (``MemoryCost``); a run over it is refused with
+    /// allocated (`MemoryCost`); a run over it is refused with
     /// ``DarkroomError/Kind/tooMuchMemory`` (or taken by the engine that
     /// streams it). Default ``defaultDecodeMemory``.
     public var maxDecodeMemory: Int

@@ -218,11 +218,12 @@ import TestSupport
 
     /// A body sent with no length (chunked) is stopped as it arrives, once
     /// past the limit: the origin sees the connection closed in the middle
-    /// of its answer, long before the last of 1.1 MB would have come.
-    /// The limit is applied as the chunks arrive: with timeouts no run can
-    /// reach, the one way the load ends in an error is the byte limit, and
-    /// the origin sees its answer abandoned before its end (37 chunks of
-    /// 32 KB; the fourth passes the limit).
+    /// of its answer. The limit is applied as the chunks arrive: with
+    /// timeouts no run can reach, the one way the load ends in an error is
+    /// the byte limit, and the origin sees its answer abandoned before its
+    /// end. The answer is the photo 200 times over (6,800 chunks of 32 KB,
+    /// half an hour at one every 300 ms; the fourth passes the limit), so
+    /// that no slowness of the loader's can let the origin finish first.
     @Test func aBodyWithNoLengthIsStoppedAsItPassesTheLimit() async throws {
         try await withLoader({
             $0.maxBodyBytes = 100_000
@@ -230,7 +231,7 @@ import TestSupport
             $0.readTimeout = .seconds(600)
             $0.totalTimeout = .seconds(900)
         }) { loader, origin in
-            origin.set(.chunked(chunk: 32_000, every: .milliseconds(300)), for: "/photos/Blinds.jpg")
+            origin.set(.chunked(chunk: 32_000, every: .milliseconds(300), times: 200), for: "/photos/Blinds.jpg")
             let error = await failure(loader, origin.url("/photos/Blinds.jpg"))
             #expect(error?.kind == .tooManyBytes, "\(String(describing: error))")
             #expect(await eventuallyAsync(60) { origin.aborted("/photos/Blinds.jpg") == 1 }, "the body was abandoned midway")
