@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// HTTP/1.1 over a plain socket, for what a client library will not do:
 /// several requests written at once on one connection (pipelining).
@@ -170,14 +171,7 @@ enum RawHTTP {
 
     /// Connects `fd` to `port` on 127.0.0.1.
     fileprivate static func connectToLoopback(_ fd: Int32, port: Int) throws {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Failure(description: "cannot connect to port \(port)") }
+        guard LoopbackPort.connect(fd, to: port) else { throw Failure(description: "cannot connect to port \(port)") }
     }
 
     /// One whole answer at the start of `bytes` (with a Content-Length), and

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 
 /// Loopback ports for test servers and tools.
@@ -18,9 +21,14 @@ public enum LoopbackPort {
     public static func isListening(_ port: Int) -> Bool {
         let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(s) }
+        return connect(s, to: port)
+    }
+
+    /// Connects the socket `fd` to `port` on 127.0.0.1; whether it did.
+    public static func connect(_ fd: Int32, to port: Int) -> Bool {
         var address = loopback(port: port)
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(s, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         } == 0
     }
 
