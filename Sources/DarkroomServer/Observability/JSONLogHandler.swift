@@ -110,11 +110,12 @@ public struct JSONLogHandler: LogHandler {
         return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)Z"
     }
 
-    /// One write per line, under a lock, so lines from many threads never
-    /// interleave.
+    /// One write per line, under one lock for the process's standard
+    /// error (every handler writes there, whichever logger made it), so
+    /// lines from many threads never interleave.
     private final class Output: Sendable {
         let destination: Destination
-        let lock = Mutex(())
+        static let standardErrorLock = Mutex(())
 
         init(_ destination: Destination) { self.destination = destination }
 
@@ -123,7 +124,7 @@ public struct JSONLogHandler: LogHandler {
             case .lines(let receive): receive(line)
             case .standardError:
                 let bytes = Array(line.utf8)
-                lock.withLock { _ in
+                Self.standardErrorLock.withLock { _ in
                     bytes.withUnsafeBytes { buffer in
                         var offset = 0
                         while offset < buffer.count {

@@ -23,15 +23,15 @@ enum RequestID {
     /// A process prefix and a counter, 32 hex digits in all: unique without
     /// a random draw per request.
     static func next() -> String {
-        let low = counter.wrappingAdd(1, ordering: .relaxed).oldValue
-        let digits = String(low, radix: 16)
-        return prefix + String(repeating: "0", count: 16 - digits.count) + digits
+        prefix + sixteenHexDigits(counter.wrappingAdd(1, ordering: .relaxed).oldValue)
     }
 
-    private static let prefix: String = {
-        let digits = String(UInt64.random(in: .min ... .max), radix: 16)
+    private static func sixteenHexDigits(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
-    }()
+    }
+
+    private static let prefix = sixteenHexDigits(UInt64.random(in: .min ... .max))
     private static let counter = Atomic<UInt64>(UInt64.random(in: .min ... .max))
 }
 
@@ -42,7 +42,10 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let id = RequestID.id(carried: request.headers[RequestID.field])
         var context = context
+        // Hummingbird's own id for the request is replaced by this one, so
+        // a line never names the request by two different ids.
         context.logger[metadataKey: "request_id"] = .string(id)
+        context.logger[metadataKey: "hb.request.id"] = .string(id)
         do {
             var response = try await next(request, context)
             response.headers[RequestID.field] = id
