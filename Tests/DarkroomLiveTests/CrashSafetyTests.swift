@@ -32,6 +32,11 @@ import TestSupport
             let entriesFolder = folder.appendingPathComponent("v1")
             let started = await eventually(120) { FileManager.default.fileExists(atPath: writing.path) }
             try #require(started, "the writer did not start writing in 120 s")
+            // The first writer finishes one entry before its kill, so the
+            // cache always has whole entries to check, however slowly a
+            // busy machine writes (the entries stay for the later rounds).
+            let oneWhole = await eventually(120) { !Fixtures.regularFiles(under: entriesFolder).isEmpty }
+            try #require(oneWhole, "the writer wrote no whole entry in 120 s")
             // Once it is writing, let it go on for a while, killing it at a
             // different moment each time, and then inside a write: between
             // two writes (the directory's flush after a rename) it would
