@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -21,6 +21,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.20.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.27.0"),
+        // Traces: the API in the library, the OTLP exporter in `serve` only
+        // (over HTTP: the gRPC exporter's packages stay out of the build).
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.1.0"),
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
         // `swift package generate-documentation` (make docs).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
         // Tests only: reading the Kubernetes manifests.
@@ -69,6 +73,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // The web server: image URLs, the gallery, metrics. `darkroom serve`
@@ -83,6 +88,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             resources: [.copy("Resources/gallery"), .copy("Resources/samples")]
         ),
@@ -94,6 +100,7 @@ let package = Package(
                 "DarkroomServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "OTel", package: "swift-otel"),
             ]
         ),
         .executableTarget(

@@ -332,6 +332,17 @@ struct ServeCommand: AsyncParsableCommand {
         if !imgproxy.unhonoured.isEmpty {
             logger.warning("imgproxy settings not honoured: \(imgproxy.unhonoured.joined(separator: ", "))")
         }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if TraceExport.isRequested(ProcessInfo.processInfo.environment) {
+            do {
+                // First in the group, so it stops last: the server's final spans are sent.
+                services.append(.init(service: try TraceExport.bootstrap(environment: ProcessInfo.processInfo.environment, logger: logger)))
+            } catch {
+                Terminal.error("cannot start OpenTelemetry traces: \(error)")
+                throw ExitCode(2)
+            }
+            configuration.tracing = true
+        }
         let app: any ApplicationProtocol
         do {
             let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
@@ -343,8 +354,9 @@ struct ServeCommand: AsyncParsableCommand {
             Terminal.error("cannot start the server: \(error)")
             throw ExitCode(2)
         }
+        services.append(.init(service: app))
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [.init(service: app)],
+            services: services,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownTimeout

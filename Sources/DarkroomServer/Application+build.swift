@@ -65,8 +65,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let router = buildRouter(configuration, pipeline: pipeline, gallery: gallery, books: books, logger: logger, metrics: metrics,
                              connections: connections, images: images, connectionLimits: connectionLimits)
     // Memory-cache hits are answered on the event loop, unless every request
-    // is to be logged (the access log is Hummingbird's middleware).
-    let accessLog = configuration.accessLog
+    // is to be logged (the access log is Hummingbird's middleware) or traced.
+    let routerOnly = configuration.accessLog || configuration.tracing
 
     var services: [any Service] = [PipelineShutdownService(pipeline: pipeline), ViewerSweeper(viewers: gallery.viewers, books: books),
                                    MemoryReturnService(pipeline: pipeline)]
@@ -89,7 +89,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     }
     return Application(
         router: router,
-        server: .darkroom(images: accessLog ? nil : images, configuration: .init(additionalChannelHandlers: [DisconnectHandler()]),
+        server: .darkroom(images: routerOnly ? nil : images, configuration: .init(additionalChannelHandlers: [DisconnectHandler()]),
                           timeouts: configuration.connectionTimeouts, limits: connectionLimits),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: ServerConfiguration.serverName),
         services: services,
@@ -124,6 +124,9 @@ func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, 
     // Outermost, so that errors reach the metrics middleware as errors and
     // still leave with the request's id.
     router.add(middleware: RequestIDMiddleware())
+    if configuration.tracing {
+        router.add(middleware: RequestTracingMiddleware())
+    }
     router.add(middleware: RequestMetricsMiddleware(factory: metrics.factory))
     if configuration.accessLog {
         router.add(middleware: LogRequestsMiddleware(.info))

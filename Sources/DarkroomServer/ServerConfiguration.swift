@@ -89,6 +89,11 @@ public struct ServerConfiguration: Sendable {
     /// Log every request at info level (off: a busy server's log stays
     /// readable, and the hit path stays cheap).
     public var accessLog = false
+    /// A server span for every request, with the pipeline's spans under it,
+    /// to the tracer bootstrapped in the process (`serve` bootstraps
+    /// OpenTelemetry when `OTEL_EXPORTER_OTLP_ENDPOINT` is set). Memory-cache
+    /// hits then go through the router too, so each has its span.
+    public var tracing = false
     public var downloadConcurrency = 6
     /// How long in-flight requests may take to finish after SIGINT or SIGTERM.
     public var shutdownTimeout: Duration = .seconds(10)

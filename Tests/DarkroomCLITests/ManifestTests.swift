@@ -59,6 +59,7 @@ import Yams
                 #expect(configuration.host == "0.0.0.0" && configuration.port == 8080)
                 #expect(configuration.metricsAddress?.port == 9090)
                 #expect(configuration.signatures.count == 1 && configuration.sharedCache != nil)
+                #expect(TraceExport.isRequested(environment), "the OTEL_* variables turn traces on")
 
                 // Probes on /health at the port served; the grace period
                 // outlasts the server's own shutdown timeout.
@@ -99,5 +100,21 @@ import Yams
                 }
             }
         }
+    }
+}
+
+/// Which environments turn `serve`'s traces on: OpenTelemetry's own
+/// variables, as every OpenTelemetry SDK reads them.
+@Suite struct TraceExportTests {
+    @Test func theUsualVariablesTurnTracesOnAndOff() {
+        let endpoint = ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"]
+        #expect(!TraceExport.isRequested([:]))
+        #expect(!TraceExport.isRequested(["OTEL_SERVICE_NAME": "darkroom"]), "a name alone exports nothing")
+        #expect(TraceExport.isRequested(endpoint))
+        #expect(TraceExport.isRequested(["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://collector:4318/v1/traces"]))
+        #expect(TraceExport.isRequested(["OTEL_TRACES_EXPORTER": "console"]))
+        #expect(!TraceExport.isRequested(endpoint.merging(["OTEL_SDK_DISABLED": "true"]) { $1 }))
+        #expect(!TraceExport.isRequested(endpoint.merging(["OTEL_TRACES_EXPORTER": "none"]) { $1 }))
+        #expect(!TraceExport.isRequested(["OTEL_EXPORTER_OTLP_ENDPOINT": ""]), "an empty variable is unset")
     }
 }

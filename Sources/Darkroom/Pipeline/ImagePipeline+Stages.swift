@@ -1,10 +1,20 @@
 import Foundation
+import Tracing
 
 extension ImagePipeline {
     /// The process job: disk (processed key), then the shared cache, then
     /// the data job, then the filtration queue; stores the result in memory,
     /// on disk and in the shared cache.
     func process(_ request: ImageRequest, key: String, context: JobContext<String, ImageResponse>) async throws(DarkroomError) -> ImageResponse {
+        try await Traces.span("darkroom.job") { span throws(DarkroomError) in
+            span.attributes["darkroom.source"] = request.source.cacheKey
+            let response = try await processUntraced(request, key: key, context: context)
+            span.attributes["darkroom.cache"] = response.cacheType?.rawValue ?? "none"
+            return response
+        }
+    }
+
+    private func processUntraced(_ request: ImageRequest, key: String, context: JobContext<String, ImageResponse>) async throws(DarkroomError) -> ImageResponse {
         if let hit = await storedResult(key) { return hit }
         if Task.isCancelled { throw .cancelled }
         if request.admission == .unlessOverloaded, filtrationQueue.counts.waiting >= configuration.maxWaitingProcessing {
@@ -22,18 +32,23 @@ extension ImagePipeline {
 
         let started = ContinuousClock.now
         let options = request.options
+        // The run's spans go under the job's, from the processing thread.
+        let trace = Traces.current
+        let waiting = startSpan("darkroom.queue.filtration", context: trace)
+        defer { waiting.end() }
         let item = filtrationQueue.addBlocking(priority: context.priority) { work throws(DarkroomError) in
-            try ImageProcessor.processBlocking(source.data, options: options, as: work)
+            waiting.end()
+            return try ImageProcessor.processBlocking(source.data, options: options, as: work, trace: trace)
         }
         item.setPriority(context.followPriority { item.setPriority($0) })
         let image = try await item.valueCancellingWithTask()
         metrics.stage("process", since: started)
 
         let response = ImageResponse(image: image, cacheType: nil, sourceETag: source.etag, sourceLastModified: source.lastModified, key: key)
-        memoryCache.store(response, for: key, cost: image.memoryCost)
+        Traces.span("darkroom.store.memory", under: trace) { memoryCache.store(response, for: key, cost: image.memoryCost) }
         writeDiskInBackground(response.diskEntry, key: key)
         if let sharedCache {
-            diskWrites.start { await sharedCache.store(response, for: key) }
+            diskWrites.start { await Traces.span("darkroom.store.shared") { _ in await sharedCache.store(response, for: key) } }
         }
         return response
     }
@@ -84,6 +99,13 @@ extension ImagePipeline {
     /// used as it is; a stale one is revalidated; otherwise the source is
     /// downloaded on the download queue and stored.
     func fetch(_ url: URL, key: String, context: JobContext<String, SourceData>) async throws(DarkroomError) -> SourceData {
+        try await Traces.span("darkroom.fetch") { span throws(DarkroomError) in
+            span.attributes["url.full"] = url.absoluteString
+            return try await fetchUntraced(url, key: key, context: context)
+        }
+    }
+
+    private func fetchUntraced(_ url: URL, key: String, context: JobContext<String, SourceData>) async throws(DarkroomError) -> SourceData {
         if let failure = failures.recentFailure(for: url) {
             throw failure
         }
@@ -119,12 +141,24 @@ extension ImagePipeline {
         let metrics = self.metrics
         let started = ContinuousClock.now
         let gate = sourceBytes
+        // The runner that takes the item is not this task: it is handed the
+        // fetch's context, so the download's span (and the traceparent the
+        // origin is sent) belong to this request.
+        let trace = Traces.current
+        let waiting = startSpan("darkroom.queue.download", context: trace)
+        defer { waiting.end() }
         let item = downloadQueue.add(priority: context.priority) { work in
             try work.checkCancellation()
             await gate.waitForRoom()
+            waiting.end()
             try work.checkCancellation()
-            return try await loader.load(request) { received, expected in
-                context.publish(.progress(received: received, expected: expected))
+            return try await Traces.span("darkroom.download", under: trace) { span throws(DarkroomError) in
+                span.attributes["url.full"] = request.url.absoluteString
+                let response = try await loader.load(request) { received, expected in
+                    context.publish(.progress(received: received, expected: expected))
+                }
+                if case .fetched(let fetched) = response { span.attributes["darkroom.bytes"] = fetched.data.count }
+                return response
             }
         }
         item.setPriority(context.followPriority { item.setPriority($0) })
@@ -157,7 +191,7 @@ extension ImagePipeline {
             metrics.downloaded(bytes: fetched.data.count)
             source = fetched
             if let sharedCache, sharedCache.configuration.storesSources {
-                diskWrites.start { await sharedCache.store(fetched, for: key) }
+                diskWrites.start { await Traces.span("darkroom.store.shared") { _ in await sharedCache.store(fetched, for: key) } }
             }
         }
         recentSources?.store(source, for: key, cost: source.data.count)
@@ -204,7 +238,9 @@ extension ImagePipeline {
 
     func writeDisk(_ entry: DiskCacheEntry, key: String) async {
         guard let diskCache else { return }
-        _ = try? await io.run { try diskCache.store(entry, for: key) }
+        await Traces.span("darkroom.store.disk") { _ in
+            _ = try? await io.run { try diskCache.store(entry, for: key) }
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 public import Foundation
+import Tracing
 
 /// Turns source bytes into processed, encoded bytes with libvips.
 ///
@@ -77,11 +78,15 @@ public struct ImageProcessor: Sendable {
 
     /// Processes on the calling thread as queued work: cancelling the item
     /// pulls the run's kill switch, which stops libvips in the middle.
-    static func processBlocking(_ data: Data, options: ProcessingOptions, as work: WorkContext) throws(DarkroomError) -> ProcessedImage {
+    /// `trace` is the context the run's spans (decode, process, encode) go under.
+    static func processBlocking(_ data: Data, options: ProcessingOptions, as work: WorkContext,
+                                trace: InstrumentationContext? = nil) throws(DarkroomError) -> ProcessedImage {
         try work.checkCancellation()
         let killSwitch = KillSwitch()
         return try work.withCancellationHandler({ killSwitch.pull() }) { () throws(DarkroomError) in
-            try processBlocking(data, options: options, killSwitch: killSwitch)
+            var run = ProcessingRun(data: data, options: options, killSwitch: killSwitch)
+            run.trace = trace
+            return try run.run()
         }
     }
 }

@@ -1,5 +1,6 @@
 import DarkroomImaging
 import NIOCore
+import Tracing
 
 extension ProcessingRun {
     /// The usual server request (a JPEG, PNG or WebP made smaller, perhaps
@@ -12,7 +13,9 @@ extension ProcessingRun {
     /// quality and chroma subsampling.
     func thumbnail(_ raw: UnsafeRawBufferPointer, format: ImageFormat) throws(DarkroomError) -> ProcessedImage? {
         guard let (image, header) = try thumbnailPixels(raw, format: format),
-              let bytes = image.encodedJPEG(quality: options.output.quality(for: .jpeg), { ByteBuffer(bytes: $0) })
+              let bytes = Traces.span("darkroom.encode", under: trace, {
+                  image.encodedJPEG(quality: options.output.quality(for: .jpeg), { ByteBuffer(bytes: $0) })
+              })
         else { return nil }
         try killSwitch.check()
         return ProcessedImage(bytes: bytes, format: .jpeg, width: image.width, height: image.height,
@@ -73,8 +76,11 @@ extension ProcessingRun {
         try killSwitch.check()
         let image: RGBXImage
         do {
-            image = try Thumbnail.decode(raw, format: kind, plan: plan, maxScans: options.limits.maxJPEGScans,
-                                         maxMemory: options.limits.maxDecodeMemory, killSwitch: killSwitch.vips)
+            // Decoded and resampled in one pass, rows as they come.
+            image = try Traces.span("darkroom.decode", under: trace) { () throws(Thumbnail.Failure) in
+                try Thumbnail.decode(raw, format: kind, plan: plan, maxScans: options.limits.maxJPEGScans,
+                                     maxMemory: options.limits.maxDecodeMemory, killSwitch: killSwitch.vips)
+            }
         } catch .cancelled {
             throw .cancelled
         } catch .tooManyScans {
@@ -84,8 +90,10 @@ extension ProcessingRun {
         } catch {
             return nil
         }
-        if sepia > 0 {
-            image.recombine(ImageOperation.sepiaMatrix(intensity: sepia))
+        Traces.span("darkroom.process", under: trace) {
+            if sepia > 0 {
+                image.recombine(ImageOperation.sepiaMatrix(intensity: sepia))
+            }
         }
         return (image, header)
     }

@@ -1,6 +1,7 @@
 import DarkroomImaging
 import Foundation
 import NIOCore
+import Tracing
 
 /// One run of the processor over one input: header, limits, shrink-on-load,
 /// steps, encode. Every libvips image lives and dies inside ``run()``.
@@ -16,6 +17,8 @@ struct ProcessingRun {
     var kernels: Thumbnail.Kernels = .best
     /// What the run holds in memory, as it is planned.
     let ledger = MemoryLedger()
+    /// The trace the run's stages are spans of, when the request is traced.
+    var trace: InstrumentationContext?
 
     /// Runs, with the kill switch pulled when ``ImageLimits/maxProcessingTime``
     /// is up: libvips stops at its next tile, the JPEG path at its next rows.
@@ -87,6 +90,9 @@ struct ProcessingRun {
         }
     }
 
+    /// The libvips run, as three spans when traced. libvips computes pixels
+    /// only when they are written: "decode" opens the source and plans its
+    /// pixels, "process" builds the steps, and "encode" is where both run.
     private func run(_ raw: UnsafeRawBufferPointer, format: ImageFormat) throws(DarkroomError) -> ProcessedImage {
         // 1. The header only: no pixels are decoded yet.
         let header = try load(raw, format: format, shrink: 1)
@@ -129,31 +135,38 @@ struct ProcessingRun {
         //    lines out of order.
         let plan = ShrinkOnLoad.plan(operations: options.operations, format: format, width: oriented.width, height: oriented.height)
         let rotates = orientation != 1
-        try checkWholeDecode(of: header, format: format, shrink: plan.factor, randomAccess: rotates)
-        var image = plan.factor > 1 || rotates ? try load(raw, format: format, shrink: plan.factor, randomAccess: rotates) : header
-        try killSwitch.check()
+        var image = try Traces.span("darkroom.decode", under: trace) { () throws(DarkroomError) in
+            try checkWholeDecode(of: header, format: format, shrink: plan.factor, randomAccess: rotates)
+            var image = plan.factor > 1 || rotates ? try load(raw, format: format, shrink: plan.factor, randomAccess: rotates) : header
+            try killSwitch.check()
 
-        // 3. Pixels to 8-bit sRGB, upright.
-        image = try inSRGB(image)
-        if rotates {
-            image = try vips("rotating by EXIF orientation") { try image.autoRotated(orientation: orientation) }
+            // 3. Pixels to 8-bit sRGB, upright.
+            image = try inSRGB(image)
+            if rotates {
+                image = try vips("rotating by EXIF orientation") { try image.autoRotated(orientation: orientation) }
+            }
+            return image
         }
 
         // 4. The steps, in order; the first resize is measured against the
         //    source's size, so shrink-on-load does not change the result's size.
-        image = try applyingSteps(to: image, firstReference: plan.factor > 1 ? oriented : nil)
+        image = try Traces.span("darkroom.process", under: trace) { () throws(DarkroomError) in
+            try applyingSteps(to: image, firstReference: plan.factor > 1 ? oriented : nil)
+        }
         try killSwitch.check()
 
         // 5. Encode: the long call, where libvips computes every pixel.
-        let outputFormat = try outputFormat(source: format, hasAlpha: image.hasAlpha)
-        if outputFormat == .jpeg {
-            // JPEG keeps no alpha: transparency shows white, as imgproxy
-            // shows it (libvips alone would flatten onto black).
-            image = try flattened(image, onto: .white)
+        return try Traces.span("darkroom.encode", under: trace) { () throws(DarkroomError) in
+            let outputFormat = try outputFormat(source: format, hasAlpha: image.hasAlpha)
+            if outputFormat == .jpeg {
+                // JPEG keeps no alpha: transparency shows white, as imgproxy
+                // shows it (libvips alone would flatten onto black).
+                image = try flattened(image, onto: .white)
+            }
+            let bytes = try encode(image, as: outputFormat, sourceFormat: format)
+            try killSwitch.check()
+            return ProcessedImage(bytes: bytes, format: outputFormat, width: image.width, height: image.height, source: source)
         }
-        let bytes = try encode(image, as: outputFormat, sourceFormat: format)
-        try killSwitch.check()
-        return ProcessedImage(bytes: bytes, format: outputFormat, width: image.width, height: image.height, source: source)
     }
 
     /// The steps, in order, each checked against the result limits.

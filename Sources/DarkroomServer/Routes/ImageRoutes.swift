@@ -100,6 +100,7 @@ struct ImageRoutes: Sendable {
                 return error.response(headers: headers)
             }
         }
+        RequestTrace.span?.attributes["darkroom.cache"] = response.cacheType?.rawValue ?? "none"
         // A cachebuster changes the URL (so CDNs miss), not the image.
         return Self.answer(response, request: request, cacheControl: cacheControl(for: parsed), headers: parsed.headers(for: response.image.format))
     }
