@@ -54,6 +54,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Versions asked of a source before it is kept in the disk cache, as nginx's proxy_cache_min_uses (default 2: a source asked in one version only is never written, and the latest sources wait in memory for a second; 1 keeps every source). [DARKROOM_SOURCE_MIN_USES]") var sourceMinUses: Int?
     @Flag(help: "Log every request at info level. [DARKROOM_ACCESS_LOG]") var accessLog = false
     @Option(help: ArgumentHelp("How log lines are written to standard error: text, or json (one object per line, with time, level, message, request_id and the rest). [DARKROOM_LOG_FORMAT]", valueName: "FORMAT")) var logFormat: String?
+    @Flag(inversion: .prefixedNo, help: "Send the source's Last-Modified with its images and answer If-Modified-Since with 304 (imgproxy's IMGPROXY_USE_LAST_MODIFIED). [DARKROOM_USE_LAST_MODIFIED]") var lastModified: Bool?
+    @Option(help: ArgumentHelp("Send Access-Control-Allow-Origin: ORIGIN with image answers, and answer the OPTIONS preflight (imgproxy's IMGPROXY_ALLOW_ORIGIN). [DARKROOM_ALLOW_ORIGIN]", valueName: "ORIGIN")) var allowOrigin: String?
+    @Option(help: ArgumentHelp("Serve image URLs under this path (/images/SIGNATURE/OPTIONS/...) instead of at the root; /img/ always works (imgproxy's IMGPROXY_PATH_PREFIX). [DARKROOM_PATH_PREFIX]", valueName: "PATH")) var pathPrefix: String?
     @Option(help: ArgumentHelp("Serve /metrics on this address instead of the main one, to keep it off the public port (imgproxy's IMGPROXY_PROMETHEUS_BIND). [DARKROOM_METRICS_BIND]", valueName: "HOST:PORT")) var metricsBind: String?
     @Option(help: ArgumentHelp("A result cache shared by replicas, in S3-compatible storage; credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION. [DARKROOM_RESULT_CACHE]", valueName: "s3://BUCKET/PREFIX")) var resultCache: String?
     @Option(help: "Seconds a read from the result cache may take before the request goes on without it (default 2). [DARKROOM_RESULT_CACHE_TIMEOUT]") var resultCacheTimeout: Int?
@@ -237,6 +240,28 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--s3-endpoint needs --result-cache or --s3-sources")
         }
         c.accessLog = accessLog || envFlag("ACCESS_LOG")
+        if let lastModified {
+            c.usesLastModified = lastModified
+        } else if let text = env("USE_LAST_MODIFIED") {
+            guard let value = ["true": true, "1": true, "yes": true, "false": false, "0": false, "no": false][text.lowercased()] else {
+                throw ValidationError("DARKROOM_USE_LAST_MODIFIED \(text): expected true or false")
+            }
+            c.usesLastModified = value
+        }
+        if let origin = allowOrigin ?? env("ALLOW_ORIGIN") {
+            // A header's value: visible ASCII, as `*` or an origin is.
+            guard origin.utf8.count <= 256, origin.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw ValidationError("--allow-origin \(origin): expected * or an origin such as https://example.com")
+            }
+            c.allowOrigin = origin
+        }
+        if let text = pathPrefix ?? env("PATH_PREFIX") {
+            do {
+                c.imagePaths = try ImagePaths(prefix: text)
+            } catch {
+                throw ValidationError("--path-prefix: \(error)")
+            }
+        }
         if let text = metricsBind ?? env("METRICS_BIND") { c.metricsAddress = try Self.address(text, flag: "--metrics-bind") }
         _ = try logFormat(env: env)
         let presets = preset.isEmpty ? (env("PRESET")?.split(separator: ",").map(String.init) ?? []) : preset

@@ -89,6 +89,17 @@ public struct ServerConfiguration: Sendable {
     /// Log every request at info level (off: a busy server's log stays
     /// readable, and the hit path stays cheap).
     public var accessLog = false
+    /// Image answers carry the source's `Last-Modified` and honour
+    /// `If-Modified-Since`, as imgproxy 4 does by default
+    /// (`IMGPROXY_USE_LAST_MODIFIED`).
+    public var usesLastModified = true
+    /// `Access-Control-Allow-Origin` for image answers (and an answer to
+    /// the browser's OPTIONS preflight), as imgproxy's `IMGPROXY_ALLOW_ORIGIN`;
+    /// nil: no CORS headers.
+    public var allowOrigin: String?
+    /// Where image URLs are served besides `/img/`: at the root (imgproxy's
+    /// default), or under a path prefix.
+    public var imagePaths = ImagePaths.root
     /// A server span for every request, with the pipeline's spans under it,
     /// to the tracer bootstrapped in the process (`serve` bootstraps
     /// OpenTelemetry when `OTEL_EXPORTER_OTLP_ENDPOINT` is set). Memory-cache

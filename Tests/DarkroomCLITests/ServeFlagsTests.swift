@@ -186,6 +186,32 @@ import TestSupport
         #expect(c.allowPrivateNetworks)
     }
 
+    @Test func thePathPrefixIsImgproxysAndChecked() throws {
+        #expect(try configuration([:]).imagePaths.prefix == "", "image URLs at the root by default, as imgproxy")
+        #expect(try configuration(["IMGPROXY_PATH_PREFIX": "/images"]).imagePaths.prefix == "/images")
+        #expect(try configuration(["IMGPROXY_PATH_PREFIX": "/images"], ["--path-prefix", "/pictures/v1"]).imagePaths.prefix == "/pictures/v1")
+        #expect(ImgproxyEnvironment(["IMGPROXY_PATH_PREFIX": "/images"]).unhonoured.isEmpty)
+        for bad in ["images", "/images/", "/img", "/health", "/api/v1", "/a b", "/a?b", "/100%"] {
+            #expect(throws: (any Error).self, "\(bad)") { try configuration([:], ["--path-prefix", bad]) }
+        }
+    }
+
+    @Test func lastModifiedIsOnAsInImgproxyAndCanBeTurnedOff() throws {
+        #expect(try configuration([:]).usesLastModified)
+        #expect(try !configuration(["IMGPROXY_USE_LAST_MODIFIED": "false"]).usesLastModified)
+        #expect(try configuration(["IMGPROXY_USE_LAST_MODIFIED": "false"], ["--last-modified"]).usesLastModified)
+        #expect(try !configuration([:], ["--no-last-modified"]).usesLastModified)
+        #expect(ImgproxyEnvironment(["IMGPROXY_USE_LAST_MODIFIED": "true"]).unhonoured.isEmpty)
+        #expect(throws: (any Error).self) { try configuration(["DARKROOM_USE_LAST_MODIFIED": "maybe"]) }
+    }
+
+    @Test func theAllowedOriginIsImgproxys() throws {
+        #expect(try configuration([:]).allowOrigin == nil)
+        #expect(try configuration(["IMGPROXY_ALLOW_ORIGIN": "*"]).allowOrigin == "*")
+        #expect(try configuration([:], ["--allow-origin", "https://pages.example"]).allowOrigin == "https://pages.example")
+        #expect(throws: (any Error).self) { try configuration([:], ["--allow-origin", "https://a.example\r\nSet-Cookie: x"]) }
+    }
+
     @Test func darkroomsOwnWinsAndWhatIsNotHonouredIsNamed() throws {
         let environment = ["IMGPROXY_QUALITY": "70", "DARKROOM_QUALITY": "90", "IMGPROXY_WORKERS": "3",
                            "IMGPROXY_USE_S3": "true", "IMGPROXY_ALLOWED_SOURCES": "https://*.example/", "IMGPROXY_USE_ETAG": "true",

@@ -51,7 +51,9 @@ import TestSupport
             let source = origin.url("/landscape.jpg").absoluteString
             for (path, accept) in [("/img/_/rs:fill:100:80/plain/\(source)@png", "*/*"),
                                    ("/img/_/w:90/plain/\(source)", "image/webp,*/*"),
-                                   ("/img/_/w:90/fn:holiday/att:1/plain/\(source)@jpg", "*/*")] {
+                                   ("/img/_/w:90/fn:holiday/att:1/plain/\(source)@jpg", "*/*"),
+                                   // At the root, as imgproxy serves its URLs.
+                                   ("/_/w:80/plain/\(source)@jpg", "*/*")] {
                 let miss = try await server.get(path, headers: [("Accept", accept)])
                 let hit = try await server.get(path, headers: [("Accept", accept)])
                 #expect(miss.status == .ok && hit.status == .ok)

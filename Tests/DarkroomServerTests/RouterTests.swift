@@ -72,6 +72,43 @@ import TestSupport
         }
     }
 
+    /// imgproxy's URLs at the root (its default) beside the server's own
+    /// routes, which win; under the path prefix when one is set; under
+    /// /img/ always. A signature covers the URL after the prefix.
+    @Test func imageURLsAtTheRootBesideTheServersOwnRoutes() async throws {
+        let url = "/rs:fit:64:64/plain/local:///photos/Aqua.jpg@png"
+        @Sendable func isThumbnail(_ response: TestResponse) throws -> Bool {
+            guard response.status == .ok else { return false }
+            return try ImageSize.of(Data(buffer: response.body)).width == 64
+        }
+        try await withRouter { client in
+            for uri in ["/_\(url)", "/unsafe\(url)", "/img/_\(url)"] {
+                let response = try await client.execute(uri: uri, method: .get)
+                #expect(try isThumbnail(response), "\(uri): \(response.status) \(Self.text(response))")
+            }
+            #expect(try await client.execute(uri: "/health", method: .get).status == .ok)
+            let info = try await client.execute(uri: "/info/_/plain/local:///photos/Aqua.jpg", method: .get)
+            #expect(info.headers[.contentType] == "application/json", "/info is the info route's")
+            #expect(try await client.execute(uri: "/api/list", method: .get).headers[.contentType]?.contains("json") == true)
+            #expect(try await client.execute(uri: "/", method: .get).headers[.contentType]?.contains("text/html") == true)
+            // Any other path is read as an image URL, and refused as one.
+            let other = try await client.execute(uri: "/robots.txt", method: .get)
+            #expect(other.status == .notFound && Self.text(other).contains("bad image URL"), "\(Self.text(other))")
+        }
+        let signer = try URLSignature(hexKey: "736563726574", hexSalt: "68656C6C6F")
+        try await withRouter({ c in
+            c.signatures = [signer]
+            c.imagePaths = try! ImagePaths(prefix: "/images/v1")
+        }) { client in
+            #expect(try isThumbnail(try await client.execute(uri: "/images/v1/\(signer.sign(url))\(url)", method: .get)))
+            #expect(try isThumbnail(try await client.execute(uri: "/img/\(signer.sign(url))\(url)", method: .get)))
+            #expect(try await client.execute(uri: "/images/v1/_\(url)", method: .get).status == .forbidden)
+            // With a prefix, the root is not an image URL's place.
+            let root = try await client.execute(uri: "/\(signer.sign(url))\(url)", method: .get)
+            #expect(root.status == .notFound && !Self.text(root).contains("bad image URL"), "\(Self.text(root))")
+        }
+    }
+
     @Test func signingRefusesUnsignedURLsBeforeAnyWork() async throws {
         try await withRouter({ $0.signature = try? URLSignature(hexKey: "736563726574", hexSalt: "68656C6C6F") }) { client in
             let response = try await client.execute(uri: "/img/_/w:64/plain/local:///photos/Aqua.jpg", method: .get)

@@ -7,7 +7,8 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// `GET /img/...`: imgproxy-compatible image URLs.
+/// Image URLs as imgproxy reads them, at the root (or under a path prefix)
+/// and under `/img/` (``ImagePaths``).
 struct ImageRoutes: Sendable {
     let pipeline: ImagePipeline
     let configuration: ServerConfiguration
@@ -43,18 +44,36 @@ struct ImageRoutes: Sendable {
         let routes: ImageRoutes
 
         func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
-            guard request.method == .get || request.method == .head, request.uri.path.hasPrefix("/img/") else {
+            guard [.get, .head, .options].contains(request.method),
+                  let path = routes.configuration.imagePaths.imageURL(in: request.uri.path[...])
+            else {
                 return try await next(request, context)
             }
-            // The route's name for metrics, as the router would have set it.
+            // The route's name for metrics, as the router would have set it:
+            // one name for every image URL, at the root or under /img/.
             context.coreContext.endpointPath.value = "/img/**"
-            return await routes.respond(to: request, context: context)
+            var response: Response
+            if request.method == .options {
+                // A browser's preflight, answered as imgproxy answers it.
+                response = Response(status: .ok, headers: [.contentType: "text/plain"], body: ResponseBody(byteBuffer: ByteBuffer(string: " ")))
+            } else {
+                response = await routes.respond(to: request, path: path, context: context)
+            }
+            for (name, value) in routes.corsFields { response.headers[HTTPField.Name(name)!] = value }
+            return response
         }
     }
 
-    func respond(to request: Request, context: ServerContext) async -> Response {
-        // The path as sent, percent-encoding and all: the signature covers it.
-        let path = request.uri.path.dropFirst("/img".count)
+    /// The CORS header fields of every answer to an image URL, errors too
+    /// (a page's script reads the status only with them).
+    var corsFields: [(String, String)] {
+        guard let origin = configuration.allowOrigin else { return [] }
+        return [("Access-Control-Allow-Origin", origin), ("Access-Control-Allow-Methods", "GET, OPTIONS")]
+    }
+
+    /// - Parameter path: the image URL from the slash before its signature
+    ///   on, as sent (percent-encoding and all: the signature covers it).
+    func respond(to request: Request, path: Substring, context: ServerContext) async -> Response {
         let acceptHeader = request.headers[.accept]
         let cacheKey = ParsedURLCache.Key(target: request.head.path ?? "", accept: acceptHeader ?? "")
         let parsed: ParsedURLCache.Entry
@@ -102,7 +121,7 @@ struct ImageRoutes: Sendable {
         }
         RequestTrace.span?.attributes["darkroom.cache"] = response.cacheType?.rawValue ?? "none"
         // A cachebuster changes the URL (so CDNs miss), not the image.
-        return Self.answer(response, request: request, cacheControl: cacheControl(for: parsed), headers: parsed.headers(for: response.image.format))
+        return answer(response, request: request, cacheControl: cacheControl(for: parsed), headers: parsed.headers(for: response.image.format))
     }
 
     /// `request` with the bytes of the watermark at `url` (`wmu`), fetched
@@ -139,7 +158,7 @@ struct ImageRoutes: Sendable {
             try await pipeline.image(for: substitute)
         }) else { return nil }
         let headers = parsed.headers(for: response.image.format) + [(Self.sourceStatus, String(error.httpStatus.code))]
-        return Self.answer(response, request: request, cacheControl: "no-store", headers: headers)
+        return answer(response, request: request, cacheControl: "no-store", headers: headers)
     }
 
     /// Errors of the source itself, which a fallback image stands in for;
@@ -224,8 +243,9 @@ struct ImageRoutes: Sendable {
 
     /// The answer: the image with caching headers, or 304 when the client's
     /// copy is current. The body is the cached buffer itself, not a copy.
-    static func answer(_ response: ImageResponse, request: Request, cacheControl: String, headers extra: [(String, String)]) -> Response {
-        let (status, fields, body) = answerParts(response, ifNoneMatch: request.headers[.ifNoneMatch], cacheControl: cacheControl, headers: extra)
+    func answer(_ response: ImageResponse, request: Request, cacheControl: String, headers extra: [(String, String)]) -> Response {
+        let conditions = Conditions(ifNoneMatch: request.headers[.ifNoneMatch], ifModifiedSince: request.headers[.ifModifiedSince])
+        let (status, fields, body) = answerParts(response, conditions: conditions, cacheControl: cacheControl, headers: extra)
         var headers = HTTPFields()
         headers.reserveCapacity(fields.count)
         for (name, value) in fields {
@@ -234,16 +254,30 @@ struct ImageRoutes: Sendable {
         return Response(status: .init(code: status), headers: headers, body: body.map { ResponseBody(byteBuffer: $0) } ?? ResponseBody())
     }
 
+    /// A request's conditions: its `If-None-Match` and `If-Modified-Since`.
+    struct Conditions {
+        var ifNoneMatch: String?
+        var ifModifiedSince: String?
+    }
+
     /// The status, header fields and body of an answer, for Hummingbird's
-    /// route and for ``CachedImageHandler`` alike.
-    static func answerParts(_ response: ImageResponse, ifNoneMatch: String?, cacheControl: String,
-                            headers extra: [(String, String)]) -> (status: Int, fields: [(String, String)], body: ByteBuffer?) {
+    /// route and for ``CachedImageHandler`` alike. `Last-Modified` is the
+    /// source's, as imgproxy passes it on; a 304 when `If-None-Match` names
+    /// the ETag or, without it (RFC 9110), when `If-Modified-Since` is not
+    /// before the source's `Last-Modified`.
+    func answerParts(_ response: ImageResponse, conditions: Conditions, cacheControl: String,
+                     headers extra: [(String, String)]) -> (status: Int, fields: [(String, String)], body: ByteBuffer?) {
         let etag = response.etag
         var fields = extra
-        fields.reserveCapacity(extra.count + 6)
+        fields.reserveCapacity(extra.count + 7)
         fields.append(("ETag", etag))
         fields.append(("Cache-Control", cacheControl))
-        if let ifNoneMatch, Self.matches(ifNoneMatch, etag: etag) {
+        let lastModified = configuration.usesLastModified ? response.sourceLastModified.flatMap { HTTPDate.isValid($0) ? $0 : nil } : nil
+        if let lastModified { fields.append(("Last-Modified", lastModified)) }
+        if let ifNoneMatch = conditions.ifNoneMatch {
+            if Self.matches(ifNoneMatch, etag: etag) { return (304, fields, nil) }
+        } else if let since = conditions.ifModifiedSince.flatMap(HTTPDate.parse), let modified = lastModified.flatMap(HTTPDate.parse),
+                  modified <= since {
             return (304, fields, nil)
         }
         fields.append(("Content-Type", response.image.format.mimeType))
@@ -257,7 +291,8 @@ struct ImageRoutes: Sendable {
     /// types: ``CachedImageHandler`` sits in front of the conversion to
     /// Hummingbird's, so a hit pays for neither conversion.
     func cachedAnswer(to request: HTTPRequestHead) -> (head: HTTPResponseHead, body: ByteBuffer?)? {
-        guard request.method == .GET, request.isKeepAlive, request.uri.hasPrefix("/img/") else { return nil }
+        // Only image URLs are in the parsed-URL cache: the route stores them.
+        guard request.method == .GET, request.isKeepAlive else { return nil }
         let accept = request.headers["accept"]
         // More than one Accept field is joined by the route; rare enough to leave to it.
         guard accept.count <= 1,
@@ -265,8 +300,11 @@ struct ImageRoutes: Sendable {
               let hit = pipeline.memoryCachedImage(processedKey: parsed.processedKey)
         else { return nil }
         let ifNoneMatch = request.headers["if-none-match"]
-        var (status, fields, body) = Self.answerParts(hit, ifNoneMatch: ifNoneMatch.isEmpty ? nil : ifNoneMatch.joined(separator: ","),
-                                                      cacheControl: cacheControl(for: parsed), headers: parsed.headers(for: hit.image.format))
+        let conditions = Conditions(ifNoneMatch: ifNoneMatch.isEmpty ? nil : ifNoneMatch.joined(separator: ","),
+                                    ifModifiedSince: request.headers["if-modified-since"].first)
+        var (status, fields, body) = answerParts(hit, conditions: conditions, cacheControl: cacheControl(for: parsed),
+                                                 headers: parsed.headers(for: hit.image.format))
+        fields.append(contentsOf: corsFields)
         fields.append(("Date", dates.now))
         fields.append(("Server", ServerConfiguration.serverName))
         fields.append((RequestID.header, RequestID.id(carried: request.headers[RequestID.header].first)))
