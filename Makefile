@@ -9,7 +9,7 @@ DEBUG_FLAGS ?= -Xcc -O2
 export PATH := $(PATH):/opt/swift/usr/bin
 OUT ?= darkroom-out
 
-.PHONY: run thumbnails test test-busy build release bootstrap bench bench-servers soak clean fuzz sanitize crash-test consumer-test image image-test docs
+.PHONY: run thumbnails test test-busy build release bootstrap bench bench-servers soak bench-before-after clean fuzz sanitize crash-test consumer-test image image-test docs
 
 bootstrap:
 	@scripts/bootstrap
@@ -91,6 +91,14 @@ bench-servers:
 	@scripts/bootstrap --bench
 	$(SWIFT) build -c release --product darkroom
 	.venv/bin/python bench/servers.py $(if $(BEFORE),--before $(BEFORE))
+
+# This build against an earlier one (BEFORE=its release binary): several
+# rounds of the servers' benchmark, the order alternating; medians and ranges.
+bench-before-after:
+	@test -n "$(BEFORE)" || { echo "BEFORE=path/to/an/earlier/release/darkroom"; exit 2; }
+	@scripts/bootstrap --bench
+	$(SWIFT) build -c release --product darkroom
+	.venv/bin/python bench/before_after.py --before $(BEFORE)
 
 # Cold load for SOAK_SECONDS (600): RSS after the first minute, at the end,
 # and after the load stops.

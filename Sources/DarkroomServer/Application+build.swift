@@ -156,6 +156,8 @@ func pipelineConfiguration(for configuration: ServerConfiguration, metrics: Serv
     // must not fill the disk cache and evict results.
     pipelineConfiguration.keepsFailuresOnDisk = false
     pipelineConfiguration.loader.totalTimeout = configuration.downloadTimeout
+    pipelineConfiguration.loader.userAgent = configuration.userAgent
+    pipelineConfiguration.loader.maxRedirects = configuration.maxRedirects
     pipelineConfiguration.loader.maxBodyBytes = configuration.limits.maxSourceBytes
     if let bytes = configuration.memoryCacheBytes {
         pipelineConfiguration.memoryCache.costLimit = bytes

@@ -93,6 +93,12 @@ public struct ServerConfiguration: Sendable {
     /// `If-Modified-Since`, as imgproxy 4 does by default
     /// (`IMGPROXY_USE_LAST_MODIFIED`).
     public var usesLastModified = true
+    /// The `User-Agent` sources are asked with (imgproxy's
+    /// `IMGPROXY_USER_AGENT`; its `%version` is Darkroom's version).
+    public var userAgent = DataLoader.Configuration.defaultUserAgent
+    /// How many redirects a source may take, each hop checked again
+    /// (imgproxy's `IMGPROXY_MAX_REDIRECTS`).
+    public var maxRedirects = 5
     /// `Access-Control-Allow-Origin` for image answers (and an answer to
     /// the browser's OPTIONS preflight), as imgproxy's `IMGPROXY_ALLOW_ORIGIN`;
     /// nil: no CORS headers.

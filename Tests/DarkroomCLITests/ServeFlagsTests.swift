@@ -205,6 +205,16 @@ import TestSupport
         #expect(throws: (any Error).self) { try configuration(["DARKROOM_USE_LAST_MODIFIED": "maybe"]) }
     }
 
+    @Test func theOriginIsAskedAsImgproxyIsTold() throws {
+        #expect(try configuration([:]).userAgent == "Darkroom/0.1" && configuration([:]).maxRedirects == 5)
+        let c = try configuration(["IMGPROXY_USER_AGENT": "thumbs/%version (+https://example.com)", "IMGPROXY_MAX_REDIRECTS": "10"])
+        #expect(c.userAgent == "thumbs/0.1 (+https://example.com)" && c.maxRedirects == 10)
+        #expect(ImgproxyEnvironment(["IMGPROXY_USER_AGENT": "x", "IMGPROXY_MAX_REDIRECTS": "3"]).unhonoured.isEmpty)
+        #expect(throws: (any Error).self) { try configuration([:], ["--max-redirects", "21"]) }
+        #expect(throws: (any Error).self) { try configuration(["IMGPROXY_MAX_REDIRECTS": "-1"]) }
+        #expect(throws: (any Error).self) { try configuration([:], ["--user-agent", "a\r\nX-Injected: 1"]) }
+    }
+
     @Test func theAllowedOriginIsImgproxys() throws {
         #expect(try configuration([:]).allowOrigin == nil)
         #expect(try configuration(["IMGPROXY_ALLOW_ORIGIN": "*"]).allowOrigin == "*")

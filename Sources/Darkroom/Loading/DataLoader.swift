@@ -28,7 +28,10 @@ public final class DataLoader: DataLoading {
         public var retryDelay: Duration = .milliseconds(200)
         /// Connections per host; further requests to that host wait.
         public var connectionsPerHost: Int = 4
-        public var userAgent: String = "Darkroom/0.1"
+        public var userAgent: String = Self.defaultUserAgent
+        /// Darkroom's version, as sources see it in the `User-Agent`.
+        public static let version = "0.1"
+        public static let defaultUserAgent = "Darkroom/\(version)"
         /// PEM files of certificate authorities trusted for HTTPS sources,
         /// besides the system's (origins under a private CA).
         public var trustedCertificateFiles: [String] = []

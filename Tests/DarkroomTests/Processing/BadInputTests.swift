@@ -144,8 +144,21 @@ import TestSupport
                 catch { return error }
             }
         }
-        #expect(await eventually(120) { killSwitch.vips.progressPercent > 0 }, "libvips began computing")
-        killSwitch.pull()
+        // Watched, and pulled, from a thread of its own: a poll on the
+        // cooperative pool, starved by a loaded parallel run, once saw the
+        // whole run end before it looked.
+        let began = try await onOwnThread { () -> Bool in
+            let deadline = ContinuousClock.now + .seconds(120)
+            while ContinuousClock.now < deadline {
+                if killSwitch.vips.progressPercent > 0 {
+                    killSwitch.pull()
+                    return true
+                }
+                usleep(500)
+            }
+            return false
+        }
+        #expect(began, "libvips began computing")
         let error = try await run.value
         #expect(error?.kind == .cancelled, "\(String(describing: error))")
         let stoppedAt = killSwitch.vips.progressPercent

@@ -65,6 +65,19 @@ import TestSupport
         #expect(try process(source, Self.options([], format: .jpeg, budgetMiB: 16)).width == 2400)
     }
 
+    /// `mb:` writes the picture more than once, from a copy in memory:
+    /// counted, and refused past the budget, where one write streams.
+    @Test func aByteLimitsCopyCountsInTheBudget() throws {
+        let source = try solidPNG([30, 60, 90], width: 2400, height: 2400)
+        var limited = Self.options([], format: .jpeg, budgetMiB: 16)
+        limited.output.maxBytes = 50_000
+        let error = try #require(Self.refusal(source, limited))
+        #expect(error.kind == .tooMuchMemory && error.reason.contains("to be written more than once"), "\(error.reason)")
+        #expect(try process(source, Self.options([], format: .jpeg, budgetMiB: 16)).width == 2400)
+        limited.limits.maxDecodeMemory = 64 << 20
+        #expect(try process(source, limited).width == 2400, "within a budget that holds the copy")
+    }
+
     /// The watermark's decode and its copy count as the source's do.
     @Test func aWatermarkCountsInTheBudget() throws {
         let mark = try solidPNG([0, 0, 0, 255], width: 1500, height: 1500)

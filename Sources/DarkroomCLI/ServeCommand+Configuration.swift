@@ -1,0 +1,265 @@
+import ArgumentParser
+import Darkroom
+import DarkroomServer
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// How `serve` reads its flags and variables into a ``ServerConfiguration``.
+extension ServeCommand {
+    /// The key and salt pairs, from flags or comma-separated variables.
+    private func signatures(env: (String) -> String?) throws -> [URLSignature] {
+        func list(_ flags: [String], _ name: String) -> [String] {
+            flags.isEmpty ? (env(name)?.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } ?? []) : flags
+        }
+        let keys = list(key, "KEY"), salts = list(salt, "SALT")
+        guard !keys.isEmpty || !salts.isEmpty else {
+            if signatureSize != nil || env("SIGNATURE_SIZE") != nil { throw ValidationError("--signature-size needs --key") }
+            return []
+        }
+        // One salt may serve every key; otherwise they pair in order.
+        guard !keys.isEmpty, salts.count <= 1 || salts.count == keys.count else {
+            throw ValidationError("--key and --salt pair in order: \(keys.count) key(s), \(salts.count) salt(s)")
+        }
+        var size = 32
+        if let text = signatureSize.map(String.init) ?? env("SIGNATURE_SIZE") {
+            guard let value = Int(text), (1...32).contains(value) else { throw ValidationError("--signature-size \(text): expected 1 to 32 bytes") }
+            size = value
+        }
+        return try keys.enumerated().map { index, key in
+            do {
+                return try URLSignature(hexKey: key, hexSalt: salts.count == keys.count ? salts[index] : salts.first ?? "", size: size)
+            } catch {
+                throw ValidationError("--key/--salt (pair \(index + 1)): \(error)")
+            }
+        }
+    }
+
+    /// The configuration from flags, then `DARKROOM_*` variables, then defaults.
+    func serverConfiguration(environment original: [String: String]) throws -> ServerConfiguration {
+        let environment = ImgproxyEnvironment(original).merged(into: original)
+        func env(_ name: String) -> String? { environment["DARKROOM_\(name)"].flatMap { $0.isEmpty ? nil : $0 } }
+        func envFlag(_ name: String) -> Bool { ["1", "true", "yes"].contains(env(name)?.lowercased() ?? "") }
+        /// The flag, else `DARKROOM_NAME`, at least `minimum`; over
+        /// `maximum`, refused naming the flag, whichever gave it.
+        func number(_ flag: Int?, _ name: String, _ option: String, minimum: Int = 0, maximum: Int = .max) throws -> Int? {
+            let value: Int
+            if let flag {
+                guard flag >= minimum else { throw ValidationError("--\(option) must be at least \(minimum)") }
+                value = flag
+            } else {
+                guard let text = env(name) else { return nil }
+                guard let number = Int(text), number >= minimum else { throw ValidationError("DARKROOM_\(name)=\(text): expected a whole number of at least \(minimum)") }
+                value = number
+            }
+            guard value <= maximum else { throw ValidationError("--\(option) \(value) is over \(maximum)") }
+            return value
+        }
+        var c = ServerConfiguration()
+        c.host = host ?? env("HOST") ?? c.host
+        if let port = try number(port, "PORT", "port") {
+            guard port <= 65_535 else { throw ValidationError("--port \(port) is not a port (0...65535)") }
+            c.port = port
+        }
+        c.list = list ?? env("LIST")
+        if let folder = cacheDir ?? env("CACHE_DIR") { c.cacheFolder = URL(fileURLWithPath: folder) }
+        if let folder = localRoot ?? env("LOCAL_ROOT") {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                throw ValidationError("--local-root \(folder) is not a folder")
+            }
+            c.localRoot = URL(fileURLWithPath: folder)
+        }
+        c.signatures = try signatures(env: env)
+        c.allowedSources = allowSource.isEmpty ? (env("ALLOW_SOURCE")?.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } ?? []) : allowSource
+        c.allowPrivateNetworks = allowPrivateNetworks || envFlag("ALLOW_PRIVATE_NETWORKS")
+        c.sourceCertificateAuthorities = sourceCA.isEmpty ? (env("SOURCE_CA")?.split(separator: ",").map(String.init) ?? []) : sourceCA
+        for file in c.sourceCertificateAuthorities where !FileManager.default.isReadableFile(atPath: file) {
+            throw ValidationError("--source-ca \(file) cannot be read")
+        }
+        if let bytes = try number(maxSourceBytes, "MAX_SOURCE_BYTES", "max-source-bytes", minimum: 1) { c.limits.maxSourceBytes = bytes }
+        if let pixels = try number(maxSourcePixels, "MAX_SOURCE_PIXELS", "max-source-pixels", minimum: 1) { c.limits.maxSourcePixels = pixels }
+        if let side = try number(maxResultDimension, "MAX_RESULT_DIMENSION", "max-result-dimension", minimum: 1, maximum: 100_000) {
+            c.limits.maxResultDimension = side
+        }
+        if let seconds = try number(maxProcessingSeconds, "MAX_PROCESSING_SECONDS", "max-processing-seconds", minimum: 1, maximum: 3600) {
+            c.limits.maxProcessingTime = .seconds(seconds)
+        }
+        if let frames = try number(maxAnimationFrames, "MAX_ANIMATION_FRAMES", "max-animation-frames", minimum: 1, maximum: 10_000) {
+            c.limits.maxAnimationFrames = frames
+        }
+        if let scans = try number(maxJPEGScans, "MAX_JPEG_SCANS", "max-jpeg-scans", minimum: 1, maximum: 10_000) {
+            c.limits.maxJPEGScans = scans
+        }
+        if let tiles = try number(maxHEIFTiles, "MAX_HEIF_TILES", "max-heif-tiles", minimum: 1, maximum: 10_000) {
+            c.limits.maxHEIFTiles = tiles
+        }
+        if let frames = try number(maxSourceFrames, "MAX_SOURCE_FRAMES", "max-source-frames", minimum: 1, maximum: 1_000_000) {
+            c.limits.maxSourceFrames = frames
+        }
+        if let megabytes = try number(maxRequestMemoryMb, "MAX_REQUEST_MEMORY_MB", "max-request-memory-mb", minimum: 16, maximum: 65_536) {
+            c.limits.maxDecodeMemory = megabytes << 20
+        }
+        c.limits.jpegXL = jpegXL || envFlag("JPEG_XL")
+        if let seconds = try number(downloadTimeout, "DOWNLOAD_TIMEOUT", "download-timeout", minimum: 1) { c.downloadTimeout = .seconds(seconds) }
+        if let age = try number(cacheMaxAge, "CACHE_MAX_AGE", "cache-max-age") { c.cacheMaxAge = age }
+        if let waiting = try number(maxWaiting, "MAX_WAITING", "max-waiting") { c.maxWaitingFiltrations = waiting }
+        if let seconds = try number(keepAliveTimeout, "KEEP_ALIVE_TIMEOUT", "keep-alive-timeout", minimum: 1, maximum: 3600) {
+            c.keepAliveTimeout = .seconds(seconds)
+        }
+        if let seconds = try number(readRequestTimeout, "READ_REQUEST_TIMEOUT", "read-request-timeout", minimum: 1, maximum: 3600) {
+            c.readRequestTimeout = .seconds(seconds)
+        }
+        if let connections = try number(maxConnections, "MAX_CONNECTIONS", "max-connections", minimum: 1, maximum: 1_000_000) {
+            c.connections.maxConnections = connections
+        }
+        if let connections = try number(maxConnectionsPerClient, "MAX_CONNECTIONS_PER_CLIENT", "max-connections-per-client", maximum: 1_000_000) {
+            c.connections.maxPerClient = connections
+        }
+        if let seconds = try number(shutdownTimeout, "SHUTDOWN_TIMEOUT", "shutdown-timeout") { c.shutdownTimeout = .seconds(seconds) }
+        if let seconds = try number(bookLifetime, "BOOK_LIFETIME", "book-lifetime", minimum: 1) { c.bookLifetime = .seconds(seconds) }
+        if let megabytes = try number(memoryCacheMb, "MEMORY_CACHE_MB", "memory-cache-mb") {
+            guard megabytes <= 1 << 20 else { throw ValidationError("--memory-cache-mb \(megabytes) is over 1048576 (1 TiB)") }
+            c.memoryCacheBytes = megabytes << 20
+        }
+        if let threads = try number(workers, "WORKERS", "workers", minimum: 1, maximum: 256) {
+            c.filtrationConcurrency = threads
+        }
+        if let uses = try number(sourceMinUses, "SOURCE_MIN_USES", "source-min-uses", minimum: 1, maximum: 1000) {
+            c.sourceMinUses = uses
+        }
+        let endpoint = s3Endpoint ?? env("S3_ENDPOINT")
+        if let text = resultCache ?? env("RESULT_CACHE") {
+            c.sharedCache = try Self.sharedCache(text, endpoint: endpoint, environment: environment)
+            c.sharedCache?.storesSources = sourceCache || envFlag("SOURCE_CACHE")
+            if let seconds = try number(resultCacheTimeout, "RESULT_CACHE_TIMEOUT", "result-cache-timeout", minimum: 1, maximum: 3600) {
+                c.sharedCache?.client.timeout = .seconds(seconds)
+            }
+        } else if sourceCache {
+            throw ValidationError("--source-cache needs --result-cache")
+        } else if resultCacheTimeout != nil {
+            throw ValidationError("--result-cache-timeout needs --result-cache")
+        }
+        if let text = s3Sources ?? env("S3_SOURCES") {
+            let buckets = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            guard !buckets.isEmpty else { throw ValidationError("--s3-sources: name the buckets (or * for any)") }
+            for bucket in buckets where bucket != "*" && !S3Location.isBucketName(bucket) {
+                throw ValidationError("--s3-sources: \"\(bucket)\" is not a bucket name (3 to 63 of a-z, 0-9, '.', '-')")
+            }
+            let (url, credentials) = try S3Store.resolve(endpoint: endpoint, environment: environment, flag: "--s3-sources")
+            c.s3Sources = S3SourceLoader.Configuration(endpoint: url, credentials: credentials, allowedBuckets: buckets)
+        }
+        if s3Endpoint != nil, c.sharedCache == nil, c.s3Sources == nil {
+            throw ValidationError("--s3-endpoint needs --result-cache or --s3-sources")
+        }
+        c.accessLog = accessLog || envFlag("ACCESS_LOG")
+        if let lastModified {
+            c.usesLastModified = lastModified
+        } else if let text = env("USE_LAST_MODIFIED") {
+            guard let value = ["true": true, "1": true, "yes": true, "false": false, "0": false, "no": false][text.lowercased()] else {
+                throw ValidationError("DARKROOM_USE_LAST_MODIFIED \(text): expected true or false")
+            }
+            c.usesLastModified = value
+        }
+        if let text = userAgent ?? env("USER_AGENT") {
+            let agent = text.replacingOccurrences(of: "%version", with: DataLoader.Configuration.version)
+            guard agent.utf8.count <= 256, agent.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
+                throw ValidationError("--user-agent: up to 256 printable ASCII characters")
+            }
+            c.userAgent = agent
+        }
+        if let redirects = try number(maxRedirects, "MAX_REDIRECTS", "max-redirects", maximum: 20) { c.maxRedirects = redirects }
+        if let origin = allowOrigin ?? env("ALLOW_ORIGIN") {
+            // A header's value: visible ASCII, as `*` or an origin is.
+            guard origin.utf8.count <= 256, origin.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw ValidationError("--allow-origin \(origin): expected * or an origin such as https://example.com")
+            }
+            c.allowOrigin = origin
+        }
+        if let text = pathPrefix ?? env("PATH_PREFIX") {
+            do {
+                c.imagePaths = try ImagePaths(prefix: text)
+            } catch {
+                throw ValidationError("--path-prefix: \(error)")
+            }
+        }
+        if let text = metricsBind ?? env("METRICS_BIND") { c.metricsAddress = try Self.address(text, flag: "--metrics-bind") }
+        _ = try logFormat(env: env)
+        let presets = preset.isEmpty ? (env("PRESET")?.split(separator: ",").map(String.init) ?? []) : preset
+        for entry in presets {
+            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { throw ValidationError("--preset \(entry): expected NAME=OPTIONS") }
+            c.presets[parts[0]] = parts[1]
+        }
+        c.onlyPresets = onlyPresets || envFlag("ONLY_PRESETS")
+        c.infoIncludesGPS = infoGps || envFlag("INFO_GPS")
+        if c.onlyPresets, c.presets.isEmpty { throw ValidationError("--only-presets needs at least one --preset") }
+        try readImgproxySettings(into: &c, env: env, envFlag: envFlag)
+        return c
+    }
+
+    /// The settings imgproxy has under the same names: the encoder's
+    /// defaults, the security options, the source rewrites and the allowed
+    /// options.
+    private func readImgproxySettings(into c: inout ServerConfiguration, env: (String) -> String?, envFlag: (String) -> Bool) throws {
+        if let text = quality.map(String.init) ?? env("QUALITY") {
+            guard let value = Int(text), (1...100).contains(value) else { throw ValidationError("quality \(text): expected 1 to 100") }
+            c.encoder.quality = value
+        }
+        if let text = formatQuality ?? env("FORMAT_QUALITY") {
+            for pair in text.split(separator: ",") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 2, let format = ImageFormat(name: parts[0]), let value = Int(parts[1]), (1...100).contains(value) else {
+                    throw ValidationError("format quality \(pair): expected FORMAT=1...100, such as avif=60")
+                }
+                c.encoder.formatQuality[format] = value
+            }
+        }
+        c.encoder.progressiveJPEG = jpegProgressive || envFlag("JPEG_PROGRESSIVE")
+        c.allowSecurityOptions = allowSecurityOptions || envFlag("ALLOW_SECURITY_OPTIONS")
+        if let text = env("ALLOWED_PROCESSING_OPTIONS") {
+            c.allowedOptions = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        }
+        if let base = baseURL ?? env("BASE_URL") { c.sourceRules.baseURL = base }
+        if let rules = urlReplacements ?? env("URL_REPLACEMENTS") {
+            do {
+                c.sourceRules.replacements = try SourceRules.replacements(from: rules)
+            } catch {
+                throw ValidationError("URL replacements: \(error)")
+            }
+        }
+        c.sourceRules.base64IncludesFilename = envFlag("BASE64_URL_INCLUDES_FILENAME")
+    }
+
+    /// `HOST:PORT` (`[::1]:9090` for IPv6, `:9090` for every address).
+    static func address(_ text: String, flag: String) throws -> (host: String, port: Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else {
+            throw ValidationError("\(flag) \(text): expected HOST:PORT, such as 127.0.0.1:9090")
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host.isEmpty ? "0.0.0.0" : host, port)
+    }
+
+    /// `--log-format`, else `DARKROOM_LOG_FORMAT`; text by default.
+    func logFormat(env: (String) -> String?) throws -> JSONLogHandler.Format {
+        guard let text = logFormat ?? env("LOG_FORMAT") else { return .text }
+        guard let format = JSONLogHandler.Format(rawValue: text.lowercased()) else {
+            throw ValidationError("--log-format \(text): expected text or json")
+        }
+        return format
+    }
+
+    /// The shared cache's configuration: where, which store, whose keys.
+    static func sharedCache(_ text: String, endpoint: String?, environment: [String: String]) throws -> SharedResultCache.Configuration {
+        let location: S3Location
+        do {
+            location = try S3Location(parsing: text)
+        } catch {
+            throw ValidationError("--result-cache: \(error.reason)")
+        }
+        let (url, credentials) = try S3Store.resolve(endpoint: endpoint, environment: environment, flag: "--result-cache")
+        return SharedResultCache.Configuration(location: location, endpoint: url, credentials: credentials)
+    }
+}
