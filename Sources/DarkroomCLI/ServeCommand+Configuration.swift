@@ -157,13 +157,15 @@ extension ServeCommand {
         if let lastModified {
             c.usesLastModified = lastModified
         } else if let text = env("USE_LAST_MODIFIED") {
-            guard let value = ["true": true, "1": true, "yes": true, "false": false, "0": false, "no": false][text.lowercased()] else {
+            // Go's boolean forms, as imgproxy reads them, and yes/no.
+            guard let value = ["true": true, "t": true, "1": true, "yes": true, "false": false, "f": false, "0": false, "no": false][text.lowercased()] else {
                 throw ValidationError("DARKROOM_USE_LAST_MODIFIED \(text): expected true or false")
             }
             c.usesLastModified = value
         }
         if let text = userAgent ?? env("USER_AGENT") {
-            let agent = text.replacingOccurrences(of: "%version", with: DataLoader.Configuration.version)
+            // imgproxy's placeholder is %current_version.
+            let agent = text.replacingOccurrences(of: "%current_version", with: DataLoader.Configuration.version)
             guard agent.utf8.count <= 256, agent.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
                 throw ValidationError("--user-agent: up to 256 printable ASCII characters")
             }

@@ -55,7 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Log every request at info level. [DARKROOM_ACCESS_LOG]") var accessLog = false
     @Option(help: ArgumentHelp("How log lines are written to standard error: text, or json (one object per line, with time, level, message, request_id and the rest). [DARKROOM_LOG_FORMAT]", valueName: "FORMAT")) var logFormat: String?
     @Flag(inversion: .prefixedNo, help: "Send the source's Last-Modified with its images and answer If-Modified-Since with 304 (imgproxy's IMGPROXY_USE_LAST_MODIFIED). [DARKROOM_USE_LAST_MODIFIED]") var lastModified: Bool?
-    @Option(help: ArgumentHelp("The User-Agent sources are asked with; %version is Darkroom's (imgproxy's IMGPROXY_USER_AGENT). [DARKROOM_USER_AGENT]", valueName: "TEXT")) var userAgent: String?
+    @Option(help: ArgumentHelp("The User-Agent sources are asked with; %current_version is Darkroom's (imgproxy's IMGPROXY_USER_AGENT). [DARKROOM_USER_AGENT]", valueName: "TEXT")) var userAgent: String?
     @Option(help: ArgumentHelp("How many redirects a source may take, 0 to 20, each hop checked again (default 5; imgproxy's IMGPROXY_MAX_REDIRECTS). [DARKROOM_MAX_REDIRECTS]", valueName: "N")) var maxRedirects: Int?
     @Option(help: ArgumentHelp("Send Access-Control-Allow-Origin: ORIGIN with image answers, and answer the OPTIONS preflight (imgproxy's IMGPROXY_ALLOW_ORIGIN). [DARKROOM_ALLOW_ORIGIN]", valueName: "ORIGIN")) var allowOrigin: String?
     @Option(help: ArgumentHelp("Serve image URLs under this path (/images/SIGNATURE/OPTIONS/...) instead of at the root; /img/ always works (imgproxy's IMGPROXY_PATH_PREFIX). [DARKROOM_PATH_PREFIX]", valueName: "PATH")) var pathPrefix: String?
@@ -122,6 +122,7 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ExitCode(2)
             }
             configuration.tracing = true
+            logger.notice("OpenTelemetry traces are on: every request is traced, cache hits too (they leave the event-loop shortcut)")
         }
         let app: any ApplicationProtocol
         do {

@@ -8,10 +8,14 @@ import ServiceLifecycle
 enum TraceExport {
     /// Whether `environment` asks for traces: an OTLP endpoint (for every
     /// signal or for traces), or `OTEL_TRACES_EXPORTER` naming an exporter;
-    /// never with `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`.
+    /// never with `OTEL_SDK_DISABLED=true`, `OTEL_TRACES_EXPORTER=none` or
+    /// `OTEL_TRACES_SAMPLER=always_off` (tracing costs the hit path its
+    /// event-loop shortcut, so it is not turned on to record nothing).
     static func isRequested(_ environment: [String: String]) -> Bool {
         func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0.lowercased() } }
-        if value("OTEL_SDK_DISABLED") == "true" || value("OTEL_TRACES_EXPORTER") == "none" { return false }
+        if value("OTEL_SDK_DISABLED") == "true" || value("OTEL_TRACES_EXPORTER") == "none" || value("OTEL_TRACES_SAMPLER") == "always_off" {
+            return false
+        }
         return value("OTEL_EXPORTER_OTLP_ENDPOINT") != nil || value("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != nil
             || value("OTEL_TRACES_EXPORTER") != nil
     }

@@ -94,7 +94,7 @@ public struct ServerConfiguration: Sendable {
     /// (`IMGPROXY_USE_LAST_MODIFIED`).
     public var usesLastModified = true
     /// The `User-Agent` sources are asked with (imgproxy's
-    /// `IMGPROXY_USER_AGENT`; its `%version` is Darkroom's version).
+    /// `IMGPROXY_USER_AGENT`; its `%current_version` is Darkroom's version).
     public var userAgent = DataLoader.Configuration.defaultUserAgent
     /// How many redirects a source may take, each hop checked again
     /// (imgproxy's `IMGPROXY_MAX_REDIRECTS`).

@@ -115,6 +115,7 @@ import Yams
         #expect(TraceExport.isRequested(["OTEL_TRACES_EXPORTER": "console"]))
         #expect(!TraceExport.isRequested(endpoint.merging(["OTEL_SDK_DISABLED": "true"]) { $1 }))
         #expect(!TraceExport.isRequested(endpoint.merging(["OTEL_TRACES_EXPORTER": "none"]) { $1 }))
+        #expect(!TraceExport.isRequested(endpoint.merging(["OTEL_TRACES_SAMPLER": "always_off"]) { $1 }), "nothing would be recorded")
         #expect(!TraceExport.isRequested(["OTEL_EXPORTER_OTLP_ENDPOINT": ""]), "an empty variable is unset")
     }
 }

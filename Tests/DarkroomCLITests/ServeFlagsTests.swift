@@ -199,6 +199,7 @@ import TestSupport
     @Test func lastModifiedIsOnAsInImgproxyAndCanBeTurnedOff() throws {
         #expect(try configuration([:]).usesLastModified)
         #expect(try !configuration(["IMGPROXY_USE_LAST_MODIFIED": "false"]).usesLastModified)
+        #expect(try !configuration(["IMGPROXY_USE_LAST_MODIFIED": "f"]).usesLastModified, "Go's forms, as imgproxy reads them")
         #expect(try configuration(["IMGPROXY_USE_LAST_MODIFIED": "false"], ["--last-modified"]).usesLastModified)
         #expect(try !configuration([:], ["--no-last-modified"]).usesLastModified)
         #expect(ImgproxyEnvironment(["IMGPROXY_USE_LAST_MODIFIED": "true"]).unhonoured.isEmpty)
@@ -207,7 +208,7 @@ import TestSupport
 
     @Test func theOriginIsAskedAsImgproxyIsTold() throws {
         #expect(try configuration([:]).userAgent == "Darkroom/0.1" && configuration([:]).maxRedirects == 5)
-        let c = try configuration(["IMGPROXY_USER_AGENT": "thumbs/%version (+https://example.com)", "IMGPROXY_MAX_REDIRECTS": "10"])
+        let c = try configuration(["IMGPROXY_USER_AGENT": "thumbs/%current_version (+https://example.com)", "IMGPROXY_MAX_REDIRECTS": "10"])
         #expect(c.userAgent == "thumbs/0.1 (+https://example.com)" && c.maxRedirects == 10)
         #expect(ImgproxyEnvironment(["IMGPROXY_USER_AGENT": "x", "IMGPROXY_MAX_REDIRECTS": "3"]).unhonoured.isEmpty)
         #expect(throws: (any Error).self) { try configuration([:], ["--max-redirects", "21"]) }

@@ -1,3 +1,4 @@
+import Foundation
 import Tracing
 
 /// The pipeline's spans. Each stage of a request (a queue's wait, the
@@ -44,16 +45,38 @@ enum Traces {
         }
     }
 
-    /// A failed stage: its kind and reason; a cancelled one is not an error.
+    /// A failed stage: its kind and reason; a cancelled one is not an
+    /// error. Any other failure (the thumbnail path's decoder declining a
+    /// file, which libvips then reads) is noted without marking the span
+    /// failed: the request goes on.
     static func record(_ error: some Error, on span: any Span) {
-        if let error = error as? DarkroomError {
-            span.attributes["darkroom.error.kind"] = error.kind.description
-            guard error.kind != .cancelled else { return }
-            span.setStatus(SpanStatus(code: .error, message: error.reason))
-        } else {
-            span.setStatus(SpanStatus(code: .error))
+        guard let error = error as? DarkroomError else {
+            span.attributes["darkroom.declined"] = "\(error)"
+            return
         }
+        span.attributes["darkroom.error.kind"] = error.kind.description
+        guard error.kind != .cancelled else { return }
+        span.setStatus(SpanStatus(code: .error, message: error.reason))
         span.recordError(error)
+    }
+
+    /// The query parameters whose values are credentials (presigned URLs'
+    /// signatures and keys), named as OpenTelemetry's URL conventions list them.
+    private static let secretParameters: Set<String> = [
+        "awsaccesskeyid", "signature", "sig", "x-goog-signature", "x-amz-signature", "x-amz-credential", "x-amz-security-token",
+    ]
+
+    /// `url` as a span may show it: no user or password, and the values of
+    /// credential parameters replaced by `REDACTED`.
+    static func redacted(_ url: URL) -> String {
+        guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "" }
+        if parts.user != nil || parts.password != nil { (parts.user, parts.password) = (nil, nil) }
+        if let items = parts.percentEncodedQueryItems, items.contains(where: { secretParameters.contains($0.name.lowercased()) }) {
+            parts.percentEncodedQueryItems = items.map { item in
+                secretParameters.contains(item.name.lowercased()) ? URLQueryItem(name: item.name, value: "REDACTED") : item
+            }
+        }
+        return parts.string ?? ""
     }
 }
 
