@@ -98,7 +98,7 @@ public struct ServerConfiguration: Sendable {
     public var userAgent = DataLoader.Configuration.defaultUserAgent
     /// How many redirects a source may take, each hop checked again
     /// (imgproxy's `IMGPROXY_MAX_REDIRECTS`).
-    public var maxRedirects = 5
+    public var maxRedirects = DataLoader.Configuration().maxRedirects
     /// `Access-Control-Allow-Origin` for image answers (and an answer to
     /// the browser's OPTIONS preflight), as imgproxy's `IMGPROXY_ALLOW_ORIGIN`;
     /// nil: no CORS headers.

@@ -7,9 +7,10 @@ extension ImagePipeline {
     /// on disk and in the shared cache.
     func process(_ request: ImageRequest, key: String, context: JobContext<String, ImageResponse>) async throws(DarkroomError) -> ImageResponse {
         try await Traces.span("darkroom.job") { span throws(DarkroomError) in
-            span.attributes["darkroom.source"] = request.source.url.map(Traces.redacted) ?? request.source.cacheKey
+            // Attributes only for a span that records: no URL parsed on every miss when tracing is off.
+            if span.isRecording { span.attributes["darkroom.source"] = request.source.url.map(Traces.redacted) ?? request.source.cacheKey }
             let response = try await processUntraced(request, key: key, context: context)
-            span.attributes["darkroom.cache"] = response.cacheType?.rawValue ?? "none"
+            if span.isRecording { span.attributes["darkroom.cache"] = response.cacheType?.rawValue ?? "none" }
             return response
         }
     }
@@ -100,7 +101,7 @@ extension ImagePipeline {
     /// downloaded on the download queue and stored.
     func fetch(_ url: URL, key: String, context: JobContext<String, SourceData>) async throws(DarkroomError) -> SourceData {
         try await Traces.span("darkroom.fetch") { span throws(DarkroomError) in
-            span.attributes["url.full"] = Traces.redacted(url)
+            if span.isRecording { span.attributes["url.full"] = Traces.redacted(url) }
             return try await fetchUntraced(url, key: key, context: context)
         }
     }
@@ -153,7 +154,7 @@ extension ImagePipeline {
             waiting.end()
             try work.checkCancellation()
             return try await Traces.span("darkroom.download", under: trace) { span throws(DarkroomError) in
-                span.attributes["url.full"] = Traces.redacted(request.url)
+                if span.isRecording { span.attributes["url.full"] = Traces.redacted(request.url) }
                 let response = try await loader.load(request) { received, expected in
                     context.publish(.progress(received: received, expected: expected))
                 }

@@ -24,15 +24,10 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
             var response = try await next(request, context)
             let status = response.status
             let route = context.endpointPath ?? "Unknown"
-            let body = response.body
             let method = request.method
-            response.body = ResponseBody(contentLength: body.contentLength) { writer in
-                // Recorded whether the write succeeds or the client has gone.
-                defer {
-                    record(route: route, method: method, status: status, since: started, error: false)
-                    active.end()
-                }
-                try await body.write(writer)
+            response.body = response.body.afterWrite {
+                record(route: route, method: method, status: status, since: started, error: false)
+                active.end()
             }
             return response
         } catch {

@@ -28,11 +28,7 @@ struct RequestTracingMiddleware<Context: RequestContext>: RouterMiddleware {
                 try await RequestTrace.$span.withValue(span.span) { try await next(request, context) }
             }
             span.finish(method: request.method, route: context.endpointPath, status: response.status)
-            let body = response.body
-            response.body = ResponseBody(contentLength: body.contentLength) { writer in
-                defer { span.end() }
-                try await body.write(writer)
-            }
+            response.body = response.body.afterWrite { span.end() }
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status ?? .internalServerError

@@ -16,6 +16,9 @@ struct ImageRoutes: Sendable {
     let connections: ConnectionWatch
     /// `public, max-age=N`, made once.
     let cacheControl: String
+    /// The CORS header fields of every answer to an image URL, errors too
+    /// (a page's script reads the status only with them), made once.
+    let corsFields: [(String, String)]
     /// The fallback image as a source, keyed by its digest.
     let fallback: ImageSource?
     let dates = HTTPDate()
@@ -28,6 +31,7 @@ struct ImageRoutes: Sendable {
         self.connections = connections
         parsedURLs = ParsedURLCache()
         cacheControl = "public, max-age=\(configuration.cacheMaxAge)"
+        corsFields = configuration.allowOrigin.map { [("Access-Control-Allow-Origin", $0), ("Access-Control-Allow-Methods", "GET, OPTIONS")] } ?? []
         fallback = configuration.fallbackImage.map { data in
             .data(data, key: "fallback:" + SHA256.hash(data: data).prefix(12).map { String(format: "%02x", $0) }.joined())
         }
@@ -64,12 +68,6 @@ struct ImageRoutes: Sendable {
         }
     }
 
-    /// The CORS header fields of every answer to an image URL, errors too
-    /// (a page's script reads the status only with them).
-    var corsFields: [(String, String)] {
-        guard let origin = configuration.allowOrigin else { return [] }
-        return [("Access-Control-Allow-Origin", origin), ("Access-Control-Allow-Methods", "GET, OPTIONS")]
-    }
 
     /// - Parameter path: the image URL from the slash before its signature
     ///   on, as sent (percent-encoding and all: the signature covers it).
