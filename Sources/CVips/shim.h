@@ -604,27 +604,96 @@ static inline int darkroom_vips_webpsave_lossless(VipsImage *in, void **buf, siz
     return vips_webpsave_buffer(in, buf, len, "lossless", TRUE, "strip", strip, NULL);
 }
 
-static inline int darkroom_vips_avifsave(VipsImage *in, void **buf, size_t *len, int quality, int strip) {
-    return vips_heifsave_buffer(in, buf, len,
-                                "Q", quality,
-                                "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,
-                                "effort", 2,
-                                "strip", strip,
-                                NULL);
-}
-
 static inline int darkroom_vips_gifsave(VipsImage *in, void **buf, size_t *len, int strip) {
     return vips_gifsave_buffer(in, buf, len, "strip", strip, NULL);
 }
 
-/// Effort 4 of 1...9: about a JPEG encode's time at this size, where
-/// libjxl's default (7) takes many times longer.
-static inline int darkroom_vips_jxlsave(VipsImage *in, void **buf, size_t *len, int quality, int strip) {
-    return vips_jxlsave_buffer(in, buf, len, "Q", quality, "effort", 4, "strip", strip, NULL);
+/// imgproxy's default effort is 4 of 1...9: about a JPEG encode's time at
+/// this size, where libjxl's default (7) takes many times longer.
+static inline int darkroom_vips_jxlsave(VipsImage *in, void **buf, size_t *len, int quality, int effort, int strip) {
+    return vips_jxlsave_buffer(in, buf, len, "Q", quality, "effort", effort, "strip", strip, NULL);
 }
 
 static inline int darkroom_vips_tiffsave(VipsImage *in, void **buf, size_t *len, int strip) {
     return vips_tiffsave_buffer(in, buf, len, "compression", VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE, "strip", strip, NULL);
+}
+
+// MARK: - Saving with an encoder's own settings (imgproxy's advanced
+// compression settings). Each flag is passed only when set, so a default
+// encode calls libvips exactly as the plain savers above do.
+
+/// `trellis`, `overshoot`, `optimize_scans` and `quant_table` are mozjpeg's:
+/// libvips applies them only when built with it.
+static inline int darkroom_vips_jpegsave_tuned(VipsImage *in, void **buf, size_t *len, int quality, int progressive, int strip,
+                                               int no_subsample, int trellis, int overshoot, int optimize_scans, int quant_table) {
+    return vips_jpegsave_buffer(in, buf, len,
+                                "Q", quality,
+                                "interlace", progressive,
+                                "strip", strip,
+                                "optimize_coding", FALSE,
+                                "subsample_mode", no_subsample ? VIPS_FOREIGN_SUBSAMPLE_OFF : VIPS_FOREIGN_SUBSAMPLE_AUTO,
+                                "trellis_quant", trellis,
+                                "overshoot_deringing", overshoot,
+                                "optimize_scans", optimize_scans,
+                                "quant_table", quant_table,
+                                NULL);
+}
+
+/// `bitdepth` 0 writes full colour; 1, 2, 4 or 8 a palette of at most
+/// that many bits (libimagequant), unfiltered as palette images compress best.
+static inline int darkroom_vips_pngsave_tuned(VipsImage *in, void **buf, size_t *len, int strip, int interlace, int bitdepth) {
+    if (bitdepth > 0) {
+        return vips_pngsave_buffer(in, buf, len, "strip", strip, "compression", 6, "interlace", interlace,
+                                   "palette", TRUE, "bitdepth", bitdepth, "filter", VIPS_FOREIGN_PNG_FILTER_NONE, NULL);
+    }
+    return vips_pngsave_buffer(in, buf, len, "strip", strip, "compression", 6, "interlace", interlace, NULL);
+}
+
+/// `compression`: 0 lossy, 1 near-lossless, 2 lossless; `preset` a
+/// VipsForeignWebpPreset.
+static inline int darkroom_vips_webpsave_tuned(VipsImage *in, void **buf, size_t *len, int quality, int strip,
+                                               int effort, int preset, int compression, int smart_subsample) {
+    return vips_webpsave_buffer(in, buf, len,
+                                "Q", quality,
+                                "strip", strip,
+                                "effort", effort,
+                                "preset", preset,
+                                "lossless", compression == 2,
+                                "near_lossless", compression == 1,
+                                "smart_subsample", smart_subsample,
+                                NULL);
+}
+
+/// AVIF (`av1`) or HEIC, 8 bits; `subsample` 0 auto (below quality 90),
+/// 1 always, 2 never.
+static inline int darkroom_vips_heifsave_tuned(VipsImage *in, void **buf, size_t *len, int quality, int strip,
+                                               int av1, int effort, int subsample) {
+    VipsForeignSubsample mode = subsample == 1 ? VIPS_FOREIGN_SUBSAMPLE_ON
+                              : subsample == 2 ? VIPS_FOREIGN_SUBSAMPLE_OFF : VIPS_FOREIGN_SUBSAMPLE_AUTO;
+    return vips_heifsave_buffer(in, buf, len,
+                                "Q", quality,
+                                "bitdepth", 8,
+                                "compression", av1 ? VIPS_FOREIGN_HEIF_COMPRESSION_AV1 : VIPS_FOREIGN_HEIF_COMPRESSION_HEVC,
+                                "effort", effort,
+                                "subsample_mode", mode,
+                                "strip", strip,
+                                NULL);
+}
+
+/// 8-bit grey, RGB or RGBA for the BMP and ICO writers: grey with alpha
+/// becomes RGBA (neither format has grey with alpha).
+static inline int darkroom_vips_bitmap_bands(VipsImage *in, VipsImage **out) {
+    VipsImage *t = NULL;
+    int result;
+    if (vips_image_get_bands(in) == 2) {
+        result = vips_colourspace(in, &t, VIPS_INTERPRETATION_sRGB, NULL);
+    } else {
+        result = vips_copy(in, &t, NULL);
+    }
+    if (result != 0) return -1;
+    result = vips_cast_uchar(t, out, NULL);
+    g_object_unref(t);
+    return result;
 }
 
 /// Whether a metadata field is one a saver writes into the file (EXIF,

@@ -43,6 +43,8 @@ struct ImgproxyEnvironment {
              "JPEG_PROGRESSIVE", "ALLOWED_PROCESSING_OPTIONS", "KEEP_ALIVE_TIMEOUT", "READ_REQUEST_TIMEOUT", "PATH_PREFIX",
              "USE_LAST_MODIFIED", "ALLOW_ORIGIN", "USER_AGENT", "MAX_REDIRECTS":
             settings[key] = value
+        case _ where ServeCommand.encoderSettingNames.contains(key):
+            settings[key] = value
         case "CONCURRENCY": settings["WORKERS"] = value
         case "TIMEOUT": settings["MAX_PROCESSING_SECONDS"] = value
         case "TTL": settings["CACHE_MAX_AGE"] = value

@@ -16,7 +16,7 @@ struct ProcessingFlags: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("A filter, applied in order: sepia[:INTENSITY], grayscale, blur:SIGMA, sharpen[:SIGMA]. Repeatable.", valueName: "NAME[:ARG]"))
     var filter: [String] = []
 
-    @Option(name: .long, help: "Output format: jpeg, png, webp, avif, gif, tiff, or jxl with --jpeg-xl (default: the source's, or JPEG or PNG for TIFF, HEIC and JPEG XL; an animated GIF stays one).")
+    @Option(name: .long, help: "Output format: jpeg, png, webp, avif, heic, gif, tiff, bmp, ico, or jxl with --jpeg-xl (default: the source's, or JPEG or PNG for TIFF, HEIC and JPEG XL; an animated GIF stays one).")
     var format: String?
 
     @Option(name: .long, help: "Quality for JPEG, WebP and AVIF, 1...100.")
@@ -83,7 +83,7 @@ struct ProcessingFlags: ParsableArguments {
         }
         if let format {
             guard let parsed = ImageFormat(name: format), parsed.canEncode else {
-                throw ValidationError("--format \(format): not a format Darkroom writes (jpeg, png, webp, avif, gif, tiff, jxl)")
+                throw ValidationError("--format \(format): not a format Darkroom writes (jpeg, png, webp, avif, heic, gif, tiff, bmp, ico, jxl)")
             }
             guard parsed != .jxl || jpegXL else {
                 throw ValidationError("--format jxl needs --jpeg-xl (libvips marks its JPEG XL codec untrusted)")

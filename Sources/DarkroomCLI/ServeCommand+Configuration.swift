@@ -219,6 +219,7 @@ extension ServeCommand {
             }
         }
         c.encoder.progressiveJPEG = jpegProgressive || envFlag("JPEG_PROGRESSIVE")
+        c.encoder.settings = try encoderSettings(env: env)
         c.allowSecurityOptions = allowSecurityOptions || envFlag("ALLOW_SECURITY_OPTIONS")
         if let text = env("ALLOWED_PROCESSING_OPTIONS") {
             c.allowedOptions = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })

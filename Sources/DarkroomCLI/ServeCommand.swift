@@ -73,6 +73,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Quality of lossy answers a URL's q does not set, 1 to 100 (default 80). [DARKROOM_QUALITY]") var quality: Int?
     @Option(help: ArgumentHelp("Quality per output format, over --quality (default webp=79,avif=63,jxl=77, as imgproxy). [DARKROOM_FORMAT_QUALITY]", valueName: "FORMAT=Q,...")) var formatQuality: String?
     @Flag(help: "Write progressive JPEG answers. [DARKROOM_JPEG_PROGRESSIVE]") var jpegProgressive = false
+    @Option(help: ArgumentHelp("An encoder setting by imgproxy's name, repeatable: png_interlaced, png_quantize, png_quantization_colors (2-256), webp_effort (1-6, default 4), webp_preset, webp_compression (lossy, near_lossless, lossless), webp_smart_subsample, avif_speed (0-9, default 8), avif_subsample (auto, on, off), jxl_effort (1-9, default 4), jpeg_no_subsample, jpeg_trellis_quant, jpeg_overshoot_deringing, jpeg_optimize_scans, jpeg_quant_table (0-8). [DARKROOM_PNG_INTERLACED, DARKROOM_WEBP_EFFORT, ... each by its name]", valueName: "NAME=VALUE")) var encoder: [String] = []
     @Flag(help: "Let URLs carry imgproxy's security options (max_src_resolution, max_src_file_size, max_animation_frames, max_animation_frame_resolution, max_result_dimension). [DARKROOM_ALLOW_SECURITY_OPTIONS]") var allowSecurityOptions = false
     @Option(help: ArgumentHelp("Put before every source that does not start with it (imgproxy's BASE_URL). [DARKROOM_BASE_URL]", valueName: "URL")) var baseURL: String?
     @Option(help: ArgumentHelp("Source rewrites, as imgproxy's URL_REPLACEMENTS: PATTERN=REPLACEMENT;... (* within a segment, $1... in the replacement). [DARKROOM_URL_REPLACEMENTS]", valueName: "RULES")) var urlReplacements: String?
@@ -111,6 +112,9 @@ struct ServeCommand: AsyncParsableCommand {
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         if !imgproxy.unhonoured.isEmpty {
             logger.warning("imgproxy settings not honoured: \(imgproxy.unhonoured.joined(separator: ", "))")
+        }
+        if !configuration.encoder.settings.mozJPEGSettingsApply {
+            logger.notice("JPEG trellis quantisation, overshoot deringing, scan optimisation and quantisation tables are mozjpeg's: this libvips is built with libjpeg-turbo and writes JPEG without them")
         }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if TraceExport.isRequested(ProcessInfo.processInfo.environment) {

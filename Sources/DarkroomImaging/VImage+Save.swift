@@ -2,20 +2,28 @@ internal import CVips
 
 extension VImage {
     /// Encoders; each strips metadata unless told otherwise.
-    package enum Encoder: Sendable {
-        case jpeg(quality: Int, progressive: Bool)
+    package enum Encoder: Sendable, Hashable {
+        case jpeg(quality: Int, progressive: Bool, tuning: JPEGTuning = JPEGTuning())
         case png
+        /// Interlaced, or quantised to a palette.
+        case pngTuned(PNGTuning)
         /// PNG with each row's filter chosen (as most PNGs are written).
         case pngFiltered
-        case webp(quality: Int)
+        case webp(quality: Int, tuning: WebPTuning = WebPTuning())
         case webpLossless
-        case avif(quality: Int)
+        case avif(quality: Int, tuning: HEIFTuning = HEIFTuning())
+        /// HEVC in HEIF, 8 bits, libvips' default effort.
+        case heic(quality: Int)
+        /// Uncompressed, top-down: 8-bit grey (palette), BGR or BGRA.
+        case bmp
+        /// One PNG inside an icon directory; 256 pixels a side at most.
+        case ico
         /// 256 colours at most, dithered by libvips' cgif saver.
         case gif
         /// Lossless (deflate).
         case tiff
         /// Blocked in libvips until ``VipsRuntime/allowJPEGXL()``.
-        case jxl(quality: Int)
+        case jxl(quality: Int, effort: Int = 4)
     }
 
     /// Encodes the image. This is where libvips decodes and computes the
@@ -60,33 +68,55 @@ extension VImage {
         let status: Int32
         let name: String
         switch encoder {
-        case .jpeg(let quality, let progressive):
+        case .jpeg(let quality, let progressive, let tuning):
             name = "jpegsave_buffer"
-            status = darkroom_vips_jpegsave(pointer, &buffer, &length, Int32(quality), progressive ? 1 : 0, strip)
+            if tuning == JPEGTuning() {
+                status = darkroom_vips_jpegsave(pointer, &buffer, &length, Int32(quality), progressive ? 1 : 0, strip)
+            } else {
+                status = darkroom_vips_jpegsave_tuned(pointer, &buffer, &length, Int32(quality), progressive ? 1 : 0, strip,
+                                                      tuning.noSubsample ? 1 : 0, tuning.trellisQuant ? 1 : 0, tuning.overshootDeringing ? 1 : 0,
+                                                      tuning.optimizeScans ? 1 : 0, Int32(tuning.quantTable))
+            }
         case .png:
             name = "pngsave_buffer"
             status = darkroom_vips_pngsave(pointer, &buffer, &length, strip)
+        case .pngTuned(let tuning):
+            name = "pngsave_buffer"
+            status = darkroom_vips_pngsave_tuned(pointer, &buffer, &length, strip, tuning.interlaced ? 1 : 0, Int32(tuning.paletteBits ?? 0))
         case .pngFiltered:
             name = "pngsave_buffer"
             status = darkroom_vips_pngsave_filtered(pointer, &buffer, &length, strip)
-        case .webp(let quality):
+        case .webp(let quality, let tuning):
             name = "webpsave_buffer"
-            status = darkroom_vips_webpsave(pointer, &buffer, &length, Int32(quality), strip)
+            if tuning == WebPTuning() {
+                status = darkroom_vips_webpsave(pointer, &buffer, &length, Int32(quality), strip)
+            } else {
+                status = darkroom_vips_webpsave_tuned(pointer, &buffer, &length, Int32(quality), strip, Int32(tuning.effort), Int32(tuning.preset),
+                                                      Int32(tuning.compression), tuning.smartSubsample ? 1 : 0)
+            }
         case .webpLossless:
             name = "webpsave_buffer"
             status = darkroom_vips_webpsave_lossless(pointer, &buffer, &length, strip)
-        case .avif(let quality):
+        case .avif(let quality, let tuning):
             name = "heifsave_buffer"
-            status = darkroom_vips_avifsave(pointer, &buffer, &length, Int32(quality), strip)
+            status = darkroom_vips_heifsave_tuned(pointer, &buffer, &length, Int32(quality), strip, 1, Int32(tuning.effort), Int32(tuning.subsample))
+        case .heic(let quality):
+            name = "heifsave_buffer"
+            status = darkroom_vips_heifsave_tuned(pointer, &buffer, &length, Int32(quality), strip, 0, 4, 0)
+        case .bmp, .ico:
+            // Written here, from the pixels (libvips has no saver for them
+            // but ImageMagick's, which is untrusted).
+            let bytes = encoder == .bmp ? try bmpData() : try icoData(strip: strip == 1)
+            return bytes.withUnsafeBytes(body)
         case .gif:
             name = "gifsave_buffer"
             status = darkroom_vips_gifsave(pointer, &buffer, &length, strip)
         case .tiff:
             name = "tiffsave_buffer"
             status = darkroom_vips_tiffsave(pointer, &buffer, &length, strip)
-        case .jxl(let quality):
+        case .jxl(let quality, let effort):
             name = "jxlsave_buffer"
-            status = darkroom_vips_jxlsave(pointer, &buffer, &length, Int32(quality), strip)
+            status = darkroom_vips_jxlsave(pointer, &buffer, &length, Int32(quality), Int32(effort), strip)
         }
         guard status == 0, let buffer else {
             throw VipsError.fromBuffer(operation: name)

@@ -81,7 +81,7 @@ import TestSupport
     @Test(arguments: [
         ["process", "x.jpg", "-o", "y.jpg", "--resize", "0x10"],
         ["process", "x.jpg", "-o", "y.jpg", "--filter", "vintage"],
-        ["process", "x.jpg", "-o", "y.jpg", "--format", "bmp"],
+        ["process", "x.jpg", "-o", "y.jpg", "--format", "pdf"],
         ["process", "x.jpg", "-o", "y.jpg", "--quality", "101"],
         ["process", "x.jpg", "-o", "y.jpg", "--max-processing-seconds", "0"],
         ["book", "x.jpg", "-o", "y.pdf", "--max-processing-seconds", "3601"],

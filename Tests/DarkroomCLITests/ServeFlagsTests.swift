@@ -236,7 +236,31 @@ import TestSupport
         #expect(ImgproxyEnvironment(["IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES": "true",
                                      "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true"]).unhonoured.isEmpty)
         #expect(throws: (any Error).self) { try configuration(["IMGPROXY_QUALITY": "101"]) }
-        #expect(throws: (any Error).self) { try configuration(["IMGPROXY_FORMAT_QUALITY": "bmp=50"]) }
+        #expect(throws: (any Error).self) { try configuration(["IMGPROXY_FORMAT_QUALITY": "pdf=50"]) }
+    }
+
+    @Test func encoderSettingsByImgproxysNames() throws {
+        #expect(try configuration([:]).encoder.settings == EncoderSettings())
+        let environment = [
+            "IMGPROXY_PNG_INTERLACED": "true", "IMGPROXY_PNG_QUANTIZE": "1", "IMGPROXY_PNG_QUANTIZATION_COLORS": "64",
+            "IMGPROXY_WEBP_EFFORT": "6", "IMGPROXY_WEBP_PRESET": "photo", "IMGPROXY_WEBP_COMPRESSION": "near_lossless",
+            "IMGPROXY_WEBP_SMART_SUBSAMPLE": "true", "IMGPROXY_AVIF_SPEED": "5", "IMGPROXY_AVIF_SUBSAMPLE": "off", "IMGPROXY_JXL_EFFORT": "7",
+            "IMGPROXY_JPEG_NO_SUBSAMPLE": "true", "IMGPROXY_JPEG_TRELLIS_QUANT": "true", "IMGPROXY_JPEG_OVERSHOOT_DERINGING": "true",
+            "IMGPROXY_JPEG_OPTIMIZE_SCANS": "true", "IMGPROXY_JPEG_QUANT_TABLE": "3",
+        ]
+        let s = try configuration(environment).encoder.settings
+        #expect(s.pngInterlaced && s.pngQuantize && s.pngQuantizationColours == 64)
+        #expect(s.webpEffort == 6 && s.webpPreset == .photo && s.webpCompression == .nearLossless && s.webpSmartSubsample)
+        #expect(s.avifSpeed == 5 && s.avifSubsample == .off && s.jxlEffort == 7)
+        #expect(s.jpegNoSubsample && s.jpegTrellisQuant && s.jpegOvershootDeringing && s.jpegOptimizeScans && s.jpegQuantTable == 3)
+        #expect(ImgproxyEnvironment(environment).unhonoured.isEmpty, "an imgproxy deployment's settings start without a warning")
+        // The flag over the variable, by the lowercased name.
+        #expect(try configuration(["IMGPROXY_WEBP_EFFORT": "6"], ["--encoder", "webp_effort=2"]).encoder.settings.webpEffort == 2)
+        for (name, value) in [("WEBP_EFFORT", "7"), ("WEBP_EFFORT", "0"), ("AVIF_SPEED", "10"), ("PNG_QUANTIZATION_COLORS", "1"),
+                              ("JPEG_QUANT_TABLE", "9"), ("WEBP_PRESET", "sketch"), ("AVIF_SUBSAMPLE", "4:4:4"), ("PNG_QUANTIZE", "maybe")] {
+            #expect(throws: (any Error).self, "\(name)=\(value)") { try configuration(["IMGPROXY_\(name)": value]) }
+        }
+        #expect(throws: (any Error).self) { try configuration([:], ["--encoder", "webp_quality=5"]) }
     }
 
     @Test func logFormatAndMetricsAddress() throws {

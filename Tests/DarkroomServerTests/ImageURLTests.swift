@@ -146,7 +146,7 @@ import Testing
         let jpeg = try parse("/_/fq:jpg:70:webp:60/plain/http://x.org/a.jpg").options.processing(format: .jpeg).identifier
         #expect(jpeg == (try parse("/_/fq:jpg:70/plain/http://x.org/a.jpg")).options.processing(format: .jpeg).identifier)
         #expect(jpeg != (try parse("/_/fq:jpg:71/plain/http://x.org/a.jpg")).options.processing(format: .jpeg).identifier)
-        for bad in ["fq:jpg", "fq:jpg:101", "fq:bmp:50", "fq:jpg:-1", "fq:jpg:x", "fq:jpg:1e300"] {
+        for bad in ["fq:jpg", "fq:jpg:101", "fq:pdf:50", "fq:jpg:-1", "fq:jpg:x", "fq:jpg:1e300"] {
             #expect(throws: ImageURLError.self, "\(bad)") { try parse("/_/\(bad)/plain/http://x.org/a.jpg") }
         }
     }
@@ -177,7 +177,7 @@ import Testing
     @Test func skipProcessing() throws {
         #expect(try parse("/_/skp:jpg:webp/plain/http://x.org/a.jpg").options.processing(format: nil).output.skipProcessing == [.jpeg, .webp])
         #expect(try parse("/_/skp:jpg/skp:/plain/http://x.org/a.jpg").options.skipProcessing.isEmpty, "an empty list clears it")
-        #expect(throws: ImageURLError.self) { try parse("/_/skp:bmp/plain/http://x.org/a.jpg") }
+        #expect(throws: ImageURLError.self) { try parse("/_/skp:pdf/plain/http://x.org/a.jpg") }
         let raw = try parse("/_/raw:1/rs:fill:10:10/sepia/plain/http://x.org/a.jpg").options.processing(format: .webp)
         #expect(raw.operations.isEmpty && raw.output.format == nil && raw.output.skipProcessing == Set(ImageFormat.allCases))
     }
@@ -398,6 +398,7 @@ import Testing
         #expect(format("png", "image/avif") == "png")
         #expect(format("jpg", nil) == "jpeg")
         #expect(format("gif", nil) == "gif" && format("tiff", "image/webp") == "tiff")
-        #expect(format("bmp", nil) == "error")
+        #expect(format("bmp", nil) == "bmp" && format("ico", nil) == "ico" && format("heic", "image/avif") == "heic")
+        #expect(format("pdf", nil) == "error")
     }
 }

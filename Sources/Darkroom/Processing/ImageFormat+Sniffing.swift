@@ -36,6 +36,15 @@ extension ImageFormat {
             }
         }
         if ascii("%PDF") { return .notAnImage("a PDF document") }
+        // Formats Darkroom writes but does not read (imgproxy's own readers
+        // of them are not libvips'; libvips reads them only through
+        // ImageMagick, which is untrusted).
+        if ascii("BM"), head.count >= 18, [12, 40, 52, 56, 108, 124].contains(Int(head[14]) | Int(head[15]) << 8) {
+            return .notAnImage("a BMP image, which Darkroom writes but does not read")
+        }
+        if starts([0, 0, 1, 0]), head.count >= 6, head[4] | head[5] != 0 {
+            return .notAnImage("an ICO icon, which Darkroom writes but does not read")
+        }
         // Text formats may start with a byte-order mark or white space.
         let text = String(decoding: head, as: UTF8.self)
             .trimmingCharacters(in: CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}")))

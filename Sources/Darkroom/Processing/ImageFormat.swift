@@ -6,9 +6,15 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
     /// JPEG XL: read and written only where ``ImageLimits/jpegXL`` allows
     /// it, as libvips marks its decoder untrusted.
     case jxl
+    /// Written only, as imgproxy writes them: BMP uncompressed, ICO as one
+    /// PNG of at most 256 pixels a side.
+    case bmp, ico
 
     /// Formats that Darkroom can encode.
-    public static let encodable: [ImageFormat] = [.jpeg, .png, .webp, .avif, .gif, .tiff, .jxl]
+    public static let encodable: [ImageFormat] = [.jpeg, .png, .webp, .avif, .gif, .tiff, .jxl, .heic, .bmp, .ico]
+
+    /// Formats Darkroom reads.
+    public static let decodable: [ImageFormat] = [.jpeg, .png, .webp, .avif, .heic, .tiff, .gif, .jxl]
 
     /// The formats an answer takes without being asked for one: those
     /// browsers show and that suit photos. GIF and TIFF are written only
@@ -20,8 +26,15 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
     /// Whether Darkroom reads and writes animations in this format.
     public var animates: Bool { self == .gif || self == .webp }
 
-    /// The MIME type, such as "image/jpeg".
-    public var mimeType: String { "image/\(rawValue)" }
+    /// The MIME type, such as "image/jpeg"; imgproxy's names for HEIC
+    /// and ICO.
+    public var mimeType: String {
+        switch self {
+        case .heic: "image/heif"
+        case .ico: "image/x-icon"
+        default: "image/\(rawValue)"
+        }
+    }
 
     /// The usual file name extension, without the dot.
     public var fileExtension: String {

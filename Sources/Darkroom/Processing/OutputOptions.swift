@@ -35,6 +35,8 @@ public struct OutputOptions: Sendable, Hashable, Codable {
     /// that chose AVIF by the client's Accept sets WebP here. nil: a still
     /// image of the first frame, in ``format``.
     public var animationFormat: ImageFormat?
+    /// Each format's settings past the quality.
+    public var encoder = EncoderSettings()
 
     /// Whether a source in `format` is answered as it came.
     func skips(_ format: ImageFormat) -> Bool {
@@ -63,6 +65,8 @@ public struct OutputOptions: Sendable, Hashable, Codable {
         if !keepCopyright { text += ":kcr0" }
         if !stripColourProfile { text += ":scp0" }
         if let animationFormat { text += ":anim-\(animationFormat.rawValue)" }
+        let encoderSettings = encoder.identifier
+        if !encoderSettings.isEmpty { text += ":enc-" + encoderSettings }
         if !relevant.isEmpty {
             text += ":fq-" + relevant.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)\($0.value)" }.joined(separator: "+")
         }

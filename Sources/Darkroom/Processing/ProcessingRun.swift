@@ -158,6 +158,11 @@ struct ProcessingRun {
         // 5. Encode: the long call, where libvips computes every pixel.
         return try Traces.span("darkroom.encode", under: trace) { () throws(DarkroomError) in
             let outputFormat = try outputFormat(source: format, hasAlpha: image.hasAlpha)
+            if outputFormat == .ico, max(image.width, image.height) > VImage.maxIconSide {
+                // As imgproxy: an icon is made to fit its format's limit.
+                let scale = Double(VImage.maxIconSide) / Double(max(image.width, image.height))
+                image = try vips("fitting the icon in \(VImage.maxIconSide) pixels") { try image.resized(horizontal: scale, vertical: scale) }
+            }
             if outputFormat == .jpeg {
                 // JPEG keeps no alpha: transparency shows white, as imgproxy
                 // shows it (libvips alone would flatten onto black).
@@ -235,15 +240,18 @@ struct ProcessingRun {
             throw .invalidOption("quality \(quality) is outside 1...100")
         }
         func encoder(_ quality: Int) throws(DarkroomError) -> VImage.Encoder {
-            switch format {
-            case .jpeg: .jpeg(quality: quality, progressive: options.output.progressive)
-            case .png: .png
-            case .webp: .webp(quality: quality)
-            case .avif: .avif(quality: quality)
+            let settings = options.output.encoder
+            return switch format {
+            case .jpeg: .jpeg(quality: quality, progressive: options.output.progressive, tuning: settings.jpegTuning(progressive: options.output.progressive).applicable)
+            case .png: settings.pngTuning.map(VImage.Encoder.pngTuned) ?? .png
+            case .webp: .webp(quality: quality, tuning: settings.webpTuning)
+            case .avif: .avif(quality: quality, tuning: settings.avifTuning)
+            case .heic: .heic(quality: quality)
             case .gif: .gif
             case .tiff: .tiff
-            case .jxl: .jxl(quality: quality)
-            default: throw DarkroomError(.cannotEncode, "Darkroom cannot write \(format.rawValue.uppercased())")
+            case .jxl: .jxl(quality: quality, effort: settings.jxlEffort)
+            case .bmp: .bmp
+            case .ico: .ico
             }
         }
         // The metadata kept, if any: then the saver does not strip.
@@ -334,6 +342,9 @@ extension ImageFormat {
         case .tiff: .tiff
         case .gif: .gif
         case .jxl: .jxl
+        // Never a source: sniffing names neither, and PNG's loader refuses
+        // their bytes.
+        case .bmp, .ico: .png
         }
     }
 }

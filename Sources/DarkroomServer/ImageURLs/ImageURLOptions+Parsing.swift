@@ -240,7 +240,7 @@ extension ImageURLOptions {
             }
             for pair in stride(from: 0, to: a.values.count, by: 2) {
                 guard let format = ImageFormat(name: a.values[pair].lowercased()), format.canEncode else {
-                    throw .init("option '\(a.name)': cannot write '\(a.values[pair])' images (jpg, png, webp, avif, gif, tiff)")
+                    throw .init("option '\(a.name)': cannot write '\(a.values[pair])' images (jpg, png, webp, avif, heic, gif, tiff, bmp, ico, jxl)")
                 }
                 guard let q = try a.size(pair + 1, "quality"), q <= 100 else { throw .init("option '\(a.name)': quality must be from 0 to 100") }
                 o.formatQuality[format] = q == 0 ? nil : q
@@ -314,6 +314,7 @@ extension ImageURLOptions {
             try a.need(0...1)
             o.grayscale = a.bool(0) ?? true
         }
+        rules.merge(encoderRules) { $1 }
         return rules
     }()
 

@@ -12,6 +12,9 @@ extension ImageURLOptions {
         public var formatQuality: [ImageFormat: Int] = [.webp: 79, .avif: 63, .jxl: 77]
         /// Progressive JPEG (`IMGPROXY_JPEG_PROGRESSIVE`).
         public var progressiveJPEG = false
+        /// Each format's settings past the quality (`IMGPROXY_PNG_*`,
+        /// `_WEBP_*`, `_AVIF_*`, `_JXL_*`, `_JPEG_*`).
+        public var settings = EncoderSettings()
 
         public init() {}
     }
@@ -61,6 +64,7 @@ extension ImageURLOptions {
                                                    replicate: watermark.replicate, scale: watermark.scale)))
         }
         var output = OutputOptions(format: format, progressive: encoder.progressiveJPEG)
+        output.encoder = encoderOverrides.applied(to: encoder.settings, progressive: &output.progressive)
         // imgproxy's order: the URL's quality, then the format's (the URL's
         // over the server's), then the server's.
         if quality > 0 {

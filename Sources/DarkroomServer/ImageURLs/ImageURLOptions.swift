@@ -45,6 +45,9 @@ public struct ImageURLOptions: Sendable, Hashable {
     /// image, where it has one (`eth`).
     public var enforceThumbnail = false
     public var format: String?
+    /// The encoder options of imgproxy Pro's `jpgo`, `pngo`, `webpo` and
+    /// `avifo`, over the server's.
+    public var encoderOverrides = EncoderOverrides()
     public var blur: Double?
     public var sharpen: Double?
     public var autoRotate = true

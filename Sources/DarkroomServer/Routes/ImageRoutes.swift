@@ -326,7 +326,7 @@ struct ImageRoutes: Sendable {
     }
 
     /// Formats imgproxy names that Darkroom reads, or knows, but does not write.
-    static let unwritableFormats: Set<String> = ["svg", "bmp", "ico", "heic", "heif", "pdf"]
+    static let unwritableFormats: Set<String> = ["svg", "pdf"]
 
     /// The output format: the one asked for; or, for none or `auto`, AVIF
     /// or WebP when the client names it, else nil (the source's, if the
@@ -334,7 +334,7 @@ struct ImageRoutes: Sendable {
     static func format(asked: String?, accept: AcceptedFormats) -> Result<(ImageFormat?, negotiated: Bool), ImageURLError> {
         if let asked, asked != "auto" {
             guard let format = ImageFormat(name: asked), format.canEncode else {
-                return .failure(.init("cannot write '\(asked)' images (jpg, png, webp, avif, gif, tiff, jxl, or auto)"))
+                return .failure(.init("cannot write '\(asked)' images (jpg, png, webp, avif, gif, tiff, jxl, heic, bmp, ico, or auto)"))
             }
             return .success((format, false))
         }

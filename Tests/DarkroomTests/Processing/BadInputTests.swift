@@ -106,7 +106,6 @@ import TestSupport
 
     @Test func aBadOptionNamesWhatWasWrong() throws {
         #expect(throws: DarkroomError.self) { try process(fixture: "landscape.jpg", output: OutputOptions(format: .jpeg, quality: 0)) }
-        #expect(throws: DarkroomError.self) { try process(fixture: "landscape.jpg", output: OutputOptions(format: .heic)) }
         #expect(throws: DarkroomError.self) { try process(fixture: "landscape.jpg", [.blur(sigma: -1)]) }
         #expect(throws: DarkroomError.self) { try process(fixture: "landscape.jpg", [.resize(Resize(width: 0, height: 10))]) }
     }

@@ -16,7 +16,7 @@ import TestSupport
         #expect(isRed(try pixels(of: result).pixel(x: 10, y: 10)))
     }
 
-    @Test(arguments: ImageFormat.encodable)
+    @Test(arguments: ImageFormat.encodable.filter(ImageFormat.decodable.contains))
     func roundTripsEveryWritableFormat(format: ImageFormat) throws {
         var limits = ImageLimits()
         limits.jpegXL = format == .jxl
@@ -27,6 +27,14 @@ import TestSupport
         #expect(again.source.format == format)
         #expect((again.width, again.height) == (240, 160))
         #expect(isRed(try pixels(of: again).pixel(x: 10, y: 10)))
+    }
+
+    /// Written, not read: a BMP or ICO source is refused by name.
+    @Test(arguments: [ImageFormat.bmp, .ico])
+    func writtenOnlyFormatsAreNamedWhenSent(format: ImageFormat) throws {
+        let encoded = try process(fixture: "landscape.jpg", output: OutputOptions(format: format))
+        let error = #expect(throws: DarkroomError.self) { try process(encoded.data, ProcessingOptions(output: OutputOptions(format: .png))) }
+        #expect(error?.kind == .notAnImage && error?.reason.contains("writes but does not read") == true, "\(String(describing: error))")
     }
 
     @Test func jpegXLOnlyWhereTheLimitsAllowIt() throws {

@@ -1,0 +1,69 @@
+import ArgumentParser
+import Darkroom
+
+/// Each format's encoder settings, by imgproxy's names: `--encoder
+/// NAME=VALUE` (the name lowercased) over `DARKROOM_NAME` (and imgproxy's
+/// `IMGPROXY_NAME`), every value range-checked.
+extension ServeCommand {
+    /// The settings' names, as imgproxy spells them after `IMGPROXY_`.
+    static let encoderSettingNames = [
+        "PNG_INTERLACED", "PNG_QUANTIZE", "PNG_QUANTIZATION_COLORS", "WEBP_EFFORT", "WEBP_PRESET", "WEBP_COMPRESSION",
+        "WEBP_SMART_SUBSAMPLE", "AVIF_SPEED", "AVIF_SUBSAMPLE", "JXL_EFFORT", "JPEG_NO_SUBSAMPLE", "JPEG_TRELLIS_QUANT",
+        "JPEG_OVERSHOOT_DERINGING", "JPEG_OPTIMIZE_SCANS", "JPEG_QUANT_TABLE",
+    ]
+
+    func encoderSettings(env: (String) -> String?) throws -> EncoderSettings {
+        var given: [String: (value: String, source: String)] = [:]
+        for name in Self.encoderSettingNames {
+            if let value = env(name) { given[name] = (value, "DARKROOM_\(name)") }
+        }
+        for pair in encoder {
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, Self.encoderSettingNames.contains(parts[0].uppercased()) else {
+                throw ValidationError("--encoder \(pair): expected NAME=VALUE, NAME one of \(Self.encoderSettingNames.map { $0.lowercased() }.joined(separator: ", "))")
+            }
+            given[parts[0].uppercased()] = (parts[1], "--encoder \(parts[0])")
+        }
+        var settings = EncoderSettings()
+        for (name, (value, source)) in given.sorted(by: { $0.key < $1.key }) {
+            func flag() throws -> Bool {
+                switch value.lowercased() {
+                case "1", "t", "true", "yes": return true
+                case "0", "f", "false", "no": return false
+                default: throw ValidationError("\(source)=\(value): expected true or false")
+                }
+            }
+            func number(_ range: ClosedRange<Int>) throws -> Int {
+                guard let number = Int(value), range.contains(number) else {
+                    throw ValidationError("\(source)=\(value): expected a whole number from \(range.lowerBound) to \(range.upperBound)")
+                }
+                return number
+            }
+            func choice<T: RawRepresentable & CaseIterable>(_: T.Type) throws -> T where T.RawValue == String {
+                guard let choice = T(rawValue: value.lowercased()) else {
+                    throw ValidationError("\(source)=\(value): expected one of \(T.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                return choice
+            }
+            switch name {
+            case "PNG_INTERLACED": settings.pngInterlaced = try flag()
+            case "PNG_QUANTIZE": settings.pngQuantize = try flag()
+            case "PNG_QUANTIZATION_COLORS": settings.pngQuantizationColours = try number(2...256)
+            case "WEBP_EFFORT": settings.webpEffort = try number(1...6)
+            case "WEBP_PRESET": settings.webpPreset = try choice(EncoderSettings.WebPPreset.self)
+            case "WEBP_COMPRESSION": settings.webpCompression = try choice(EncoderSettings.WebPCompression.self)
+            case "WEBP_SMART_SUBSAMPLE": settings.webpSmartSubsample = try flag()
+            case "AVIF_SPEED": settings.avifSpeed = try number(0...9)
+            case "AVIF_SUBSAMPLE": settings.avifSubsample = try choice(EncoderSettings.Subsampling.self)
+            case "JXL_EFFORT": settings.jxlEffort = try number(1...9)
+            case "JPEG_NO_SUBSAMPLE": settings.jpegNoSubsample = try flag()
+            case "JPEG_TRELLIS_QUANT": settings.jpegTrellisQuant = try flag()
+            case "JPEG_OVERSHOOT_DERINGING": settings.jpegOvershootDeringing = try flag()
+            case "JPEG_OPTIMIZE_SCANS": settings.jpegOptimizeScans = try flag()
+            case "JPEG_QUANT_TABLE": settings.jpegQuantTable = try number(0...8)
+            default: break
+            }
+        }
+        return settings
+    }
+}
