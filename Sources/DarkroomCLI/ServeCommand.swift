@@ -27,7 +27,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Hex key for imgproxy URL signatures; with it, unsigned URLs are refused. Repeatable, paired with --salt in order, to accept several while keys rotate. [DARKROOM_KEY, comma-separated]") var key: [String] = []
     @Option(help: "Hex salt for imgproxy URL signatures; one per --key. [DARKROOM_SALT, comma-separated]") var salt: [String] = []
     @Option(help: "Bytes of the digest a signature carries, 1 to 32 (default 32), as imgproxy's IMGPROXY_SIGNATURE_SIZE. [DARKROOM_SIGNATURE_SIZE]") var signatureSize: Int?
-    @Option(help: "A source URL prefix that may be fetched; repeatable. [DARKROOM_ALLOW_SOURCE]") var allowSource: [String] = []
+    @Option(help: "A source URL prefix that may be fetched, or a pattern with * as imgproxy's ALLOWED_SOURCES (https://*.cdn.example/); repeatable. [DARKROOM_ALLOW_SOURCE]") var allowSource: [String] = []
     @Flag(help: "Also fetch from loopback and private addresses. [DARKROOM_ALLOW_PRIVATE_NETWORKS]") var allowPrivateNetworks = false
     @Option(help: ArgumentHelp("A PEM file of certificate authorities trusted for HTTPS sources, besides the system's; repeatable. [DARKROOM_SOURCE_CA]", valueName: "FILE")) var sourceCA: [String] = []
     @Option(help: "Largest source, in bytes. [DARKROOM_MAX_SOURCE_BYTES]") var maxSourceBytes: Int?

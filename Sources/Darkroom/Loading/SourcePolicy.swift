@@ -10,7 +10,9 @@ import NIOPosix
 /// every hop of a redirect, before any connection is made; and plain-HTTP
 /// requests then connect to the very address that was checked.
 public struct SourcePolicy: Sendable, Hashable {
-    /// URL prefixes a requested source must start with; empty: any.
+    /// URL prefixes a requested source must start with; empty: any. A
+    /// prefix with `*` is a pattern, as imgproxy's `IMGPROXY_ALLOWED_SOURCES`
+    /// (see ``url(_:matches:)``).
     public var allowedPrefixes: [String]
     /// Skip the address check (for servers inside a private network).
     public var allowPrivateNetworks: Bool
@@ -43,6 +45,7 @@ public struct SourcePolicy: Sendable, Hashable {
     /// the prefix's path or continues it after a `/` (`/photos` admits
     /// `/photos/a.jpg`, not `/photos-private/a.jpg`).
     static func url(_ url: URL, isUnder prefix: String) -> Bool {
+        if prefix.contains("*") { return Self.url(url, matches: prefix) }
         guard let allowed = URLComponents(string: prefix), let asked = URLComponents(url: url, resolvingAgainstBaseURL: false),
               let scheme = asked.scheme?.lowercased(), scheme == allowed.scheme?.lowercased(),
               let host = asked.host?.lowercased(), !host.isEmpty, host == allowed.host?.lowercased(),
@@ -54,6 +57,24 @@ public struct SourcePolicy: Sendable, Hashable {
         if base.isEmpty || base == "/" { return true }
         let path = asked.percentEncodedPath
         return path == base || path.hasPrefix(base.hasSuffix("/") ? base : base + "/")
+    }
+
+    /// Whether `url` starts with what `pattern` matches, where each `*`
+    /// stands for any run of characters within one part of the URL, as
+    /// imgproxy reads its allowed sources (`https://*.cdn.example/` admits
+    /// `https://a.b.cdn.example/x.jpg`). Unlike imgproxy's, a `*` never
+    /// spans `/`, `?`, `#`, `@`, `:` or `\`: `https://evil.example?.cdn.example/`
+    /// and `https://evil.example@x.cdn.example/` are not admitted. A URL with
+    /// a user name or password never is.
+    static func url(_ url: URL, matches pattern: String) -> Bool {
+        guard let asked = URLComponents(url: url, resolvingAgainstBaseURL: false), asked.user == nil, asked.password == nil,
+              let host = asked.host, !host.isEmpty
+        else { return false }
+        let expression = "^" + pattern.components(separatedBy: "*").map(NSRegularExpression.escapedPattern(for:))
+            .joined(separator: #"[^/?#@:\\]*"#)
+        guard let regex = try? NSRegularExpression(pattern: expression, options: [.caseInsensitive]) else { return false }
+        let text = url.absoluteString
+        return regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
     }
 
     /// Where to connect for `url`: the host resolved once and, unless

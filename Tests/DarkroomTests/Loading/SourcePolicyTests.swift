@@ -93,4 +93,42 @@ import Testing
             }
         }
     }
+
+    /// imgproxy's patterns: its integration test's cases (`http://*.mycdn.dev/`),
+    /// its unit test's (`*` within a segment), and the URLs a pattern must
+    /// not be fooled by.
+    @Test func patternsWithWildcardsAsImgproxyReadsThem() throws {
+        let cases: [(pattern: String, url: String, allowed: Bool)] = [
+            ("http://*.mycdn.dev/", "http://a-1.mycdn.dev/images/a.jpg", true),
+            ("http://*.mycdn.dev/", "http://a-1.b-2.mycdn.dev/images/a.jpg", true),
+            ("http://*.mycdn.dev/", "http://other.dev/.mycdn.dev/a.jpg", false),
+            ("http://*.mycdn.dev/", "https://a.mycdn.dev/a.jpg", false),
+            ("http://photos.example/*.jpg", "http://photos.example/image.jpg", true),
+            ("http://photos.example/*.jpg", "http://photos.example/dir/image.jpg", false),
+            ("http://photos.example/*-*-*.jpg", "http://photos.example/img-01-thumb.jpg", true),
+            ("http://photos.example/*-*-*.jpg", "http://photos.example/img-01.jpg", false),
+            ("http://photos.example/prefix*", "http://photos.example/prefix123", true),
+            ("http://photos.example/prefix*", "http://photos.example/notprefix", false),
+            ("HTTP://*.MYCDN.dev/", "http://a.mycdn.DEV/x.jpg", true),
+            // Not fooled: a query, a user name or a port in the wildcard's place.
+            ("http://*.mycdn.dev/", "http://evil.example?.mycdn.dev/a.jpg", false),
+            ("http://*.mycdn.dev/", "http://evil.example#.mycdn.dev/a.jpg", false),
+            ("http://*.mycdn.dev/", "http://evil.example@a.mycdn.dev/a.jpg", false),
+            ("http://*.mycdn.dev/", "http://user:pw@a.mycdn.dev/a.jpg", false),
+            ("http://*.mycdn.dev/", "http://a.mycdn.dev.evil.example/a.jpg", false),
+        ]
+        for (pattern, text, allowed) in cases {
+            let policy = SourcePolicy(allowedPrefixes: ["https://fixed.example/", pattern])
+            guard let url = URL(string: text) else {
+                #expect(!allowed, "\(text) does not parse")
+                continue
+            }
+            do {
+                try policy.checkSource(url)
+                #expect(allowed, "\(text) by \(pattern) was allowed")
+            } catch {
+                #expect(!allowed, "\(text) by \(pattern) was refused: \(error)")
+            }
+        }
+    }
 }
