@@ -16,7 +16,7 @@ struct ImgproxyEnvironment {
     static let alwaysOn: [String: Bool] = [
         "USE_ETAG": true, "ENABLE_WEBP_DETECTION": true, "ENABLE_AVIF_DETECTION": true, "AUTO_WEBP": true,
         "AUTO_AVIF": true, "STRIP_METADATA": true, "KEEP_COPYRIGHT": true, "STRIP_COLOR_PROFILE": true,
-        "AUTO_ROTATE": true, "CACHE_CONTROL_PASSTHROUGH": false,
+        "AUTO_ROTATE": true,
     ]
 
     /// Whether loopback sources are allowed, which Darkroom's one switch
@@ -41,7 +41,7 @@ struct ImgproxyEnvironment {
         case "KEY", "SALT", "SIGNATURE_SIZE", "WORKERS", "QUALITY", "FORMAT_QUALITY", "MAX_ANIMATION_FRAMES", "DOWNLOAD_TIMEOUT",
              "ONLY_PRESETS", "ALLOW_SECURITY_OPTIONS", "BASE_URL", "URL_REPLACEMENTS", "BASE64_URL_INCLUDES_FILENAME",
              "JPEG_PROGRESSIVE", "ALLOWED_PROCESSING_OPTIONS", "KEEP_ALIVE_TIMEOUT", "READ_REQUEST_TIMEOUT", "PATH_PREFIX",
-             "USE_LAST_MODIFIED", "ALLOW_ORIGIN", "USER_AGENT", "MAX_REDIRECTS":
+             "USE_LAST_MODIFIED", "ALLOW_ORIGIN", "USER_AGENT", "MAX_REDIRECTS", "CACHE_CONTROL_PASSTHROUGH":
             settings[key] = value
         case _ where ServeCommand.encoderSettingNames.contains(key):
             settings[key] = value

@@ -157,12 +157,9 @@ extension ServeCommand {
         if let lastModified {
             c.usesLastModified = lastModified
         } else if let text = env("USE_LAST_MODIFIED") {
-            // Go's boolean forms, as imgproxy reads them, and yes/no.
-            guard let value = ["true": true, "t": true, "1": true, "yes": true, "false": false, "f": false, "0": false, "no": false][text.lowercased()] else {
-                throw ValidationError("DARKROOM_USE_LAST_MODIFIED \(text): expected true or false")
-            }
-            c.usesLastModified = value
+            c.usesLastModified = try Self.boolean(text, "DARKROOM_USE_LAST_MODIFIED")
         }
+        c.cacheControlPassthrough = try cacheControlPassthrough || env("CACHE_CONTROL_PASSTHROUGH").map { try Self.boolean($0, "DARKROOM_CACHE_CONTROL_PASSTHROUGH") } ?? false
         if let text = userAgent ?? env("USER_AGENT") {
             // imgproxy's placeholder is %current_version.
             let agent = text.replacingOccurrences(of: "%current_version", with: DataLoader.Configuration.version)
@@ -233,6 +230,14 @@ extension ServeCommand {
             }
         }
         c.sourceRules.base64IncludesFilename = envFlag("BASE64_URL_INCLUDES_FILENAME")
+    }
+
+    /// Go's boolean forms, as imgproxy reads them, and yes/no.
+    static func boolean(_ text: String, _ name: String) throws -> Bool {
+        guard let value = ["true": true, "t": true, "1": true, "yes": true, "false": false, "f": false, "0": false, "no": false][text.lowercased()] else {
+            throw ValidationError("\(name) \(text): expected true or false")
+        }
+        return value
     }
 
     /// `HOST:PORT` (`[::1]:9090` for IPv6, `:9090` for every address).

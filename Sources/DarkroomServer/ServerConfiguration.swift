@@ -44,6 +44,10 @@ public struct ServerConfiguration: Sendable {
     public var downloadTimeout: Duration = .seconds(30)
     /// max-age of Cache-Control on images, in seconds: one year.
     public var cacheMaxAge = 31_536_000
+    /// The origin's `Cache-Control` (else its `Expires`, as a max-age) on
+    /// images in place of ``cacheMaxAge``, where it sent one (imgproxy's
+    /// `IMGPROXY_CACHE_CONTROL_PASSTHROUGH`).
+    public var cacheControlPassthrough = false
     /// New work is refused with 429 while more than this many processing
     /// runs wait; cache hits are still served.
     public var maxWaitingFiltrations = 64

@@ -216,6 +216,14 @@ import TestSupport
         #expect(throws: (any Error).self) { try configuration([:], ["--user-agent", "a\r\nX-Injected: 1"]) }
     }
 
+    @Test func cacheControlPassthroughIsImgproxys() throws {
+        #expect(try !configuration([:]).cacheControlPassthrough)
+        #expect(try configuration(["IMGPROXY_CACHE_CONTROL_PASSTHROUGH": "true"]).cacheControlPassthrough)
+        #expect(try configuration([:], ["--cache-control-passthrough"]).cacheControlPassthrough)
+        #expect(ImgproxyEnvironment(["IMGPROXY_CACHE_CONTROL_PASSTHROUGH": "true", "IMGPROXY_TTL": "60"]).unhonoured.isEmpty)
+        #expect(throws: (any Error).self) { try configuration(["DARKROOM_CACHE_CONTROL_PASSTHROUGH": "sometimes"]) }
+    }
+
     @Test func theAllowedOriginIsImgproxys() throws {
         #expect(try configuration([:]).allowOrigin == nil)
         #expect(try configuration(["IMGPROXY_ALLOW_ORIGIN": "*"]).allowOrigin == "*")

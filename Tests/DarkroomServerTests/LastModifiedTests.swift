@@ -44,6 +44,45 @@ import ServerTestSupport
     }
 }
 
+/// The origin's `Cache-Control` and `Expires` passed on, as imgproxy's
+/// `IMGPROXY_CACHE_CONTROL_PASSTHROUGH` does: the origin's Cache-Control as
+/// it came, else its Expires as a max-age, else the server's; a URL's `exp`
+/// first. Kept with the cached image, so hits answer the same.
+@Suite(.offCooperativePool) struct CacheControlPassthroughTests {
+    @Test func theOriginsCachingHeadersAsImgproxyPassesThem() async throws {
+        let inAnHour = HTTPDate.format(Int(Date().timeIntervalSince1970) + 3600)
+        try await TestServer.withOrigin(serving: Fixtures.folder, {
+            $0.cacheControlPassthrough = true
+            $0.cacheMaxAge = 600
+        }) { server, origin in
+            origin.set(.headers([("Cache-Control", "public, max-age=120, s-maxage=60")]), for: "/landscape.jpg")
+            origin.set(.headers([("Expires", inAnHour)]), for: "/alpha.png")
+            origin.set(.headers([("Expires", "Thu, 01 Jan 2015 00:00:00 GMT")]), for: "/landscape.webp")
+            func cacheControl(_ source: String, _ options: String = "w:50") async throws -> String? {
+                let answer = try await server.get("/_/\(options)/plain/\(origin.url(source).absoluteString)")
+                #expect(answer.status == .ok)
+                return answer.header("Cache-Control")
+            }
+            #expect(try await cacheControl("/landscape.jpg") == "public, max-age=120, s-maxage=60")
+            #expect(try await cacheControl("/landscape.jpg") == "public, max-age=120, s-maxage=60", "a memory hit keeps it")
+            let fromExpires = try #require(try await cacheControl("/alpha.png"))
+            let age = Int(fromExpires.split(separator: "=").last ?? "") ?? 0
+            #expect(fromExpires.hasPrefix("public, max-age=") && (3500...3600).contains(age), "\(fromExpires)")
+            #expect(try await cacheControl("/landscape.webp") == "public, max-age=600", "an Expires passed: the server's")
+            #expect(try await cacheControl("/landscape.gif") == "public, max-age=600", "none sent: the server's")
+            // A URL's expiry comes first, as imgproxy's.
+            let expiring = try await cacheControl("/landscape.jpg", "w:51/exp:\(Int(Date().timeIntervalSince1970) + 100)")
+            #expect(expiring?.hasPrefix("public, max-age=") == true && expiring != "public, max-age=120, s-maxage=60")
+        }
+        // Off, as by default: the server's own.
+        try await TestServer.withOrigin(serving: Fixtures.folder, { $0.cacheMaxAge = 600 }) { server, origin in
+            origin.set(.headers([("Cache-Control", "public, max-age=120")]), for: "/landscape.jpg")
+            let answer = try await server.get("/_/w:50/plain/\(origin.url("/landscape.jpg").absoluteString)")
+            #expect(answer.header("Cache-Control") == "public, max-age=600")
+        }
+    }
+}
+
 /// HTTP dates read in RFC 9110's three forms, and against the formatter.
 @Suite struct HTTPDateTests {
     @Test func theThreeFormsAndTheirNeighbours() {

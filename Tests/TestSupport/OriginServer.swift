@@ -38,6 +38,8 @@ public final class OriginServer: Sendable {
         /// The first `times` requests: promise the whole file, send `bytes`
         /// of it, then reset the connection (a TCP RST); then normally.
         case resetFirst(times: Int, afterBytes: Int)
+        /// Serve the file, with these header fields besides.
+        case headers([(String, String)])
     }
 
     public let port: Int
@@ -238,9 +240,10 @@ final class OriginHandler: ChannelInboundHandler, @unchecked Sendable {
         }
         var type = file.pathExtension == "jpg" ? "image/jpeg" : (file.pathExtension == "md" ? "text/markdown" : "application/octet-stream")
         if case .contentType(let forced) = behaviour { type = forced }
-        let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: HTTPHeaders([
+        var head = HTTPResponseHead(version: .http1_1, status: .ok, headers: HTTPHeaders([
             ("Content-Type", type), ("Content-Length", "\(data.count)"), ("ETag", etag), ("Last-Modified", lastModified),
         ]))
+        if case .headers(let extra) = behaviour { head.headers.add(contentsOf: extra) }
         switch behaviour {
         case .resetFirst(let times, let bytes) where count <= times:
             context.write(wrapOutboundOut(.head(head)), promise: nil)

@@ -231,7 +231,9 @@ public final class DataLoader: DataLoading {
                 return (.fetched(SourceData(data: data, format: format,
                                             contentType: response.headers.first(name: "Content-Type"),
                                             etag: response.headers.first(name: "ETag"),
-                                            lastModified: response.headers.first(name: "Last-Modified"))), nil)
+                                            lastModified: response.headers.first(name: "Last-Modified"),
+                                            cacheControl: response.headers.first(name: "Cache-Control"),
+                                            expires: response.headers.first(name: "Expires"))), nil)
             case .empty:
                 throw DarkroomError(.notAnImage, "\(url) sent an empty body, not an image")
             case .notAnImage(let what):

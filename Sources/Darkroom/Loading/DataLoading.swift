@@ -42,12 +42,19 @@ public struct SourceData: Sendable, Hashable {
     public var contentType: String?
     public var etag: String?
     public var lastModified: String?
+    /// The origin's own caching headers, for a server that passes them on
+    /// (imgproxy's `IMGPROXY_CACHE_CONTROL_PASSTHROUGH`).
+    public var cacheControl: String?
+    public var expires: String?
 
-    public init(data: Data, format: ImageFormat, contentType: String? = nil, etag: String? = nil, lastModified: String? = nil) {
+    public init(data: Data, format: ImageFormat, contentType: String? = nil, etag: String? = nil, lastModified: String? = nil,
+                cacheControl: String? = nil, expires: String? = nil) {
         self.data = data
         self.format = format
         self.contentType = contentType
         self.etag = etag
         self.lastModified = lastModified
+        self.cacheControl = cacheControl
+        self.expires = expires
     }
 }

@@ -5,11 +5,15 @@ import Foundation
 extension SourceData {
     init?(diskEntry entry: DiskCacheEntry) {
         guard case .image(let format) = ImageFormat.sniff(entry.data) else { return nil }
-        self.init(data: entry.data, format: format, contentType: entry.contentType, etag: entry.etag, lastModified: entry.lastModified)
+        self.init(data: entry.data, format: format, contentType: entry.contentType, etag: entry.etag, lastModified: entry.lastModified,
+                  cacheControl: entry.metadata["cache-control"], expires: entry.metadata["expires"])
     }
 
     var diskEntry: DiskCacheEntry {
-        DiskCacheEntry(data: data, contentType: contentType, etag: etag, lastModified: lastModified)
+        var entry = DiskCacheEntry(data: data, contentType: contentType, etag: etag, lastModified: lastModified)
+        entry.metadata["cache-control"] = cacheControl
+        entry.metadata["expires"] = expires
+        return entry
     }
 }
 
@@ -24,6 +28,8 @@ extension ImageResponse {
         let image = ProcessedImage(data: entry.data, format: format, width: width, height: height,
                                    source: .init(format: sourceFormat, width: sourceWidth, height: sourceHeight))
         self.init(image: image, cacheType: .disk, sourceETag: entry.etag, sourceLastModified: entry.lastModified, key: key)
+        sourceCacheControl = m["cache-control"]
+        sourceExpires = m["expires"]
     }
 
     var diskEntry: DiskCacheEntry {
@@ -32,6 +38,8 @@ extension ImageResponse {
             "format": image.format.rawValue, "width": "\(image.width)", "height": "\(image.height)",
             "sourceFormat": image.source.format.rawValue, "sourceWidth": "\(image.source.width)", "sourceHeight": "\(image.source.height)",
         ]
+        entry.metadata["cache-control"] = sourceCacheControl
+        entry.metadata["expires"] = sourceExpires
         return entry
     }
 }

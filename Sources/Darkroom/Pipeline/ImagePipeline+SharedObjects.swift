@@ -18,6 +18,8 @@ extension ImageResponse {
                                    source: .init(format: sourceFormat, width: sourceWidth, height: sourceHeight))
         self.init(image: image, cacheType: .shared, sourceETag: m["source-etag"].flatMap(Self.unwrap),
                   sourceLastModified: m["source-last-modified"].flatMap(Self.unwrap), key: key)
+        sourceCacheControl = m["source-cache-control"].flatMap(Self.unwrap)
+        sourceExpires = m["source-expires"].flatMap(Self.unwrap)
     }
 
     var sharedObject: S3Client.Object {
@@ -29,6 +31,8 @@ extension ImageResponse {
         // stay ASCII, and stores trim their spaces.
         metadata["source-etag"] = sourceETag.map(Self.wrap)
         metadata["source-last-modified"] = sourceLastModified.map(Self.wrap)
+        metadata["source-cache-control"] = sourceCacheControl.map(Self.wrap)
+        metadata["source-expires"] = sourceExpires.map(Self.wrap)
         return S3Client.Object(data: image.data, contentType: image.format.mimeType, metadata: metadata)
     }
 
@@ -47,13 +51,17 @@ extension SourceData {
         guard case .image(let format) = ImageFormat.sniff(object.data) else { return nil }
         self.init(data: object.data, format: format, contentType: object.contentType,
                   etag: object.metadata["source-etag"].flatMap(ImageResponse.unwrap),
-                  lastModified: object.metadata["source-last-modified"].flatMap(ImageResponse.unwrap))
+                  lastModified: object.metadata["source-last-modified"].flatMap(ImageResponse.unwrap),
+                  cacheControl: object.metadata["source-cache-control"].flatMap(ImageResponse.unwrap),
+                  expires: object.metadata["source-expires"].flatMap(ImageResponse.unwrap))
     }
 
     var sharedObject: S3Client.Object {
         var metadata: [String: String] = [:]
         metadata["source-etag"] = etag.map(ImageResponse.wrap)
         metadata["source-last-modified"] = lastModified.map(ImageResponse.wrap)
+        metadata["source-cache-control"] = cacheControl.map(ImageResponse.wrap)
+        metadata["source-expires"] = expires.map(ImageResponse.wrap)
         return S3Client.Object(data: data, contentType: format.mimeType, metadata: metadata)
     }
 }

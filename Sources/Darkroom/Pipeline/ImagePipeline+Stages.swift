@@ -45,7 +45,12 @@ extension ImagePipeline {
         let image = try await item.valueCancellingWithTask()
         metrics.stage("process", since: started)
 
-        let response = ImageResponse(image: image, cacheType: nil, sourceETag: source.etag, sourceLastModified: source.lastModified, key: key)
+        let response = {
+            var response = ImageResponse(image: image, cacheType: nil, sourceETag: source.etag, sourceLastModified: source.lastModified, key: key)
+            response.sourceCacheControl = source.cacheControl
+            response.sourceExpires = source.expires
+            return response
+        }()
         Traces.span("darkroom.store.memory", under: trace) { memoryCache.store(response, for: key, cost: image.memoryCost) }
         writeDiskInBackground(response.diskEntry, key: key)
         if let sharedCache {

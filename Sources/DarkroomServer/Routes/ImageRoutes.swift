@@ -119,7 +119,7 @@ struct ImageRoutes: Sendable {
         }
         RequestTrace.span?.attributes["darkroom.cache"] = response.cacheType?.rawValue ?? "none"
         // A cachebuster changes the URL (so CDNs miss), not the image.
-        return answer(response, request: request, cacheControl: cacheControl(for: parsed), headers: parsed.headers(for: response.image.format))
+        return answer(response, request: request, cacheControl: cacheControl(for: parsed, response: response), headers: parsed.headers(for: response.image.format))
     }
 
     /// `request` with the bytes of the watermark at `url` (`wmu`), fetched
@@ -300,7 +300,7 @@ struct ImageRoutes: Sendable {
         let ifNoneMatch = request.headers["if-none-match"]
         let conditions = Conditions(ifNoneMatch: ifNoneMatch.isEmpty ? nil : ifNoneMatch.joined(separator: ","),
                                     ifModifiedSince: request.headers["if-modified-since"].first)
-        var (status, fields, body) = answerParts(hit, conditions: conditions, cacheControl: cacheControl(for: parsed),
+        var (status, fields, body) = answerParts(hit, conditions: conditions, cacheControl: cacheControl(for: parsed, response: hit),
                                                  headers: parsed.headers(for: hit.image.format))
         fields.append(contentsOf: corsFields)
         fields.append(("Date", dates.now))
@@ -309,12 +309,24 @@ struct ImageRoutes: Sendable {
         return (HTTPResponseHead(version: request.version, status: HTTPResponseStatus(statusCode: status), headers: HTTPHeaders(fields)), body)
     }
 
-    /// Cache-Control for a URL: the server's max-age, cut so that no cache
-    /// keeps the answer past the URL's own expiry (`exp`).
-    func cacheControl(for parsed: ParsedURLCache.Entry, now: Date = Date()) -> String {
-        guard let expires = parsed.expires else { return cacheControl }
-        let left = max(0, Int(expires.timeIntervalSince(now).rounded(.down)))
-        return left < configuration.cacheMaxAge ? "public, max-age=\(left)" : cacheControl
+    /// Cache-Control for an answer, in imgproxy's order: the server's
+    /// max-age cut so that no cache keeps the answer past the URL's own
+    /// expiry (`exp`); else, with passthrough, the origin's `Cache-Control`
+    /// as it sent it, or its `Expires` still ahead as a max-age; else the
+    /// server's max-age.
+    func cacheControl(for parsed: ParsedURLCache.Entry, response: ImageResponse, now: Date = Date()) -> String {
+        if let expires = parsed.expires {
+            let left = max(0, Int(expires.timeIntervalSince(now).rounded(.down)))
+            return left < configuration.cacheMaxAge ? "public, max-age=\(left)" : cacheControl
+        }
+        if configuration.cacheControlPassthrough {
+            if let origin = response.sourceCacheControl, !origin.isEmpty { return origin }
+            if let expires = response.sourceExpires.flatMap(HTTPDate.parse) {
+                let left = expires - Int(now.timeIntervalSince1970)
+                if left > 0 { return "public, max-age=\(left)" }
+            }
+        }
+        return cacheControl
     }
 
     /// Whether an If-None-Match list names `etag` (or is `*`).
