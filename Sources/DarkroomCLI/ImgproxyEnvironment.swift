@@ -46,6 +46,7 @@ struct ImgproxyEnvironment {
         case _ where ServeCommand.encoderSettingNames.contains(key):
             settings[key] = value
         case "CONCURRENCY": settings["WORKERS"] = value
+        case "ENABLE_CLIENT_HINTS": settings["CLIENT_HINTS"] = value
         case "TIMEOUT": settings["MAX_PROCESSING_SECONDS"] = value
         case "TTL": settings["CACHE_MAX_AGE"] = value
         case "MAX_SRC_FILE_SIZE":

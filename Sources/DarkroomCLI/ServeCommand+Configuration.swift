@@ -159,6 +159,7 @@ extension ServeCommand {
         } else if let text = env("USE_LAST_MODIFIED") {
             c.usesLastModified = try Self.boolean(text, "DARKROOM_USE_LAST_MODIFIED")
         }
+        c.clientHints = try clientHints || env("CLIENT_HINTS").map { try Self.boolean($0, "DARKROOM_CLIENT_HINTS") } ?? false
         c.cacheControlPassthrough = try cacheControlPassthrough || env("CACHE_CONTROL_PASSTHROUGH").map { try Self.boolean($0, "DARKROOM_CACHE_CONTROL_PASSTHROUGH") } ?? false
         if let text = userAgent ?? env("USER_AGENT") {
             // imgproxy's placeholder is %current_version.

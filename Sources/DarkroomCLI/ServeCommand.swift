@@ -42,6 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Memory one request may hold, in MiB: its decode, the steps that keep it whole and the encoder, estimated before anything is allocated (default: a quarter of the cgroup's memory limit, 64 to 256; 256 without one). [DARKROOM_MAX_REQUEST_MEMORY_MB]") var maxRequestMemoryMb: Int?
     @Option(help: "Seconds a download may take. [DARKROOM_DOWNLOAD_TIMEOUT]") var downloadTimeout: Int?
     @Option(help: "max-age of images' Cache-Control, in seconds. [DARKROOM_CACHE_MAX_AGE]") var cacheMaxAge: Int?
+    @Flag(help: "Read the DPR and Width client hints (and Sec-CH-DPR, Sec-CH-Width) as a URL's dpr and width where it sets none, and name them in Vary (imgproxy's IMGPROXY_ENABLE_CLIENT_HINTS). [DARKROOM_CLIENT_HINTS]") var clientHints = false
     @Flag(help: "Send the origin's Cache-Control (else its Expires, as a max-age) in place of --cache-max-age where it sent one (imgproxy's IMGPROXY_CACHE_CONTROL_PASSTHROUGH). [DARKROOM_CACHE_CONTROL_PASSTHROUGH]") var cacheControlPassthrough = false
     @Option(help: "Refuse new work (429) while more processing runs than this wait. [DARKROOM_MAX_WAITING]") var maxWaiting: Int?
     @Option(help: "Seconds a connection may wait idle between requests, 1...3600 (default 10, as imgproxy's IMGPROXY_KEEP_ALIVE_TIMEOUT). [DARKROOM_KEEP_ALIVE_TIMEOUT]") var keepAliveTimeout: Int?

@@ -48,6 +48,10 @@ public struct ServerConfiguration: Sendable {
     /// images in place of ``cacheMaxAge``, where it sent one (imgproxy's
     /// `IMGPROXY_CACHE_CONTROL_PASSTHROUGH`).
     public var cacheControlPassthrough = false
+    /// Read `DPR`, `Width` and their `Sec-CH-` forms as defaults for a URL's
+    /// `dpr` and width, and name them in `Vary` (imgproxy's
+    /// `IMGPROXY_ENABLE_CLIENT_HINTS`).
+    public var clientHints = false
     /// New work is refused with 429 while more than this many processing
     /// runs wait; cache hits are still served.
     public var maxWaitingFiltrations = 64

@@ -220,6 +220,9 @@ import TestSupport
         #expect(try !configuration([:]).cacheControlPassthrough)
         #expect(try configuration(["IMGPROXY_CACHE_CONTROL_PASSTHROUGH": "true"]).cacheControlPassthrough)
         #expect(try configuration([:], ["--cache-control-passthrough"]).cacheControlPassthrough)
+        #expect(try !configuration([:]).clientHints && configuration(["IMGPROXY_ENABLE_CLIENT_HINTS": "true"]).clientHints)
+        #expect(try configuration([:], ["--client-hints"]).clientHints)
+        #expect(ImgproxyEnvironment(["IMGPROXY_ENABLE_CLIENT_HINTS": "1"]).unhonoured.isEmpty)
         #expect(ImgproxyEnvironment(["IMGPROXY_CACHE_CONTROL_PASSTHROUGH": "true", "IMGPROXY_TTL": "60"]).unhonoured.isEmpty)
         #expect(throws: (any Error).self) { try configuration(["DARKROOM_CACHE_CONTROL_PASSTHROUGH": "sometimes"]) }
     }

@@ -142,6 +142,9 @@ public struct ImageURLOptions: Sendable, Hashable {
         /// When set, the only options a URL may name (presets may name any),
         /// as `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`.
         public var allowedOptions: Set<String>?
+        /// The request's client hints, where the server reads them: the
+        /// URL's `dpr` and width before any option sets its own.
+        public var clientHints: ClientHints?
 
         public init(presets: [String: String] = [:], now: Date = Date(), allowsSecurityOptions: Bool = false,
                     allowedOptions: Set<String>? = nil) {
@@ -157,6 +160,11 @@ public struct ImageURLOptions: Sendable, Hashable {
     /// The options of `segments`, after the `default` preset when there is
     /// one (as imgproxy: the URL's own options override it).
     init(segments: [String], context: Context) throws(ImageURLError) {
+        // As imgproxy: the hints first, then the default preset, then the URL.
+        if let hints = context.clientHints {
+            if let dpr = hints.dpr { self.dpr = dpr }
+            if let width = hints.cssWidth { self.width = width }
+        }
         if context.presets[Self.defaultPreset] != nil {
             try apply("pr:\(Self.defaultPreset)", context: context, using: [])
         }

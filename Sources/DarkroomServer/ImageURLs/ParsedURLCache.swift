@@ -17,6 +17,8 @@ final class ParsedURLCache: Sendable {
         /// `request.processedKey`, made once.
         var processedKey: String
         var negotiated: Bool
+        /// Whether the answer depends on client hints (the server reads them).
+        var varyByHints = false
         var expires: Date?
         /// When the URL names a file name or asks for an attachment.
         var disposition: ContentDisposition?
@@ -28,7 +30,12 @@ final class ParsedURLCache: Sendable {
         /// (an image opened as a page runs nothing).
         func headers(for format: ImageFormat) -> [(String, String)] {
             var fields: [(String, String)] = [("X-Content-Type-Options", "nosniff"), ("Content-Security-Policy", "script-src 'none'")]
-            if negotiated { fields.append(("Vary", "Accept")) }
+            switch (negotiated, varyByHints) {
+            case (true, false): fields.append(("Vary", "Accept"))
+            case (true, true): fields.append(("Vary", "Accept, " + ClientHints.varyNames))
+            case (false, true): fields.append(("Vary", ClientHints.varyNames))
+            case (false, false): break
+            }
             if let disposition { fields.append(("Content-Disposition", disposition.value(for: format))) }
             return fields
         }
@@ -42,16 +49,19 @@ final class ParsedURLCache: Sendable {
     struct Key: Hashable, Sendable {
         var target: String
         var accept: String
+        /// The client hints read (``ClientHints/key``), where the server reads them.
+        var hints: String
 
-        init(target: String, accept: String) {
+        init(target: String, accept: String, hints: String = "") {
             self.target = target
             self.accept = accept.utf8.count <= Self.longestAcceptKept ? accept : "\u{0}" + AcceptedFormats(accept).key
+            self.hints = hints
         }
 
         /// Chromium's and Firefox's image Accept headers are under 100 bytes.
         static let longestAcceptKept = 256
 
-        var bytes: Int { target.utf8.count + accept.utf8.count }
+        var bytes: Int { target.utf8.count + accept.utf8.count + hints.utf8.count }
     }
 
     private struct State {

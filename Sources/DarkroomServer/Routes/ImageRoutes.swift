@@ -73,12 +73,13 @@ struct ImageRoutes: Sendable {
     ///   on, as sent (percent-encoding and all: the signature covers it).
     func respond(to request: Request, path: Substring, context: ServerContext) async -> Response {
         let acceptHeader = request.headers[.accept]
-        let cacheKey = ParsedURLCache.Key(target: request.head.path ?? "", accept: acceptHeader ?? "")
+        let hints = configuration.clientHints ? ClientHints { request.headers[HTTPField.Name($0)!] } : nil
+        let cacheKey = ParsedURLCache.Key(target: request.head.path ?? "", accept: acceptHeader ?? "", hints: hints?.key ?? "")
         let parsed: ParsedURLCache.Entry
         if let known = parsedURLs.entry(for: cacheKey) {
             parsed = known
         } else {
-            switch parse(String(path), accept: AcceptedFormats(acceptHeader), logger: context.logger) {
+            switch parse(String(path), accept: AcceptedFormats(acceptHeader), hints: hints, logger: context.logger) {
             case .success(let entry):
                 parsed = entry
                 parsedURLs.store(entry, for: cacheKey)
@@ -171,7 +172,7 @@ struct ImageRoutes: Sendable {
     /// The URL after `/img` or `/info`, its signature checked first: a client
     /// without it learns nothing of the options and presets from the errors
     /// that parsing gives.
-    static func verifiedURL(_ path: String, configuration: ServerConfiguration) -> Result<ImageURL, Refusal> {
+    static func verifiedURL(_ path: String, configuration: ServerConfiguration, hints: ClientHints? = nil) -> Result<ImageURL, Refusal> {
         if !configuration.signatures.isEmpty {
             guard let (signature, signedPath) = ImageURL.split(path),
                   configuration.signatures.contains(where: { $0.verify(signature, path: signedPath) })
@@ -179,8 +180,9 @@ struct ImageRoutes: Sendable {
                 return .failure(Refusal(response: errorResponse(.forbidden, "the URL's signature is missing or wrong")))
             }
         }
-        let context = ImageURLOptions.Context(presets: configuration.presets, allowsSecurityOptions: configuration.allowSecurityOptions,
+        var context = ImageURLOptions.Context(presets: configuration.presets, allowsSecurityOptions: configuration.allowSecurityOptions,
                                               allowedOptions: configuration.allowedOptions)
+        context.clientHints = hints
         do {
             return .success(try ImageURL(path: path, context: context, onlyPresets: configuration.onlyPresets, sources: configuration.sourceRules))
         } catch {
@@ -196,9 +198,9 @@ struct ImageRoutes: Sendable {
 
     /// Parses, verifies and negotiates a URL not seen before.
     /// - Parameter logger: the request's, so its warnings carry its id.
-    private func parse(_ path: String, accept: AcceptedFormats, logger: Logger) -> Result<ParsedURLCache.Entry, Refusal> {
+    private func parse(_ path: String, accept: AcceptedFormats, hints: ClientHints?, logger: Logger) -> Result<ParsedURLCache.Entry, Refusal> {
         let url: ImageURL
-        switch Self.verifiedURL(path, configuration: configuration) {
+        switch Self.verifiedURL(path, configuration: configuration, hints: hints) {
         case .success(let verified): url = verified
         case .failure(let refusal): return .failure(refusal)
         }
@@ -235,7 +237,8 @@ struct ImageRoutes: Sendable {
         // As imgproxy: always named, after the source unless `fn` says.
         let disposition = ContentDisposition(name: url.options.filename ?? ContentDisposition.defaultName(for: url.source),
                                              attachment: url.options.returnAttachment)
-        return .success(.init(request: request, processedKey: request.processedKey, negotiated: negotiated, expires: url.options.expires,
+        return .success(.init(request: request, processedKey: request.processedKey, negotiated: negotiated,
+                              varyByHints: configuration.clientHints, expires: url.options.expires,
                               disposition: disposition, watermarkSource: url.options.watermark == nil ? nil : url.options.watermarkURL))
     }
 
@@ -293,8 +296,9 @@ struct ImageRoutes: Sendable {
         guard request.method == .GET, request.isKeepAlive else { return nil }
         let accept = request.headers["accept"]
         // More than one Accept field is joined by the route; rare enough to leave to it.
+        let hints = configuration.clientHints ? ClientHints { request.headers[$0].first }.key : ""
         guard accept.count <= 1,
-              let parsed = parsedURLs.entry(for: ParsedURLCache.Key(target: request.uri, accept: accept.first ?? "")),
+              let parsed = parsedURLs.entry(for: ParsedURLCache.Key(target: request.uri, accept: accept.first ?? "", hints: hints)),
               let hit = pipeline.memoryCachedImage(processedKey: parsed.processedKey)
         else { return nil }
         let ifNoneMatch = request.headers["if-none-match"]
