@@ -127,6 +127,25 @@ static inline int darkroom_vips_jxlload(const void *buf, size_t len, VipsImage *
                                NULL);
 }
 
+/// SVG from memory, rendered by librsvg at `scale` (1: a px a pixel),
+/// within librsvg's own limits (no "unlimited"). libvips marks the loader
+/// untrusted: blocked until darkroom_vips_allow_svg.
+static inline int darkroom_vips_svgload(const void *buf, size_t len, VipsImage **out, double scale) {
+    return vips_svgload_buffer((void *)buf, len, out, "scale", scale, "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+}
+
+/// Unblocks the SVG loader from memory (not the file loader), for a
+/// process that opts in.
+static inline void darkroom_vips_allow_svg(void) {
+    vips_operation_block_set("VipsForeignLoadSvgBuffer", FALSE);
+}
+
+/// PNG without compression or filters: a rendered image handed on to be
+/// read again at once, where deflate would only cost time.
+static inline int darkroom_vips_pngsave_stored(VipsImage *in, void **buf, size_t *len) {
+    return vips_pngsave_buffer(in, buf, len, "compression", 0, "filter", VIPS_FOREIGN_PNG_FILTER_NONE, "strip", TRUE, NULL);
+}
+
 /// Unblocks libvips' JPEG XL loader and saver, for a process that opts in.
 static inline void darkroom_vips_allow_jxl(void) {
     vips_operation_block_set("VipsForeignLoadJxl", FALSE);

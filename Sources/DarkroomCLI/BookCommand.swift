@@ -59,6 +59,9 @@ struct BookCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds one page's photo may take to prepare before it is stopped, 1...3600 (default 20). [DARKROOM_MAX_PROCESSING_SECONDS]")
     var maxProcessingSeconds: Int?
 
+    @Flag(name: .customLong("svg-render"), help: "Draw SVG photos with librsvg (off by default: libvips marks its SVG loader untrusted).")
+    var svgRender = false
+
     func validate() throws {
         guard inputs.isEmpty != (list == nil) else { throw ValidationError("give either input files or --list, not both and not neither") }
         guard PhotobookRequest.PageSize(page) != nil else { throw ValidationError("--page \(page): expected A4, Letter or WxH in pixels") }
@@ -103,6 +106,7 @@ struct BookCommand: AsyncParsableCommand {
         request.quality = quality
         request.skipFailed = skipFailed
         request.limits.maxProcessingTime = try ProcessingFlags.processingTime(maxProcessingSeconds)
+        request.limits.svgRendering = svgRender
 
         var configuration = ImagePipeline.Configuration()
         configuration.filtrationConcurrency = workers

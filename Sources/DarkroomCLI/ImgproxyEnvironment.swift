@@ -47,6 +47,11 @@ struct ImgproxyEnvironment {
             settings[key] = value
         case "CONCURRENCY": settings["WORKERS"] = value
         case "ENABLE_CLIENT_HINTS": settings["CLIENT_HINTS"] = value
+        case "SANITIZE_SVG": settings["SANITIZE_SVG"] = value
+        case "ALWAYS_RASTERIZE_SVG":
+            // Rendering is Darkroom's switch of its own: libvips marks librsvg untrusted.
+            settings["ALWAYS_RASTERIZE_SVG"] = value
+            if Self.isTrue(value) { settings["SVG_RENDER"] = "true" }
         case "TIMEOUT": settings["MAX_PROCESSING_SECONDS"] = value
         case "TTL": settings["CACHE_MAX_AGE"] = value
         case "MAX_SRC_FILE_SIZE":

@@ -24,6 +24,8 @@ struct ProcessingFlags: ParsableArguments {
 
     @Flag(name: .customLong("jpeg-xl"), help: "Read and write JPEG XL (off by default: libvips marks its JPEG XL codec untrusted).")
     var jpegXL = false
+    @Flag(name: .customLong("svg-render"), help: "Draw SVG sources with librsvg (off by default: libvips marks its SVG loader untrusted); with --format svg, an SVG is written as it came, sanitised.")
+    var svgRender = false
 
     @Option(name: .long, help: "Seconds one image's processing may take before it is stopped, 1...3600 (default 20). [DARKROOM_MAX_PROCESSING_SECONDS]")
     var maxProcessingSeconds: Int?
@@ -82,7 +84,7 @@ struct ProcessingFlags: ParsableArguments {
             throw ValidationError("--quality \(quality) is outside 1...100")
         }
         if let format {
-            guard let parsed = ImageFormat(name: format), parsed.canEncode else {
+            guard let parsed = ImageFormat(name: format), parsed.canEncode || parsed == .svg else {
                 throw ValidationError("--format \(format): not a format Darkroom writes (jpeg, png, webp, avif, heic, gif, tiff, bmp, ico, jxl)")
             }
             guard parsed != .jxl || jpegXL else {
@@ -92,6 +94,7 @@ struct ProcessingFlags: ParsableArguments {
         }
         var options = ProcessingOptions(operations: operations, output: output)
         options.limits.jpegXL = jpegXL
+        options.limits.svgRendering = svgRender
         options.limits.maxProcessingTime = try Self.processingTime(maxProcessingSeconds)
         options.limits.maxDecodeMemory = try Self.memoryBudget(maxRequestMemoryMb)
         return options

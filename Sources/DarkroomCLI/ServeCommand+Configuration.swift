@@ -102,6 +102,12 @@ extension ServeCommand {
             c.limits.maxDecodeMemory = megabytes << 20
         }
         c.limits.jpegXL = jpegXL || envFlag("JPEG_XL")
+        c.limits.svgRendering = svgRender || envFlag("SVG_RENDER")
+        c.alwaysRasterizeSVG = try alwaysRasterizeSVG || env("ALWAYS_RASTERIZE_SVG").map { try Self.boolean($0, "DARKROOM_ALWAYS_RASTERIZE_SVG") } ?? false
+        if c.alwaysRasterizeSVG, !c.limits.svgRendering {
+            throw ValidationError("--always-rasterize-svg needs --svg-render: libvips' SVG renderer is off by default, as it marks it untrusted")
+        }
+        if let text = sanitizeSVG ?? env("SANITIZE_SVG") { c.limits.sanitizesSVG = try Self.boolean(text, "--sanitize-svg") }
         if let seconds = try number(downloadTimeout, "DOWNLOAD_TIMEOUT", "download-timeout", minimum: 1) { c.downloadTimeout = .seconds(seconds) }
         if let age = try number(cacheMaxAge, "CACHE_MAX_AGE", "cache-max-age") { c.cacheMaxAge = age }
         if let waiting = try number(maxWaiting, "MAX_WAITING", "max-waiting") { c.maxWaitingFiltrations = waiting }

@@ -23,6 +23,26 @@ extension VImage {
     ///   where there is one.
     /// - Important: `bytes` must stay valid until the image and every image
     ///   made from it are released.
+    /// Reads an SVG document (sanitised: librsvg must find nothing to
+    /// fetch) at `scale`, a px a pixel at 1. The pixels are rendered as they
+    /// are pulled. Blocked until ``VipsRuntime/allowSVG()``.
+    /// - Important: `bytes` must stay valid until the image is released.
+    package static func loadSVG(_ bytes: UnsafeRawBufferPointer, scale: Double) throws(VipsError) -> VImage {
+        try make("svgload_buffer") { darkroom_vips_svgload(bytes.baseAddress, bytes.count, $0, scale) }
+    }
+
+    /// The pixels as an uncompressed PNG, for a rendered image to be read
+    /// again as a source.
+    package func storedPNG() throws(VipsError) -> [UInt8] {
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        guard darkroom_vips_pngsave_stored(pointer, &buffer, &length) == 0, let buffer else {
+            throw VipsError.fromBuffer(operation: "pngsave_buffer")
+        }
+        defer { g_free(buffer) }
+        return [UInt8](UnsafeRawBufferPointer(start: buffer, count: length))
+    }
+
     package static func load(
         _ bytes: UnsafeRawBufferPointer,
         loader: Loader,

@@ -77,6 +77,14 @@ package enum VipsRuntime {
 
     private static let jpegXLAllowed: Void = darkroom_vips_allow_jxl()
 
+    /// Lets libvips' SVG loader (librsvg) run, from memory only; called by
+    /// a run whose limits allow it.
+    package static func allowSVG() {
+        _ = svgAllowed
+    }
+
+    private static let svgAllowed: Void = darkroom_vips_allow_svg()
+
     /// The libvips version, such as "8.14.1".
     package static var version: String {
         String(cString: vips_version_string())

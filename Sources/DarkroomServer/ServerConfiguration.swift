@@ -52,6 +52,10 @@ public struct ServerConfiguration: Sendable {
     /// `dpr` and width, and name them in `Vary` (imgproxy's
     /// `IMGPROXY_ENABLE_CLIENT_HINTS`).
     public var clientHints = false
+    /// Render SVG sources asked without a format, as other sources are,
+    /// instead of answering them as SVG (imgproxy's
+    /// `IMGPROXY_ALWAYS_RASTERIZE_SVG`); needs ``ImageLimits/svgRendering``.
+    public var alwaysRasterizeSVG = false
     /// New work is refused with 429 while more than this many processing
     /// runs wait; cache hits are still served.
     public var maxWaitingFiltrations = 64

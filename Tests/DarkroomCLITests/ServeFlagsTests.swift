@@ -227,6 +227,19 @@ import TestSupport
         #expect(throws: (any Error).self) { try configuration(["DARKROOM_CACHE_CONTROL_PASSTHROUGH": "sometimes"]) }
     }
 
+    @Test func svgSettingsAreImgproxys() throws {
+        let plain = try configuration([:])
+        #expect(plain.limits.sanitizesSVG && !plain.limits.svgRendering && !plain.alwaysRasterizeSVG)
+        #expect(try !configuration(["IMGPROXY_SANITIZE_SVG": "false"]).limits.sanitizesSVG)
+        #expect(try configuration([:], ["--svg-render"]).limits.svgRendering)
+        // Always rasterising means drawing: it turns the renderer on.
+        let always = try configuration(["IMGPROXY_ALWAYS_RASTERIZE_SVG": "true"])
+        #expect(always.alwaysRasterizeSVG && always.limits.svgRendering)
+        #expect(ImgproxyEnvironment(["IMGPROXY_SANITIZE_SVG": "true", "IMGPROXY_ALWAYS_RASTERIZE_SVG": "true"]).unhonoured.isEmpty)
+        #expect(throws: (any Error).self) { try configuration([:], ["--always-rasterize-svg"]) }
+        #expect(throws: (any Error).self) { try configuration([:], ["--sanitize-svg", "perhaps"]) }
+    }
+
     @Test func theAllowedOriginIsImgproxys() throws {
         #expect(try configuration([:]).allowOrigin == nil)
         #expect(try configuration(["IMGPROXY_ALLOW_ORIGIN": "*"]).allowOrigin == "*")

@@ -19,7 +19,7 @@ import TestSupport
     static func check(_ name: String, _ expected: HostileCorpus.Outcome, box: (width: Int, height: Int),
                       made output: String?, failed reason: String?) async throws {
         switch (expected, output, reason) {
-        case (.image, let output?, nil):
+        case (.image, let output?, nil), (.vector, let output?, nil):
             let size = try ImageSize.of(try Data(contentsOf: URL(fileURLWithPath: output)))
             let fitted = try #require(expected.fitted(width: box.width, height: box.height))
             #expect(size == fitted, "\(name) made \(size.width) x \(size.height), not \(fitted.width) x \(fitted.height)")
@@ -40,7 +40,7 @@ import TestSupport
         let (folder, files) = try await Self.corpus()
         defer { try? FileManager.default.removeItem(at: folder) }
         let inputs = files.map { folder.appendingPathComponent("in/\($0.name)").path }
-        let run = try await DarkroomProcess.run(["process"] + inputs + ["-o", folder.appendingPathComponent("out").path, "--resize", "200"])
+        let run = try await DarkroomProcess.run(["process"] + inputs + ["-o", folder.appendingPathComponent("out").path, "--resize", "200", "--svg-render"])
         #expect(run.status == 1, "some inputs fail, and that is all: \(run.stderr)")
         for (input, file) in zip(inputs, files) {
             let made = run.stdout.split(separator: "\n").first { $0.hasPrefix("\(input) -> ") }
@@ -58,7 +58,7 @@ import TestSupport
         let list = folder.appendingPathComponent("list.json")
         try JSONSerialization.data(withJSONObject: files.map { ["name": $0.name, "url": origin.url("/\($0.name)").absoluteString] }).write(to: list)
         let run = try await DarkroomProcess.run(["fetch", list.path, "--out", folder.appendingPathComponent("out").path,
-                                                 "--cache-dir", folder.appendingPathComponent("cache").path, "--resize", "200", "--json"])
+                                                 "--cache-dir", folder.appendingPathComponent("cache").path, "--resize", "200", "--json", "--svg-render"])
         #expect(run.status == 1, "\(run.stderr)")
         struct Row: Decodable { var name: String; var state: String; var file: String?; var reason: String? }
         let rows = try run.stdout.split(separator: "\n").map { try JSONDecoder().decode(Row.self, from: Data($0.utf8)) }
@@ -76,13 +76,13 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let pdf = folder.appendingPathComponent("book.pdf")
         let run = try await DarkroomProcess.run(["book"] + files.map { folder.appendingPathComponent("in/\($0.name)").path }
-                                                + ["-o", pdf.path, "--skip-failed", "--dpi", "50"])
+                                                + ["-o", pdf.path, "--skip-failed", "--dpi", "50", "--svg-render"])
         #expect(run.status == 1, "photos were skipped, and the book was made: \(run.stderr)")
         let info = try await runTool("/usr/bin/pdfinfo", [pdf.path])
         #expect(info.status == 0, "\(info.output)")
         let pages = info.output.split(separator: "\n").first { $0.hasPrefix("Pages:") }.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
         let outcomes = files.map { (name: $0.name, outcome: $0.outcome.made(keepsAnimation: false)) }
-        let images = outcomes.filter { if case .image = $0.outcome { true } else { false } }
+        let images = outcomes.filter { if case .error = $0.outcome { false } else { true } }
         #expect(pages == images.count, "\(pages) pages for \(images.count) images")
         for file in outcomes {
             // Named as its page would have been captioned: the file's name without extension.
@@ -104,7 +104,7 @@ import TestSupport
         defer { Task { await origin.stop() } }
         let port = try LoopbackPort.free()
         let process = try DarkroomProcess.start(["serve", "--port", "\(port)", "--cache-dir", folder.appendingPathComponent("cache").path,
-                                                 "--allow-private-networks"], log: folder.appendingPathComponent("serve.log"))
+                                                 "--allow-private-networks", "--svg-render"], log: folder.appendingPathComponent("serve.log"))
         defer { Task { await DarkroomProcess.stop(process) } }
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
         defer { Task { try? await client.shutdown() } }

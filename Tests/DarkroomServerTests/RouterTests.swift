@@ -61,7 +61,7 @@ import TestSupport
         ("/img/_/w:64/plain/local:///photos/README.md", .unprocessableContent, "not an image"),
         ("/img/_/w:64/plain/local:///../Package.swift", .notFound, "does not exist in the local source folder"),
         ("/img/_/w:64/plain/http://127.0.0.1:1/a.jpg", .notFound, "private"),
-        ("/img/_/w:64/plain/local:///photos/Aqua.jpg@svg", .unprocessableContent, "cannot write 'svg'"),
+        ("/img/_/w:64/plain/local:///photos/Aqua.jpg@svg", .unprocessableContent, "SVG is answered only for SVG sources"),
     ])
     func badRequestsGetTheirOwnStatusAndReason(uri: String, status: HTTPResponse.Status, reason: String) async throws {
         try await withRouter { client in

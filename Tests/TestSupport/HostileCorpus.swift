@@ -8,6 +8,9 @@ public enum HostileCorpus {
     public enum Outcome: Sendable, Equatable {
         /// An image, the source being this size upright.
         case image(width: Int, height: Int)
+        /// A drawing of this size, drawn at the size the box asks, larger
+        /// too (as imgproxy draws vectors).
+        case vector(width: Int, height: Int)
         /// A failure whose reason contains these words.
         case error(String)
         /// An animation over the pixel limit in all its frames: refused
@@ -29,8 +32,13 @@ public enum HostileCorpus {
         /// The size a fit into the box makes, never enlarged; `nil` for a
         /// failure.
         public func fitted(width boxWidth: Int, height boxHeight: Int) -> (width: Int, height: Int)? {
-            guard case .image(let width, let height) = self else { return nil }
-            let scale = min(1, Double(boxWidth) / Double(width), Double(boxHeight) / Double(height))
+            let (width, height, enlarges): (Int, Int, Bool)
+            switch self {
+            case .image(let w, let h): (width, height, enlarges) = (w, h, false)
+            case .vector(let w, let h): (width, height, enlarges) = (w, h, true)
+            default: return nil
+            }
+            let scale = min(enlarges ? .infinity : 1, Double(boxWidth) / Double(width), Double(boxHeight) / Double(height))
             return (max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))
         }
     }
@@ -54,7 +62,11 @@ public enum HostileCorpus {
         files.append(("junk-after-end.jpg", photo + Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }), .image(width: 1920, height: 1280)))
         files.append(("page.jpg", try Fixtures.data("page.html"), .error("HTML")))
         files.append(("data.jpg", Data(#"{"error": "not found", "status": 404}"#.utf8), .error("JSON")))
-        files.append(("drawing.svg", try Fixtures.data("drawing.svg"), .error("SVG")))
+        // SVG, drawn where the front end turns librsvg on (the tests do).
+        files.append(("drawing.svg", try Fixtures.data("drawing.svg"), .vector(width: 100, height: 100)))
+        for (name, document, outcome) in hostileSVGs {
+            files.append((name, Data(document.utf8), outcome))
+        }
         files.append(("document.pdf", try Fixtures.data("document.pdf"), .error("PDF")))
         files.append(("header-100000x100000.png", try Fixtures.data("huge-header.png"), .error("100000 x 100000 pixels, over the limit")))
         files.append(("frames-3000.gif", gif(frames: 3000), .image(width: 1, height: 1)))
@@ -72,6 +84,30 @@ public enum HostileCorpus {
         }
         return files.map { ($0.0, $0.2) }
     }
+
+    /// SVG documents made to hurt a renderer or read what they should not:
+    /// each is refused by the sanitiser before any parser expands or
+    /// fetches anything, or drawn without what it hid.
+    static let hostileSVGs: [(String, String, Outcome)] = {
+        let open = #"<svg xmlns="http://www.w3.org/2000/svg" width="120" height="80">"#
+        let laughs = (1...9).map { #"<!ENTITY lol\#($0) "\#(String(repeating: "&lol\($0 - 1);", count: 10))">"# }.joined()
+        return [
+            ("svg-billion-laughs.svg", #"<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY lol0 "lol">\#(laughs)]>"# + open + "<text>&lol9;</text></svg>",
+             .error("DTD")),
+            ("svg-xxe-file.svg", #"<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]>"# + open + "<text>&x;</text></svg>",
+             .error("DTD")),
+            ("svg-xxe-loopback.svg", #"<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x SYSTEM "http://127.0.0.1:9/secret">]>"# + open + "<text>&x;</text></svg>",
+             .error("DTD")),
+            ("svg-huge.svg", #"<svg xmlns="http://www.w3.org/2000/svg" width="1000000" height="1000000" viewBox="0 0 10 10"><rect width="10" height="10" fill="red"/></svg>"#,
+             .vector(width: 1_000_000, height: 1_000_000)),
+            ("svg-too-huge.svg", #"<svg xmlns="http://www.w3.org/2000/svg" width="100000000" height="100000000"><rect width="10" height="10"/></svg>"#,
+             .error("at most 10000000 a side")),
+            ("svg-deep.svg", open + String(repeating: "<g>", count: 5000) + String(repeating: "</g>", count: 5000) + "</svg>",
+             .error("deeper than 256")),
+            ("svg-script.svg", #"<svg xmlns="http://www.w3.org/2000/svg" width="120" height="80" onload="alert(1)"><script>alert(2)</script><rect width="120" height="80" fill="blue" onclick="alert(3)"/><image href="file:///etc/passwd"/></svg>"#,
+             .vector(width: 120, height: 80)),
+        ]
+    }()
 
     /// The photo with the bytes of every Huffman table (DHT segment)
     /// scrambled, its lengths kept, so the file still parses as a JPEG.

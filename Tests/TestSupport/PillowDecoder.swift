@@ -33,7 +33,7 @@ public enum PillowDecoder {
         process.arguments = [script.path, file.path] + points.map { "\($0.x),\($0.y)" }
         let output = Pipe()
         let errorsFile = folder.appendingPathComponent("errors")
-        FileManager.default.createFile(atPath: errorsFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorsFile.path, contents: nil)
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: errorsFile)
         try process.run()

@@ -49,7 +49,9 @@ extension ImageFormat {
         let text = String(decoding: head, as: UTF8.self)
             .trimmingCharacters(in: CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}")))
             .lowercased()
-        if text.hasPrefix("<svg") || (text.hasPrefix("<?xml") && text.contains("<svg")) { return .notAnImage("an SVG document") }
+        if text.hasPrefix("<svg") || ((text.hasPrefix("<?xml") || text.hasPrefix("<!--") || text.hasPrefix("<!doctype svg")) && Self.hasSVGRoot(bytes)) {
+            return .image(.svg)
+        }
         if text.hasPrefix("<!doctype html") || text.hasPrefix("<html") || text.hasPrefix("<head") || text.hasPrefix("<body") {
             return .notAnImage("an HTML page")
         }
@@ -61,5 +63,21 @@ extension ImageFormat {
         // Not a word of the bytes themselves: an error answer must not
         // relay what a foreign server sent.
         return .notAnImage("data of an unknown format")
+    }
+
+    /// Whether an XML document's first element, within its first 32 KiB
+    /// (imgproxy's detection window), is `<svg` (or `<prefix:svg`).
+    static func hasSVGRoot<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
+        let text = String(decoding: bytes.prefix(32 << 10), as: UTF8.self)
+        var rest = text[...]
+        while let open = rest.firstIndex(of: "<") {
+            rest = rest[rest.index(after: open)...]
+            guard let first = rest.first else { return false }
+            // Declarations, comments and processing instructions come before it.
+            if first == "?" || first == "!" { continue }
+            let name = rest.prefix { !$0.isWhitespace && $0 != ">" && $0 != "/" }
+            return name == "svg" || name.hasSuffix(":svg")
+        }
+        return false
     }
 }

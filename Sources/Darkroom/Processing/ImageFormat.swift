@@ -9,12 +9,16 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
     /// Written only, as imgproxy writes them: BMP uncompressed, ICO as one
     /// PNG of at most 256 pixels a side.
     case bmp, ico
+    /// Read, sanitised; answered as SVG when no format is asked for by name
+    /// (``OutputOptions/keepsVectors``), else rendered where
+    /// ``ImageLimits/svgRendering`` allows it. Never written from pixels.
+    case svg
 
     /// Formats that Darkroom can encode.
     public static let encodable: [ImageFormat] = [.jpeg, .png, .webp, .avif, .gif, .tiff, .jxl, .heic, .bmp, .ico]
 
     /// Formats Darkroom reads.
-    public static let decodable: [ImageFormat] = [.jpeg, .png, .webp, .avif, .heic, .tiff, .gif, .jxl]
+    public static let decodable: [ImageFormat] = [.jpeg, .png, .webp, .avif, .heic, .tiff, .gif, .jxl, .svg]
 
     /// The formats an answer takes without being asked for one: those
     /// browsers show and that suit photos. GIF and TIFF are written only
@@ -32,6 +36,7 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
         switch self {
         case .heic: "image/heif"
         case .ico: "image/x-icon"
+        case .svg: "image/svg+xml"
         default: "image/\(rawValue)"
         }
     }

@@ -58,6 +58,14 @@ public struct ImageLimits: Sendable, Hashable, Codable {
     /// number), whatever ``maxAnimationFrames`` answers of them. Real
     /// animations have hundreds; default 10,000.
     public var maxSourceFrames: Int = 10_000
+    /// Render SVG sources to pixels with libvips' SVG loader (librsvg),
+    /// which libvips marks untrusted: off by default. An SVG answered as
+    /// SVG needs no renderer.
+    public var svgRendering = false
+    /// Sanitise SVG sources (scripts, event handlers, external references
+    /// removed; DTDs refused) before they are rendered or answered, as
+    /// imgproxy's `IMGPROXY_SANITIZE_SVG`, on by default.
+    public var sanitizesSVG = true
 
     public init(maxSourceBytes: Int = 50_000_000, maxSourcePixels: Int = 50_000_000,
                 maxResultDimension: Int = 8192, maxProcessingTime: Duration = .seconds(20),
@@ -75,7 +83,7 @@ public struct ImageLimits: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case maxSourceBytes, maxSourcePixels, maxResultDimension, maxProcessingTime, maxAnimationFrames, jpegXL
-        case maxJPEGScans, maxDecodeMemory, maxAnimationFramePixels, maxHEIFTiles, maxSourceFrames
+        case maxJPEGScans, maxDecodeMemory, maxAnimationFramePixels, maxHEIFTiles, maxSourceFrames, svgRendering, sanitizesSVG
     }
 
     /// Limits written before the frame, scan, memory and tile limits and
@@ -93,6 +101,8 @@ public struct ImageLimits: Sendable, Hashable, Codable {
         maxAnimationFramePixels = try container.decodeIfPresent(Int.self, forKey: .maxAnimationFramePixels)
         maxHEIFTiles = try container.decodeIfPresent(Int.self, forKey: .maxHEIFTiles) ?? maxHEIFTiles
         maxSourceFrames = try container.decodeIfPresent(Int.self, forKey: .maxSourceFrames) ?? maxSourceFrames
+        svgRendering = try container.decodeIfPresent(Bool.self, forKey: .svgRendering) ?? false
+        sanitizesSVG = try container.decodeIfPresent(Bool.self, forKey: .sanitizesSVG) ?? true
     }
 
     public static let `default` = ImageLimits()

@@ -33,6 +33,9 @@ enum MemoryCost {
         case .bmp, .ico:
             // Never read.
             return pixel
+        case .svg:
+            // Rendered into a PNG of the pixels first, which is then read.
+            return pixel
         }
     }
 
@@ -69,6 +72,9 @@ enum MemoryCost {
         case .bmp, .ico:
             // The pixels in memory and the file they become, both whole.
             return Self.product(pixels, 8)
+        case .svg:
+            // Never written from pixels.
+            return 0
         }
     }
 

@@ -37,6 +37,12 @@ public struct OutputOptions: Sendable, Hashable, Codable {
     public var animationFormat: ImageFormat?
     /// Each format's settings past the quality.
     public var encoder = EncoderSettings()
+    /// An SVG source is answered as SVG (sanitised, unprocessed) whatever
+    /// ``format`` says: set where no format was asked for by name (``format``
+    /// may then be one chosen by the client's Accept), as imgproxy answers
+    /// an SVG asked without a format. Off, an SVG source is answered as SVG
+    /// only when ``format`` is SVG, and is otherwise rendered.
+    public var keepsVectors = false
 
     /// Whether a source in `format` is answered as it came.
     func skips(_ format: ImageFormat) -> Bool {
@@ -65,6 +71,7 @@ public struct OutputOptions: Sendable, Hashable, Codable {
         if !keepCopyright { text += ":kcr0" }
         if !stripColourProfile { text += ":scp0" }
         if let animationFormat { text += ":anim-\(animationFormat.rawValue)" }
+        if keepsVectors { text += ":vectors" }
         let encoderSettings = encoder.identifier
         if !encoderSettings.isEmpty { text += ":enc-" + encoderSettings }
         if !relevant.isEmpty {

@@ -13,6 +13,7 @@ extension ProcessingRun {
         try Self.startLibvips()
         let format = try checkedFormat()
         try killSwitch.check()
+        if format == .svg { return try svgInspect(includeGPS: includeGPS) }
         return try withRawBytes(of: data) { raw throws(DarkroomError) in
             _ = try checkedJPEGStructure(raw, format: format)
             let header = try load(raw, format: format, shrink: 1)

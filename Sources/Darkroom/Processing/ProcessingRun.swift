@@ -34,10 +34,11 @@ struct ProcessingRun {
         }
     }
 
-    private func runUntimed() throws(DarkroomError) -> ProcessedImage {
+    func runUntimed() throws(DarkroomError) -> ProcessedImage {
         try Self.startLibvips()
         let format = try checkedFormat()
         try killSwitch.check()
+        if format == .svg { return try svgRun() }
         // The bytes stay valid, and libvips reads them in place, until the
         // last image made from them is released at the end of this closure.
         return try withRawBytes(of: data) { raw throws(DarkroomError) in
@@ -50,6 +51,8 @@ struct ProcessingRun {
             return try run(raw, format: format)
         }
     }
+
+    static let svgFromPixels = "SVG is answered only for SVG sources: Darkroom does not draw pixels as vectors"
 
     /// Why a JPEG XL image is refused where ``ImageLimits/jpegXL`` is off.
     static func jpegXLOff(_ what: String) -> String {
@@ -222,6 +225,7 @@ struct ProcessingRun {
 
     private func outputFormat(source: ImageFormat, hasAlpha: Bool) throws(DarkroomError) -> ImageFormat {
         if let format = options.output.format {
+            if format == .svg { throw DarkroomError(.cannotEncode, Self.svgFromPixels) }
             guard format.canEncode else {
                 throw DarkroomError(.cannotEncode, "Darkroom cannot write \(format.rawValue.uppercased()); it writes \(ImageFormat.encodable.map(\.rawValue).joined(separator: ", "))")
             }
@@ -252,6 +256,7 @@ struct ProcessingRun {
             case .jxl: .jxl(quality: quality, effort: settings.jxlEffort)
             case .bmp: .bmp
             case .ico: .ico
+            case .svg: throw DarkroomError(.cannotEncode, Self.svgFromPixels)
             }
         }
         // The metadata kept, if any: then the saver does not strip.
@@ -345,6 +350,8 @@ extension ImageFormat {
         // Never a source: sniffing names neither, and PNG's loader refuses
         // their bytes.
         case .bmp, .ico: .png
+        // Rendered to PNG before any load (``ProcessingRun/svgRun()``).
+        case .svg: .png
         }
     }
 }

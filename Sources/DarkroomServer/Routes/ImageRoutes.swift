@@ -227,6 +227,9 @@ struct ImageRoutes: Sendable {
             // The source's format only if the client takes it.
             options.output.acceptedFormats = accept.accepted
         }
+        // As imgproxy: an SVG source asked without a format is answered as SVG.
+        let askedByName = (url.options.format ?? url.requestedExtension).map { $0 != "auto" } ?? false
+        options.output.keepsVectors = !askedByName && !configuration.alwaysRasterizeSVG
         if negotiated, let format, !format.animates, accept.accepted?.contains(.webp) ?? true {
             // AVIF chosen by Accept cannot animate here: an animated GIF or
             // WebP stays animated, as WebP, for a client that takes it.
@@ -342,14 +345,15 @@ struct ImageRoutes: Sendable {
     }
 
     /// Formats imgproxy names that Darkroom reads, or knows, but does not write.
-    static let unwritableFormats: Set<String> = ["svg", "pdf"]
+    static let unwritableFormats: Set<String> = ["pdf"]
 
     /// The output format: the one asked for; or, for none or `auto`, AVIF
     /// or WebP when the client names it, else nil (the source's, if the
     /// client takes it).
     static func format(asked: String?, accept: AcceptedFormats) -> Result<(ImageFormat?, negotiated: Bool), ImageURLError> {
         if let asked, asked != "auto" {
-            guard let format = ImageFormat(name: asked), format.canEncode else {
+            // SVG is answered for SVG sources only (the run refuses others).
+            guard let format = ImageFormat(name: asked), format.canEncode || format == .svg else {
                 return .failure(.init("cannot write '\(asked)' images (jpg, png, webp, avif, gif, tiff, jxl, heic, bmp, ico, or auto)"))
             }
             return .success((format, false))
