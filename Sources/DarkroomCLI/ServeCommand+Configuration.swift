@@ -165,6 +165,19 @@ extension ServeCommand {
         } else if let text = env("USE_LAST_MODIFIED") {
             c.usesLastModified = try Self.boolean(text, "DARKROOM_USE_LAST_MODIFIED")
         }
+        if try cookiePassthrough || env("COOKIE_PASSTHROUGH").map({ try Self.boolean($0, "DARKROOM_COOKIE_PASSTHROUGH") }) ?? false {
+            var passthrough = CookiePassthrough()
+            passthrough.all = try cookiePassthroughAll || env("COOKIE_PASSTHROUGH_ALL").map { try Self.boolean($0, "DARKROOM_COOKIE_PASSTHROUGH_ALL") } ?? false
+            if let text = cookieBaseUrl ?? env("COOKIE_BASE_URL") {
+                guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false else {
+                    throw ValidationError("--cookie-base-url \(text): expected an http or https URL")
+                }
+                passthrough.baseURL = url
+            }
+            c.cookiePassthrough = passthrough
+        } else if cookiePassthroughAll || cookieBaseUrl != nil {
+            throw ValidationError("--cookie-passthrough-all and --cookie-base-url need --cookie-passthrough")
+        }
         c.clientHints = try clientHints || env("CLIENT_HINTS").map { try Self.boolean($0, "DARKROOM_CLIENT_HINTS") } ?? false
         c.cacheControlPassthrough = try cacheControlPassthrough || env("CACHE_CONTROL_PASSTHROUGH").map { try Self.boolean($0, "DARKROOM_CACHE_CONTROL_PASSTHROUGH") } ?? false
         if let text = userAgent ?? env("USER_AGENT") {

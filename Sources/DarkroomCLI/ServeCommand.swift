@@ -46,6 +46,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a download may take. [DARKROOM_DOWNLOAD_TIMEOUT]") var downloadTimeout: Int?
     @Option(help: "max-age of images' Cache-Control, in seconds. [DARKROOM_CACHE_MAX_AGE]") var cacheMaxAge: Int?
     @Flag(help: "Read the DPR and Width client hints (and Sec-CH-DPR, Sec-CH-Width) as a URL's dpr and width where it sets none, and name them in Vary (imgproxy's IMGPROXY_ENABLE_CLIENT_HINTS). [DARKROOM_CLIENT_HINTS]") var clientHints = false
+    @Flag(help: "Send a client's cookies on to sources on the host it asked (or --cookie-base-url's), under that URL's directory, as a browser would (imgproxy's IMGPROXY_COOKIE_PASSTHROUGH); answers are cached apart for each set of cookies. [DARKROOM_COOKIE_PASSTHROUGH]") var cookiePassthrough = false
+    @Flag(help: "With --cookie-passthrough, send every cookie to every source (imgproxy's IMGPROXY_COOKIE_PASSTHROUGH_ALL). [DARKROOM_COOKIE_PASSTHROUGH_ALL]") var cookiePassthroughAll = false
+    @Option(help: ArgumentHelp("The URL a client's cookies belong to, for --cookie-passthrough (default: the address the client asked, from X-Forwarded-Proto, X-Forwarded-Host or Host, and X-Forwarded-Port; imgproxy's IMGPROXY_COOKIE_BASE_URL). [DARKROOM_COOKIE_BASE_URL]", valueName: "URL")) var cookieBaseUrl: String?
     @Flag(help: "Send the origin's Cache-Control (else its Expires, as a max-age) in place of --cache-max-age where it sent one (imgproxy's IMGPROXY_CACHE_CONTROL_PASSTHROUGH). [DARKROOM_CACHE_CONTROL_PASSTHROUGH]") var cacheControlPassthrough = false
     @Option(help: "Refuse new work (429) while more processing runs than this wait. [DARKROOM_MAX_WAITING]") var maxWaiting: Int?
     @Option(help: "Seconds a connection may wait idle between requests, 1...3600 (default 10, as imgproxy's IMGPROXY_KEEP_ALIVE_TIMEOUT). [DARKROOM_KEEP_ALIVE_TIMEOUT]") var keepAliveTimeout: Int?

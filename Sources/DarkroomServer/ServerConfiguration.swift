@@ -56,6 +56,9 @@ public struct ServerConfiguration: Sendable {
     /// instead of answering them as SVG (imgproxy's
     /// `IMGPROXY_ALWAYS_RASTERIZE_SVG`); needs ``ImageLimits/svgRendering``.
     public var alwaysRasterizeSVG = false
+    /// A client's cookies sent on to its sources, and to which
+    /// (imgproxy's `IMGPROXY_COOKIE_PASSTHROUGH`); nil: none are.
+    public var cookiePassthrough: CookiePassthrough?
     /// New work is refused with 429 while more than this many processing
     /// runs wait; cache hits are still served.
     public var maxWaitingFiltrations = 64

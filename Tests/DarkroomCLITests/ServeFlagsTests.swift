@@ -240,6 +240,17 @@ import TestSupport
         #expect(throws: (any Error).self) { try configuration([:], ["--sanitize-svg", "perhaps"]) }
     }
 
+    @Test func cookiePassthroughIsImgproxys() throws {
+        #expect(try configuration([:]).cookiePassthrough == nil)
+        let c = try configuration(["IMGPROXY_COOKIE_PASSTHROUGH": "true", "IMGPROXY_COOKIE_BASE_URL": "https://site.example/members/"])
+        #expect(c.cookiePassthrough == CookiePassthrough(baseURL: URL(string: "https://site.example/members/")))
+        #expect(try configuration([:], ["--cookie-passthrough", "--cookie-passthrough-all"]).cookiePassthrough?.all == true)
+        #expect(ImgproxyEnvironment(["IMGPROXY_COOKIE_PASSTHROUGH": "1", "IMGPROXY_COOKIE_PASSTHROUGH_ALL": "1",
+                                     "IMGPROXY_COOKIE_BASE_URL": "https://x.example/"]).unhonoured.isEmpty)
+        #expect(throws: (any Error).self) { try configuration([:], ["--cookie-passthrough", "--cookie-base-url", "ftp://x/"]) }
+        #expect(throws: (any Error).self) { try configuration([:], ["--cookie-passthrough-all"]) }
+    }
+
     @Test func theAllowedOriginIsImgproxys() throws {
         #expect(try configuration([:]).allowOrigin == nil)
         #expect(try configuration(["IMGPROXY_ALLOW_ORIGIN": "*"]).allowOrigin == "*")

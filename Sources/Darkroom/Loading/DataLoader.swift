@@ -134,6 +134,12 @@ public final class DataLoader: DataLoading {
         }
     }
 
+    /// Whether `url`'s host is `source`'s or one of its subdomains.
+    static func isWithin(_ url: URL, domainOf source: URL) -> Bool {
+        guard let host = url.host?.lowercased(), let domain = source.host?.lowercased() else { return false }
+        return host == domain || host.hasSuffix("." + domain)
+    }
+
     private func fetch(_ request: DataRequest, maxBytes: Int, expectImage: Bool, progress: @escaping @Sendable (Int, Int?) -> Void) async throws(DarkroomError) -> DataResponse {
         guard let policy = configuration.policy else {
             return try await fetchHop(request, connectTo: nil, maxBytes: maxBytes, expectImage: expectImage, progress: progress).response!
@@ -145,7 +151,9 @@ public final class DataLoader: DataLoading {
             let address = try await policy.checkedAddress(for: hop.url)
             let result = try await fetchHop(hop, connectTo: address, maxBytes: maxBytes, expectImage: expectImage, progress: progress)
             if let response = result.response { return response }
-            hop = DataRequest(url: result.redirect!)
+            let next = result.redirect!
+            // Cookies follow a redirect within the source's domain only.
+            hop = DataRequest(url: next, cookies: Self.isWithin(next, domainOf: request.url) ? request.cookies : nil)
         }
         throw DarkroomError(.tooManyRedirects, "\(request.url.absoluteString) redirected more than \(configuration.maxRedirects) times")
     }
@@ -181,6 +189,7 @@ public final class DataLoader: DataLoading {
         http.headers.add(name: "Accept", value: DataLoader.accept)
         if let etag = request.etag { http.headers.add(name: "If-None-Match", value: etag) }
         if let lastModified = request.lastModified { http.headers.add(name: "If-Modified-Since", value: lastModified) }
+        if let cookies = request.cookies { http.headers.add(name: "Cookie", value: cookies) }
         // The client's timeout covers the answer's head; the body is held
         // to the same deadline here, or an origin that drips bytes slower
         // than the read timeout but never stops would hold the request.

@@ -19,11 +19,16 @@ public struct DataRequest: Sendable, Hashable {
     public var etag: String?
     /// Sent as If-Modified-Since, to revalidate a cached copy.
     public var lastModified: String?
+    /// Sent as Cookie: a client's cookies passed on (imgproxy's
+    /// `IMGPROXY_COOKIE_PASSTHROUGH`), to the source's host and its
+    /// subdomains only, redirects included.
+    public var cookies: String?
 
-    public init(url: URL, etag: String? = nil, lastModified: String? = nil) {
+    public init(url: URL, etag: String? = nil, lastModified: String? = nil, cookies: String? = nil) {
         self.url = url
         self.etag = etag
         self.lastModified = lastModified
+        self.cookies = cookies
     }
 }
 

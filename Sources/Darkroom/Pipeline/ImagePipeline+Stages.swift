@@ -86,12 +86,13 @@ extension ImagePipeline {
             let source = SourceData(data: data, format: format)
             onEvent?(.original(source))
             return source
-        case .url(let url):
+        case .url(let url), .urlWithCookies(let url, _):
             let id = makeWaiterID()
             let key = source.cacheKey
             let jobs = dataJobs
+            let cookies: String? = if case .urlWithCookies(_, let cookies) = source { cookies } else { nil }
             let coalesced = jobs.join(key, waiter: id, priority: priority, onEvent: onEvent) { context throws(DarkroomError) in
-                try await self.fetch(url, key: key, context: context)
+                try await self.fetch(url, key: key, cookies: cookies, context: context)
             }
             if coalesced { metrics.coalesced(stage: .download) }
             if let followPriority {
@@ -104,18 +105,20 @@ extension ImagePipeline {
     /// The data job: a recent failure fails at once; a fresh disk copy is
     /// used as it is; a stale one is revalidated; otherwise the source is
     /// downloaded on the download queue and stored.
-    func fetch(_ url: URL, key: String, context: JobContext<String, SourceData>) async throws(DarkroomError) -> SourceData {
+    func fetch(_ url: URL, key: String, cookies: String? = nil, context: JobContext<String, SourceData>) async throws(DarkroomError) -> SourceData {
         try await Traces.span("darkroom.fetch") { span throws(DarkroomError) in
             if span.isRecording { span.attributes["url.full"] = Traces.redacted(url) }
-            return try await fetchUntraced(url, key: key, context: context)
+            return try await fetchUntraced(url, key: key, cookies: cookies, context: context)
         }
     }
 
-    private func fetchUntraced(_ url: URL, key: String, context: JobContext<String, SourceData>) async throws(DarkroomError) -> SourceData {
-        if let failure = failures.recentFailure(for: url) {
+    private func fetchUntraced(_ url: URL, key: String, cookies: String?, context: JobContext<String, SourceData>) async throws(DarkroomError) -> SourceData {
+        // A failure remembered for the URL is another client's: one with
+        // cookies is asked for itself.
+        if cookies == nil, let failure = failures.recentFailure(for: url) {
             throw failure
         }
-        if let failure = await rememberedFailure(for: url) {
+        if cookies == nil, let failure = await rememberedFailure(for: url) {
             throw failure
         }
         if let recent = recentSources?.value(for: key) {
@@ -142,7 +145,7 @@ extension ImagePipeline {
             return shared
         }
 
-        let request = DataRequest(url: url, etag: cached?.etag, lastModified: cached?.lastModified)
+        let request = DataRequest(url: url, etag: cached?.etag, lastModified: cached?.lastModified, cookies: cookies)
         let loader = self.loader
         let metrics = self.metrics
         let started = ContinuousClock.now
@@ -178,8 +181,10 @@ extension ImagePipeline {
                 context.publish(.original(source))
                 return source
             }
-            failures.remember(error, for: url)
-            await rememberOnDisk(error, for: url)
+            if cookies == nil {
+                failures.remember(error, for: url)
+                await rememberOnDisk(error, for: url)
+            }
             logger.info("download failed; remembered for a while", metadata: ["url": "\(url.absoluteString)", "reason": "\(error.reason)"])
             throw error
         }

@@ -8,18 +8,26 @@ public enum ImageSource: Sendable, Hashable {
     /// Bytes the caller already has (a local file, an upload), with a key that
     /// names them for the caches, such as the file's path and modification time.
     case data(Data, key: String)
+    /// Fetched as ``url(_:)``, sending a client's cookies (a `Cookie`
+    /// header's value): cached apart for each set of cookies, as the
+    /// origin may answer each client its own image.
+    case urlWithCookies(URL, cookies: String)
 
     /// The key under which the source's bytes are cached.
     public var cacheKey: String {
         switch self {
         case .url(let url): "url:\(url.absoluteString)"
         case .data(_, let key): "data:\(key)"
+        case .urlWithCookies(let url, let cookies):
+            "url:\(url.absoluteString)|cookies:" + Hex.string(SHA256.hash(data: Data(cookies.utf8)).prefix(16))
         }
     }
 
     public var url: URL? {
-        if case .url(let url) = self { return url }
-        return nil
+        switch self {
+        case .url(let url), .urlWithCookies(let url, _): url
+        case .data: nil
+        }
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.cacheKey == rhs.cacheKey }

@@ -75,7 +75,7 @@ struct ImageRoutes: Sendable {
         let acceptHeader = request.headers[.accept]
         let hints = configuration.clientHints ? ClientHints { request.headers[HTTPField.Name($0)!] } : nil
         let cacheKey = ParsedURLCache.Key(target: request.head.path ?? "", accept: acceptHeader ?? "", hints: hints?.key ?? "")
-        let parsed: ParsedURLCache.Entry
+        var parsed: ParsedURLCache.Entry
         if let known = parsedURLs.entry(for: cacheKey) {
             parsed = known
         } else {
@@ -86,6 +86,13 @@ struct ImageRoutes: Sendable {
             case .failure(let refusal):
                 return refusal.response
             }
+        }
+        if let passthrough = configuration.cookiePassthrough, let url = parsed.request.source.url,
+           let cookies = passthrough.cookies(for: url, field: { request.headers[HTTPField.Name($0)!] }) {
+            // Cached apart for each set of cookies: the origin may answer
+            // each client its own image.
+            parsed.request.source = ImageSource.urlWithCookies(url, cookies: cookies)
+            parsed.processedKey = parsed.request.processedKey
         }
         let response: ImageResponse
         if let hit = pipeline.memoryCachedImage(processedKey: parsed.processedKey) {
@@ -297,6 +304,8 @@ struct ImageRoutes: Sendable {
     func cachedAnswer(to request: HTTPRequestHead) -> (head: HTTPResponseHead, body: ByteBuffer?)? {
         // Only image URLs are in the parsed-URL cache: the route stores them.
         guard request.method == .GET, request.isKeepAlive else { return nil }
+        // A client's cookies may make the answer its own: the route decides.
+        if configuration.cookiePassthrough != nil, request.headers.contains(name: "cookie") { return nil }
         let accept = request.headers["accept"]
         // More than one Accept field is joined by the route; rare enough to leave to it.
         let hints = configuration.clientHints ? ClientHints { request.headers[$0].first }.key : ""

@@ -131,4 +131,15 @@ import Testing
             }
         }
     }
+
+    /// A client's cookies go with a redirect to the source's host or its
+    /// subdomains only, as Go's client (imgproxy's) sends them.
+    @Test func cookiesFollowRedirectsWithinTheSourcesDomainOnly() {
+        let source = URL(string: "https://images.example/a.jpg")!
+        for (next, within) in [("https://images.example/b.jpg", true), ("http://cdn.images.example/b.jpg", true),
+                               ("https://evilimages.example/b.jpg", false), ("https://example/b.jpg", false),
+                               ("https://images.example.evil.example/b.jpg", false)] {
+            #expect(DataLoader.isWithin(URL(string: next)!, domainOf: source) == within, "\(next)")
+        }
+    }
 }
