@@ -221,6 +221,21 @@ static inline const void *darkroom_vips_icc_profile(VipsImage *image, size_t *le
     return data;
 }
 
+/// A 16-bit source kept at 16 bits (imgproxy's preserve_hdr): 16-bit RGB
+/// (or 16-bit grey, kept grey), alpha kept; CMYK and foreign profiles
+/// through lcms at 16 bits.
+static inline int darkroom_vips_to_srgb16(VipsImage *in, VipsImage **out, int transform_profile) {
+    VipsInterpretation interpretation = vips_image_get_interpretation(in);
+    if (interpretation == VIPS_INTERPRETATION_CMYK) {
+        return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "input_profile", "cmyk", "depth", 16, NULL);
+    }
+    if (transform_profile && vips_icc_transform(in, out, "srgb", "embedded", TRUE, "depth", 16, NULL) == 0) {
+        return 0;
+    }
+    vips_error_clear();
+    return vips_colourspace(in, out, interpretation == VIPS_INTERPRETATION_GREY16 ? VIPS_INTERPRETATION_GREY16 : VIPS_INTERPRETATION_RGB16, NULL);
+}
+
 /// Any input (CMYK, 16-bit, grey, Lab...) to 8-bit sRGB, alpha kept.
 /// CMYK goes through its embedded profile, or libvips' built-in one; an
 /// RGB image through its embedded profile when the caller has found it
@@ -683,15 +698,15 @@ static inline int darkroom_vips_webpsave_tuned(VipsImage *in, void **buf, size_t
                                 NULL);
 }
 
-/// AVIF (`av1`) or HEIC, 8 bits; `subsample` 0 auto (below quality 90),
-/// 1 always, 2 never.
+/// AVIF (`av1`) or HEIC at `bitdepth` (8, or 10 or 12 for AVIF from
+/// 16-bit pixels); `subsample` 0 auto (below quality 90), 1 always, 2 never.
 static inline int darkroom_vips_heifsave_tuned(VipsImage *in, void **buf, size_t *len, int quality, int strip,
-                                               int av1, int effort, int subsample) {
+                                               int av1, int effort, int subsample, int bitdepth) {
     VipsForeignSubsample mode = subsample == 1 ? VIPS_FOREIGN_SUBSAMPLE_ON
                               : subsample == 2 ? VIPS_FOREIGN_SUBSAMPLE_OFF : VIPS_FOREIGN_SUBSAMPLE_AUTO;
     return vips_heifsave_buffer(in, buf, len,
                                 "Q", quality,
-                                "bitdepth", 8,
+                                "bitdepth", bitdepth,
                                 "compression", av1 ? VIPS_FOREIGN_HEIF_COMPRESSION_AV1 : VIPS_FOREIGN_HEIF_COMPRESSION_HEVC,
                                 "effort", effort,
                                 "subsample_mode", mode,

@@ -42,7 +42,7 @@ struct ImgproxyEnvironment {
              "ONLY_PRESETS", "ALLOW_SECURITY_OPTIONS", "BASE_URL", "URL_REPLACEMENTS", "BASE64_URL_INCLUDES_FILENAME",
              "JPEG_PROGRESSIVE", "ALLOWED_PROCESSING_OPTIONS", "KEEP_ALIVE_TIMEOUT", "READ_REQUEST_TIMEOUT", "PATH_PREFIX",
              "USE_LAST_MODIFIED", "ALLOW_ORIGIN", "USER_AGENT", "MAX_REDIRECTS", "CACHE_CONTROL_PASSTHROUGH", "COOKIE_PASSTHROUGH",
-             "COOKIE_PASSTHROUGH_ALL", "COOKIE_BASE_URL":
+             "COOKIE_PASSTHROUGH_ALL", "COOKIE_BASE_URL", "PRESERVE_HDR", "REQUEST_HEADERS_PASSTHROUGH":
             settings[key] = value
         case _ where ServeCommand.encoderSettingNames.contains(key):
             settings[key] = value

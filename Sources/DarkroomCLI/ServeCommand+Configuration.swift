@@ -2,6 +2,7 @@ import ArgumentParser
 import Darkroom
 import DarkroomServer
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -178,6 +179,14 @@ extension ServeCommand {
         } else if cookiePassthroughAll || cookieBaseUrl != nil {
             throw ValidationError("--cookie-passthrough-all and --cookie-base-url need --cookie-passthrough")
         }
+        if let text = requestHeadersPassthrough ?? env("REQUEST_HEADERS_PASSTHROUGH") {
+            for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !name.isEmpty {
+                guard HTTPField.Name(name) != nil, !ServerConfiguration.unpassableHeaders.contains(name) else {
+                    throw ValidationError("--request-headers-passthrough: '\(name)' is not a header that can be passed on (the connection's own, a validator, or Cookie, which --cookie-passthrough sends)")
+                }
+                c.requestHeadersPassthrough.append(name)
+            }
+        }
         c.clientHints = try clientHints || env("CLIENT_HINTS").map { try Self.boolean($0, "DARKROOM_CLIENT_HINTS") } ?? false
         c.cacheControlPassthrough = try cacheControlPassthrough || env("CACHE_CONTROL_PASSTHROUGH").map { try Self.boolean($0, "DARKROOM_CACHE_CONTROL_PASSTHROUGH") } ?? false
         if let text = userAgent ?? env("USER_AGENT") {
@@ -237,6 +246,7 @@ extension ServeCommand {
         }
         c.encoder.progressiveJPEG = jpegProgressive || envFlag("JPEG_PROGRESSIVE")
         c.encoder.settings = try encoderSettings(env: env)
+        c.encoder.preserveHDR = try preserveHdr || env("PRESERVE_HDR").map { try Self.boolean($0, "DARKROOM_PRESERVE_HDR") } ?? false
         c.allowSecurityOptions = allowSecurityOptions || envFlag("ALLOW_SECURITY_OPTIONS")
         if let text = env("ALLOWED_PROCESSING_OPTIONS") {
             c.allowedOptions = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })

@@ -24,6 +24,14 @@ extension VImage {
         return try VImage.make("colourspace") { darkroom_vips_to_srgb8(pointer, $0, transforms ? 1 : 0) }
     }
 
+    /// Converts to 16-bit RGB (or 16-bit grey), as ``srgb8(transformingProfile:)``
+    /// does to 8 bits: for a source with more than 8 bits whose answer can
+    /// carry them (imgproxy's `preserve_hdr`).
+    package func srgb16(transformingProfile: Bool = true) throws(VipsError) -> VImage {
+        let transforms = transformingProfile && hasForeignProfile
+        return try VImage.make("colourspace") { darkroom_vips_to_srgb16(pointer, $0, transforms ? 1 : 0) }
+    }
+
     /// Turned clockwise by `quarters` quarter turns (1, 2 or 3).
     package func rotated(quarters: Int) throws(VipsError) -> VImage {
         precondition((1...3).contains(quarters), "one to three quarter turns")

@@ -99,10 +99,12 @@ extension VImage {
             status = darkroom_vips_webpsave_lossless(pointer, &buffer, &length, strip)
         case .avif(let quality, let tuning):
             name = "heifsave_buffer"
-            status = darkroom_vips_heifsave_tuned(pointer, &buffer, &length, Int32(quality), strip, 1, Int32(tuning.effort), Int32(tuning.subsample))
+            // 16-bit pixels (a preserved HDR source) as 12-bit AVIF.
+            status = darkroom_vips_heifsave_tuned(pointer, &buffer, &length, Int32(quality), strip, 1, Int32(tuning.effort), Int32(tuning.subsample),
+                                                  bytesPerSample > 1 ? 12 : 8)
         case .heic(let quality):
             name = "heifsave_buffer"
-            status = darkroom_vips_heifsave_tuned(pointer, &buffer, &length, Int32(quality), strip, 0, 4, 0)
+            status = darkroom_vips_heifsave_tuned(pointer, &buffer, &length, Int32(quality), strip, 0, 4, 0, 8)
         case .bmp, .ico:
             // Written here, from the pixels (libvips has no saver for them
             // but ImageMagick's, which is untrusted).

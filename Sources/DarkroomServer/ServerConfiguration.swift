@@ -59,6 +59,15 @@ public struct ServerConfiguration: Sendable {
     /// A client's cookies sent on to its sources, and to which
     /// (imgproxy's `IMGPROXY_COOKIE_PASSTHROUGH`); nil: none are.
     public var cookiePassthrough: CookiePassthrough?
+    /// Header fields of a client's request sent on to its sources, by
+    /// lower-case name (imgproxy Pro's `IMGPROXY_REQUEST_HEADERS_PASSTHROUGH`).
+    public var requestHeadersPassthrough: [String] = []
+
+    /// Names that are the connection's or the loader's own, never passed on.
+    public static let unpassableHeaders: Set<String> = [
+        "host", "connection", "content-length", "transfer-encoding", "upgrade", "te", "trailer", "keep-alive", "expect",
+        "proxy-authorization", "proxy-connection", "if-none-match", "if-modified-since", "cookie",
+    ]
     /// New work is refused with 429 while more than this many processing
     /// runs wait; cache hits are still served.
     public var maxWaitingFiltrations = 64

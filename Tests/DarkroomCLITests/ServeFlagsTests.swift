@@ -249,6 +249,10 @@ import TestSupport
                                      "IMGPROXY_COOKIE_BASE_URL": "https://x.example/"]).unhonoured.isEmpty)
         #expect(throws: (any Error).self) { try configuration([:], ["--cookie-passthrough", "--cookie-base-url", "ftp://x/"]) }
         #expect(throws: (any Error).self) { try configuration([:], ["--cookie-passthrough-all"]) }
+        #expect(try configuration(["IMGPROXY_REQUEST_HEADERS_PASSTHROUGH": "Authorization, X-Tenant"]).requestHeadersPassthrough == ["authorization", "x-tenant"])
+        for bad in ["Host", "Content-Length", "Cookie", "If-None-Match", "bad header"] {
+            #expect(throws: (any Error).self, "\(bad)") { try configuration([:], ["--request-headers-passthrough", bad]) }
+        }
     }
 
     @Test func theAllowedOriginIsImgproxys() throws {
@@ -289,6 +293,7 @@ import TestSupport
         #expect(s.avifSpeed == 5 && s.avifSubsample == .off && s.jxlEffort == 7)
         #expect(s.jpegNoSubsample && s.jpegTrellisQuant && s.jpegOvershootDeringing && s.jpegOptimizeScans && s.jpegQuantTable == 3)
         #expect(ImgproxyEnvironment(environment).unhonoured.isEmpty, "an imgproxy deployment's settings start without a warning")
+        #expect(try configuration(["IMGPROXY_PRESERVE_HDR": "true"]).encoder.preserveHDR && !configuration([:]).encoder.preserveHDR)
         // The flag over the variable, by the lowercased name.
         #expect(try configuration(["IMGPROXY_WEBP_EFFORT": "6"], ["--encoder", "webp_effort=2"]).encoder.settings.webpEffort == 2)
         for (name, value) in [("WEBP_EFFORT", "7"), ("WEBP_EFFORT", "0"), ("AVIF_SPEED", "10"), ("PNG_QUANTIZATION_COLORS", "1"),

@@ -52,6 +52,52 @@ import TestSupport
     }
 }
 
+extension ImgproxyDeploymentTests {
+    /// The rest of the drop-in, from imgproxy's variables alone: a path
+    /// prefix, client hints, caching headers, encoder settings, origin
+    /// requests, CORS and SVG start without a warning and take effect.
+    @Test func theDropInsSettingsStartWithoutAWarning() async throws {
+        let origin = try await OriginServer.start(serving: Fixtures.folder)
+        defer { Task { await origin.stop() } }
+        let folder = try Fixtures.temporaryFolder("darkroom-imgproxy-dropin")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let port = try LoopbackPort.free()
+        let log = folder.appendingPathComponent("serve.log")
+        let environment = [
+            "IMGPROXY_BIND": "127.0.0.1:\(port)", "IMGPROXY_PATH_PREFIX": "/images", "IMGPROXY_ENABLE_CLIENT_HINTS": "true",
+            "IMGPROXY_USE_LAST_MODIFIED": "true", "IMGPROXY_CACHE_CONTROL_PASSTHROUGH": "true", "IMGPROXY_TTL": "600",
+            "IMGPROXY_PNG_INTERLACED": "true", "IMGPROXY_PNG_QUANTIZE": "true", "IMGPROXY_PNG_QUANTIZATION_COLORS": "16",
+            "IMGPROXY_WEBP_EFFORT": "5", "IMGPROXY_WEBP_COMPRESSION": "lossy", "IMGPROXY_WEBP_SMART_SUBSAMPLE": "true",
+            "IMGPROXY_AVIF_SPEED": "7", "IMGPROXY_JPEG_TRELLIS_QUANT": "true", "IMGPROXY_PRESERVE_HDR": "false",
+            "IMGPROXY_USER_AGENT": "thumbs/%current_version", "IMGPROXY_MAX_REDIRECTS": "3",
+            "IMGPROXY_COOKIE_PASSTHROUGH": "true", "IMGPROXY_COOKIE_BASE_URL": origin.url("/").absoluteString,
+            "IMGPROXY_ALLOWED_SOURCES": "http://127.0.0.1:*/", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
+            "IMGPROXY_ALLOW_ORIGIN": "*", "IMGPROXY_SANITIZE_SVG": "true", "IMGPROXY_ALWAYS_RASTERIZE_SVG": "false",
+        ]
+        let process = try DarkroomProcess.start(["serve", "--cache-dir", folder.appendingPathComponent("cache").path], log: log,
+                                                environment: environment)
+        defer { Task { await DarkroomProcess.stop(process) } }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        defer { Task { try? await client.shutdown() } }
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/images/_/w:50/plain/\(origin.url("/landscape.jpg").absoluteString)@png")
+        request.headers.add(name: "DPR", value: "2")
+        request.headers.add(name: "Cookie", value: "session=1")
+        let server = StartingServer(client: client, port: port)
+        _ = try await server.get("/health")
+        let response = try await client.execute(request, timeout: .seconds(60))
+        let body = Data(buffer: try await response.body.collect(upTo: 1 << 20))
+        #expect(response.status == .ok)
+        #expect(try ImageSize.of(body) == (100, 67), "w:50 at the hinted DPR of 2")
+        #expect([UInt8](body)[25] == 3 && [UInt8](body)[28] == 1, "a quantised, interlaced PNG")
+        #expect(response.headers.first(name: "Vary") == "Sec-Ch-Dpr, Dpr, Sec-Ch-Width, Width")
+        #expect(response.headers.first(name: "Access-Control-Allow-Origin") == "*")
+        #expect(origin.lastHeaders("/landscape.jpg")?["cookie"] == "session=1")
+        #expect(origin.lastHeaders("/landscape.jpg")?["user-agent"] == "thumbs/0.1")
+        let text = try await BlockingFile.read(log)
+        #expect(!text.contains("not honoured"), "\(text)")
+    }
+}
+
 /// A file read off the cooperative pool.
 enum BlockingFile {
     static func read(_ url: URL) async throws -> String {

@@ -54,4 +54,20 @@ struct CookiePassthroughTests {
             #expect(origin.requests("/landscape.jpg") == 1 && origin.lastHeaders("/landscape.jpg")?["cookie"] == nil)
         }
     }
+
+    /// imgproxy Pro's `IMGPROXY_REQUEST_HEADERS_PASSTHROUGH`: the named
+    /// fields of the client's request go to the origin, and each set of
+    /// values is its own answer.
+    @Test func namedRequestHeadersGoToTheOrigin() async throws {
+        try await TestServer.withOrigin(serving: Fixtures.folder, { $0.requestHeadersPassthrough = ["authorization", "x-tenant"] }) { server, origin in
+            let path = "/_/w:30/plain/\(origin.url("/landscape.jpg").absoluteString)@png"
+            _ = try await server.get(path, headers: [("Authorization", "Bearer one"), ("X-Tenant", "a"), ("X-Other", "no")])
+            let sent = origin.lastHeaders("/landscape.jpg") ?? [:]
+            #expect(sent["authorization"] == "Bearer one" && sent["x-tenant"] == "a" && sent["x-other"] == nil)
+            _ = try await server.get(path, headers: [("Authorization", "Bearer two")])
+            #expect(origin.lastHeaders("/landscape.jpg")?["authorization"] == "Bearer two" && origin.requests("/landscape.jpg") == 2)
+            for _ in 0..<2 { _ = try await server.get(path, headers: [("Authorization", "Bearer two")]) }
+            #expect(origin.requests("/landscape.jpg") == 2, "the same values: the cached answer")
+        }
+    }
 }

@@ -51,4 +51,23 @@ struct OutputFormatServingTests {
             }
         }
     }
+
+    /// The bit depth of the PNG answer to `path`, from its IHDR.
+    func bitDepth(_ server: TestServer, _ path: String) async throws -> UInt8 {
+        [UInt8](try await server.get(path).body)[24]
+    }
+
+    @Test func preserveHDRAsImgproxyReadsIt() async throws {
+        try await TestServer.withOrigin(serving: Fixtures.folder, { _ in }) { server, origin async throws in
+            let source = origin.url("/sixteen-bit.png").absoluteString
+            #expect(try await bitDepth(server, "/_/w:100/plain/\(source)@png") == 8)
+            #expect(try await bitDepth(server, "/_/w:100/ph:1/plain/\(source)@png") == 16)
+            #expect(try await bitDepth(server, "/_/w:100/preserve_hdr:true/plain/\(source)@png") == 16)
+        }
+        try await TestServer.withOrigin(serving: Fixtures.folder, { $0.encoder.preserveHDR = true }) { server, origin async throws in
+            let source = origin.url("/sixteen-bit.png").absoluteString
+            #expect(try await bitDepth(server, "/_/w:100/plain/\(source)@png") == 16)
+            #expect(try await bitDepth(server, "/_/w:100/ph:0/plain/\(source)@png") == 8, "the URL over the server")
+        }
+    }
 }

@@ -152,8 +152,8 @@ public final class DataLoader: DataLoading {
             let result = try await fetchHop(hop, connectTo: address, maxBytes: maxBytes, expectImage: expectImage, progress: progress)
             if let response = result.response { return response }
             let next = result.redirect!
-            // Cookies follow a redirect within the source's domain only.
-            hop = DataRequest(url: next, cookies: Self.isWithin(next, domainOf: request.url) ? request.cookies : nil)
+            // A client's headers follow a redirect within the source's domain only.
+            hop = DataRequest(url: next, passedHeaders: Self.isWithin(next, domainOf: request.url) ? request.passedHeaders : [])
         }
         throw DarkroomError(.tooManyRedirects, "\(request.url.absoluteString) redirected more than \(configuration.maxRedirects) times")
     }
@@ -189,7 +189,7 @@ public final class DataLoader: DataLoading {
         http.headers.add(name: "Accept", value: DataLoader.accept)
         if let etag = request.etag { http.headers.add(name: "If-None-Match", value: etag) }
         if let lastModified = request.lastModified { http.headers.add(name: "If-Modified-Since", value: lastModified) }
-        if let cookies = request.cookies { http.headers.add(name: "Cookie", value: cookies) }
+        for header in request.passedHeaders { http.headers.replaceOrAdd(name: header.name, value: header.value) }
         // The client's timeout covers the answer's head; the body is held
         // to the same deadline here, or an origin that drips bytes slower
         // than the read timeout but never stops would hold the request.

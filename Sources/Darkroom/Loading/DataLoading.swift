@@ -19,16 +19,28 @@ public struct DataRequest: Sendable, Hashable {
     public var etag: String?
     /// Sent as If-Modified-Since, to revalidate a cached copy.
     public var lastModified: String?
-    /// Sent as Cookie: a client's cookies passed on (imgproxy's
-    /// `IMGPROXY_COOKIE_PASSTHROUGH`), to the source's host and its
-    /// subdomains only, redirects included.
-    public var cookies: String?
+    /// A client's header fields passed on (its cookies, and the headers a
+    /// server names: imgproxy's `IMGPROXY_COOKIE_PASSTHROUGH` and
+    /// `IMGPROXY_REQUEST_HEADERS_PASSTHROUGH`), as names and values, sent to
+    /// the source's host and its subdomains only, redirects included.
+    public var passedHeaders: [PassedHeader]
 
-    public init(url: URL, etag: String? = nil, lastModified: String? = nil, cookies: String? = nil) {
+    public init(url: URL, etag: String? = nil, lastModified: String? = nil, passedHeaders: [PassedHeader] = []) {
         self.url = url
         self.etag = etag
         self.lastModified = lastModified
-        self.cookies = cookies
+        self.passedHeaders = passedHeaders
+    }
+}
+
+/// One header field of a client's request, sent on to its source.
+public struct PassedHeader: Sendable, Hashable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
     }
 }
 

@@ -86,13 +86,13 @@ extension ImagePipeline {
             let source = SourceData(data: data, format: format)
             onEvent?(.original(source))
             return source
-        case .url(let url), .urlWithCookies(let url, _):
+        case .url(let url), .urlWithHeaders(let url, _):
             let id = makeWaiterID()
             let key = source.cacheKey
             let jobs = dataJobs
-            let cookies: String? = if case .urlWithCookies(_, let cookies) = source { cookies } else { nil }
+            let headers: [PassedHeader] = if case .urlWithHeaders(_, let headers) = source { headers } else { [] }
             let coalesced = jobs.join(key, waiter: id, priority: priority, onEvent: onEvent) { context throws(DarkroomError) in
-                try await self.fetch(url, key: key, cookies: cookies, context: context)
+                try await self.fetch(url, key: key, passedHeaders: headers, context: context)
             }
             if coalesced { metrics.coalesced(stage: .download) }
             if let followPriority {
@@ -105,20 +105,21 @@ extension ImagePipeline {
     /// The data job: a recent failure fails at once; a fresh disk copy is
     /// used as it is; a stale one is revalidated; otherwise the source is
     /// downloaded on the download queue and stored.
-    func fetch(_ url: URL, key: String, cookies: String? = nil, context: JobContext<String, SourceData>) async throws(DarkroomError) -> SourceData {
+    func fetch(_ url: URL, key: String, passedHeaders: [PassedHeader] = [], context: JobContext<String, SourceData>) async throws(DarkroomError) -> SourceData {
         try await Traces.span("darkroom.fetch") { span throws(DarkroomError) in
             if span.isRecording { span.attributes["url.full"] = Traces.redacted(url) }
-            return try await fetchUntraced(url, key: key, cookies: cookies, context: context)
+            return try await fetchUntraced(url, key: key, passedHeaders: passedHeaders, context: context)
         }
     }
 
-    private func fetchUntraced(_ url: URL, key: String, cookies: String?, context: JobContext<String, SourceData>) async throws(DarkroomError) -> SourceData {
-        // A failure remembered for the URL is another client's: one with
-        // cookies is asked for itself.
-        if cookies == nil, let failure = failures.recentFailure(for: url) {
+    private func fetchUntraced(_ url: URL, key: String, passedHeaders: [PassedHeader], context: JobContext<String, SourceData>) async throws(DarkroomError) -> SourceData {
+        // A failure remembered for the URL is another client's: one that
+        // sends its own headers is asked for itself, and not remembered.
+        let shared = passedHeaders.isEmpty
+        if shared, let failure = failures.recentFailure(for: url) {
             throw failure
         }
-        if cookies == nil, let failure = await rememberedFailure(for: url) {
+        if shared, let failure = await rememberedFailure(for: url) {
             throw failure
         }
         if let recent = recentSources?.value(for: key) {
@@ -145,7 +146,7 @@ extension ImagePipeline {
             return shared
         }
 
-        let request = DataRequest(url: url, etag: cached?.etag, lastModified: cached?.lastModified, cookies: cookies)
+        let request = DataRequest(url: url, etag: cached?.etag, lastModified: cached?.lastModified, passedHeaders: passedHeaders)
         let loader = self.loader
         let metrics = self.metrics
         let started = ContinuousClock.now
@@ -181,7 +182,7 @@ extension ImagePipeline {
                 context.publish(.original(source))
                 return source
             }
-            if cookies == nil {
+            if shared {
                 failures.remember(error, for: url)
                 await rememberOnDisk(error, for: url)
             }

@@ -8,24 +8,25 @@ public enum ImageSource: Sendable, Hashable {
     /// Bytes the caller already has (a local file, an upload), with a key that
     /// names them for the caches, such as the file's path and modification time.
     case data(Data, key: String)
-    /// Fetched as ``url(_:)``, sending a client's cookies (a `Cookie`
-    /// header's value): cached apart for each set of cookies, as the
-    /// origin may answer each client its own image.
-    case urlWithCookies(URL, cookies: String)
+    /// Fetched as ``url(_:)``, sending header fields of a client's request
+    /// (its cookies, say): cached apart for each set of them, as the origin
+    /// may answer each client its own image.
+    case urlWithHeaders(URL, headers: [PassedHeader])
 
     /// The key under which the source's bytes are cached.
     public var cacheKey: String {
         switch self {
         case .url(let url): "url:\(url.absoluteString)"
         case .data(_, let key): "data:\(key)"
-        case .urlWithCookies(let url, let cookies):
-            "url:\(url.absoluteString)|cookies:" + Hex.string(SHA256.hash(data: Data(cookies.utf8)).prefix(16))
+        case .urlWithHeaders(let url, let headers):
+            "url:\(url.absoluteString)|headers:"
+                + Hex.string(SHA256.hash(data: Data(headers.map { "\($0.name.lowercased()):\($0.value)" }.joined(separator: "\n").utf8)).prefix(16))
         }
     }
 
     public var url: URL? {
         switch self {
-        case .url(let url), .urlWithCookies(let url, _): url
+        case .url(let url), .urlWithHeaders(let url, _): url
         case .data: nil
         }
     }

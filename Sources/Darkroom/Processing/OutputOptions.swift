@@ -43,6 +43,14 @@ public struct OutputOptions: Sendable, Hashable, Codable {
     /// an SVG asked without a format. Off, an SVG source is answered as SVG
     /// only when ``format`` is SVG, and is otherwise rendered.
     public var keepsVectors = false
+    /// A source with more than 8 bits a sample keeps 16 where the answer's
+    /// format carries them (PNG, TIFF, AVIF at 12 bits, JPEG XL) and every
+    /// step works on them (resizes, crops, turns, flips, blur, sharpen), as
+    /// imgproxy's `preserve_hdr`; otherwise 8-bit sRGB, as always.
+    public var preserveHDR = false
+
+    /// The formats that carry more than 8 bits a sample.
+    static let highBitDepthFormats: Set<ImageFormat> = [.png, .tiff, .avif, .jxl]
 
     /// Whether a source in `format` is answered as it came.
     func skips(_ format: ImageFormat) -> Bool {
@@ -72,6 +80,7 @@ public struct OutputOptions: Sendable, Hashable, Codable {
         if !stripColourProfile { text += ":scp0" }
         if let animationFormat { text += ":anim-\(animationFormat.rawValue)" }
         if keepsVectors { text += ":vectors" }
+        if preserveHDR { text += ":hdr" }
         let encoderSettings = encoder.identifier
         if !encoderSettings.isEmpty { text += ":enc-" + encoderSettings }
         if !relevant.isEmpty {

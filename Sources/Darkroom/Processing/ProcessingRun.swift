@@ -143,8 +143,8 @@ struct ProcessingRun {
             var image = plan.factor > 1 || rotates ? try load(raw, format: format, shrink: plan.factor, randomAccess: rotates) : header
             try killSwitch.check()
 
-            // 3. Pixels to 8-bit sRGB, upright.
-            image = try inSRGB(image)
+            // 3. Pixels to 8-bit sRGB (16 where kept), upright.
+            image = try keepsHighBitDepth(header, format: format) ? inSRGB16(image) : inSRGB(image)
             if rotates {
                 image = try vips("rotating by EXIF orientation") { try image.autoRotated(orientation: orientation) }
             }
@@ -272,7 +272,9 @@ struct ProcessingRun {
         // result limit costs nothing until it is written).
         let frames = max(1, image.height / max(1, image.pageHeight))
         let frameHeight = image.height / frames
-        try reserveMemory(MemoryCost.encode(format, width: image.width, height: frameHeight, frames: frames, progressive: output.progressive),
+        // Twice the working set for 16-bit pixels.
+        try reserveMemory(MemoryCost.product(MemoryCost.encode(format, width: image.width, height: frameHeight, frames: frames, progressive: output.progressive),
+                                             image.bytesPerSample),
                           for: "writing the \(image.width) x \(frameHeight)\(frames > 1 ? " x \(frames) frames" : "") image as \(format.rawValue.uppercased())")
         guard let maxBytes = options.output.maxBytes, [.jpeg, .webp, .avif, .jxl].contains(format) else {
             let encoder = try encoder(quality)
@@ -324,6 +326,30 @@ struct ProcessingRun {
             return try image.srgb8(transformingProfile: options.output.stripColourProfile)
         } catch {
             throw DarkroomError(.corruptImage, "the image's colours could not be converted to sRGB", underlying: error.message)
+        }
+    }
+
+    /// The image as 16-bit RGB (or grey), for ``OutputOptions/preserveHDR``.
+    func inSRGB16(_ image: VImage) throws(DarkroomError) -> VImage {
+        do {
+            return try image.srgb16(transformingProfile: options.output.stripColourProfile)
+        } catch {
+            throw DarkroomError(.corruptImage, "the image's colours could not be converted to 16-bit RGB", underlying: error.message)
+        }
+    }
+
+    /// Whether the run keeps more than 8 bits: asked, the source has them,
+    /// the answer's format carries them, and every step works on them.
+    func keepsHighBitDepth(_ header: VImage, format: ImageFormat) -> Bool {
+        let output = options.output
+        guard output.preserveHDR, header.bytesPerSample > 1 else { return false }
+        let answer = output.format ?? output.formatKeeping(format, hasAlpha: header.hasAlpha)
+        guard OutputOptions.highBitDepthFormats.contains(answer) else { return false }
+        return options.operations.allSatisfy { operation in
+            switch operation {
+            case .resize, .crop, .cropPlaced, .rotate, .flip, .blur, .sharpen: true
+            default: false
+            }
         }
     }
 

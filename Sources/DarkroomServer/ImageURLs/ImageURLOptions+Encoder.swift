@@ -92,6 +92,11 @@ extension ImageURLOptions {
                 o.encoderOverrides.webpPreset = preset
             }
         }
+        add("preserve_hdr", "ph") { o, a throws(ImageURLError) in
+            // As imgproxy: a value that is not a boolean is false, with a warning.
+            try a.need(1...1)
+            o.preserveHDR = a.bool(0) ?? false
+        }
         add("avif_options", "avifo") { o, a throws(ImageURLError) in
             try a.need(0...1)
             if let text = a.text(0) {

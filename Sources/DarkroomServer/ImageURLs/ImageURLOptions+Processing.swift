@@ -15,6 +15,8 @@ extension ImageURLOptions {
         /// Each format's settings past the quality (`IMGPROXY_PNG_*`,
         /// `_WEBP_*`, `_AVIF_*`, `_JXL_*`, `_JPEG_*`).
         public var settings = EncoderSettings()
+        /// imgproxy's `IMGPROXY_PRESERVE_HDR`, which a URL's `ph` overrides.
+        public var preserveHDR = false
 
         public init() {}
     }
@@ -65,6 +67,7 @@ extension ImageURLOptions {
         }
         var output = OutputOptions(format: format, progressive: encoder.progressiveJPEG)
         output.encoder = encoderOverrides.applied(to: encoder.settings, progressive: &output.progressive)
+        output.preserveHDR = preserveHDR ?? encoder.preserveHDR
         // imgproxy's order: the URL's quality, then the format's (the URL's
         // over the server's), then the server's.
         if quality > 0 {

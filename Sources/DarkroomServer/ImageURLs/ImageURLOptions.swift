@@ -48,6 +48,9 @@ public struct ImageURLOptions: Sendable, Hashable {
     /// The encoder options of imgproxy Pro's `jpgo`, `pngo`, `webpo` and
     /// `avifo`, over the server's.
     public var encoderOverrides = EncoderOverrides()
+    /// More than 8 bits kept where the answer's format carries them
+    /// (`ph`/`preserve_hdr`); nil: the server's setting.
+    public var preserveHDR: Bool?
     public var blur: Double?
     public var sharpen: Double?
     public var autoRotate = true

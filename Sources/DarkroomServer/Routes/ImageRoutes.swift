@@ -87,11 +87,10 @@ struct ImageRoutes: Sendable {
                 return refusal.response
             }
         }
-        if let passthrough = configuration.cookiePassthrough, let url = parsed.request.source.url,
-           let cookies = passthrough.cookies(for: url, field: { request.headers[HTTPField.Name($0)!] }) {
-            // Cached apart for each set of cookies: the origin may answer
-            // each client its own image.
-            parsed.request.source = ImageSource.urlWithCookies(url, cookies: cookies)
+        if let url = parsed.request.source.url, let passed = passedHeaders(for: url, request: request) {
+            // Cached apart for each set of them: the origin may answer each
+            // client its own image.
+            parsed.request.source = ImageSource.urlWithHeaders(url, headers: passed)
             parsed.processedKey = parsed.request.processedKey
         }
         let response: ImageResponse
@@ -128,6 +127,23 @@ struct ImageRoutes: Sendable {
         RequestTrace.span?.attributes["darkroom.cache"] = response.cacheType?.rawValue ?? "none"
         // A cachebuster changes the URL (so CDNs miss), not the image.
         return answer(response, request: request, cacheControl: cacheControl(for: parsed, response: response), headers: parsed.headers(for: response.image.format))
+    }
+
+    /// The header fields of the client's request that go to `source`: its
+    /// cookies where the cookie rules send them, and the headers the server
+    /// passes through; nil for none.
+    func passedHeaders(for source: URL, request: Request) -> [PassedHeader]? {
+        var passed: [PassedHeader] = []
+        if let passthrough = configuration.cookiePassthrough,
+           let cookies = passthrough.cookies(for: source, field: { request.headers[HTTPField.Name($0)!] }) {
+            passed.append(PassedHeader(name: "Cookie", value: cookies))
+        }
+        for name in configuration.requestHeadersPassthrough {
+            guard let field = HTTPField.Name(name) else { continue }
+            let values = request.headers[values: field]
+            if !values.isEmpty { passed.append(PassedHeader(name: name, value: values.joined(separator: ", "))) }
+        }
+        return passed.isEmpty ? nil : passed
     }
 
     /// `request` with the bytes of the watermark at `url` (`wmu`), fetched
@@ -304,8 +320,10 @@ struct ImageRoutes: Sendable {
     func cachedAnswer(to request: HTTPRequestHead) -> (head: HTTPResponseHead, body: ByteBuffer?)? {
         // Only image URLs are in the parsed-URL cache: the route stores them.
         guard request.method == .GET, request.isKeepAlive else { return nil }
-        // A client's cookies may make the answer its own: the route decides.
+        // A client's cookies or passed headers may make the answer its own:
+        // the route decides.
         if configuration.cookiePassthrough != nil, request.headers.contains(name: "cookie") { return nil }
+        if configuration.requestHeadersPassthrough.contains(where: { request.headers.contains(name: $0) }) { return nil }
         let accept = request.headers["accept"]
         // More than one Accept field is joined by the route; rare enough to leave to it.
         let hints = configuration.clientHints ? ClientHints { request.headers[$0].first }.key : ""

@@ -152,3 +152,35 @@ import TestSupport
         #expect(settings.webpEffort == 6 && settings.avifSpeed == 0 && settings.pngQuantizationColours == 2 && settings.jpegQuantTable == 8)
     }
 }
+
+/// imgproxy's `preserve_hdr`: more than 8 bits kept where the answer's
+/// format carries them and every step works on them; 8 bits otherwise.
+@Suite(.offCooperativePool) struct PreserveHDRTests {
+    func output(_ format: ImageFormat, preserving: Bool) -> OutputOptions {
+        var output = OutputOptions(format: format)
+        output.preserveHDR = preserving
+        return output
+    }
+
+    /// A PNG's bit depth, from its IHDR.
+    func pngBitDepth(_ image: ProcessedImage) -> UInt8 { [UInt8](image.data)[24] }
+
+    @Test func sixteenBitsKeptWhereTheAnswerCarriesThem() throws {
+        let resize: [ImageOperation] = [.resize(Resize(width: 120, height: nil))]
+        #expect(pngBitDepth(try process(fixture: "sixteen-bit.png", resize, output: output(.png, preserving: false))) == 8)
+        let kept = try process(fixture: "sixteen-bit.png", resize, output: output(.png, preserving: true))
+        #expect(pngBitDepth(kept) == 16 && kept.width == 120)
+        // A step that works in 8 bits (sepia) makes the answer 8-bit.
+        #expect(pngBitDepth(try process(fixture: "sixteen-bit.png", resize + [.sepia(intensity: 0.5)], output: output(.png, preserving: true))) == 8)
+        // An 8-bit source stays 8-bit.
+        #expect(pngBitDepth(try process(fixture: "alpha.png", resize, output: output(.png, preserving: true))) == 8)
+        // AVIF at 12 bits; JPEG, which cannot carry more, at 8.
+        let avif = try process(fixture: "sixteen-bit.png", resize, output: output(.avif, preserving: true))
+        #expect(try [UInt8](avif.data).withUnsafeBytes { try HEIFStructure.read($0)?.coding.highBitDepth } == true)
+        let plainAVIF = try process(fixture: "sixteen-bit.png", resize, output: output(.avif, preserving: false))
+        #expect(try [UInt8](plainAVIF.data).withUnsafeBytes { try HEIFStructure.read($0)?.coding.highBitDepth } == false)
+        let jpeg = try process(fixture: "sixteen-bit.png", resize, output: output(.jpeg, preserving: true))
+        #expect(ImageFormat.sniff(jpeg.data) == ImageFormat.Sniffed.image(.jpeg))
+        #expect(output(.png, preserving: true).identifier != output(.png, preserving: false).identifier)
+    }
+}
