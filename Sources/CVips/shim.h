@@ -352,6 +352,36 @@ static inline int darkroom_vips_grayscale(VipsImage *in, VipsImage **out) {
     return vips_colourspace(in, out, VIPS_INTERPRETATION_B_W, NULL);
 }
 
+// MARK: - Arithmetic, for the colour adjustments
+
+/// Bands `first` to `first + n - 1`.
+static inline int darkroom_vips_extract_bands(VipsImage *in, VipsImage **out, int first, int n) {
+    return vips_extract_band(in, out, first, "n", n, NULL);
+}
+
+static inline int darkroom_vips_bandjoin2(VipsImage *a, VipsImage *b, VipsImage **out) {
+    return vips_bandjoin2(a, b, out, NULL);
+}
+
+/// out = in * a + b, a constant a band (or one for every band; a
+/// one-band image with n constants becomes n bands), in float.
+static inline int darkroom_vips_linear(VipsImage *in, VipsImage **out, const double *a, const double *b, int n) {
+    return vips_linear(in, out, (double *)a, (double *)b, n, NULL);
+}
+
+static inline int darkroom_vips_colourspace(VipsImage *in, VipsImage **out, int interpretation) {
+    return vips_colourspace(in, out, (VipsInterpretation)interpretation, NULL);
+}
+
+static inline int darkroom_vips_add(VipsImage *a, VipsImage *b, VipsImage **out) {
+    return vips_add(a, b, out, NULL);
+}
+
+/// To 8 bits, values clipped to 0...255.
+static inline int darkroom_vips_cast_uchar(VipsImage *in, VipsImage **out) {
+    return vips_cast_uchar(in, out, NULL);
+}
+
 // MARK: - Geometry
 
 static inline int darkroom_vips_autorot(VipsImage *in, VipsImage **out, int orientation) {

@@ -401,4 +401,28 @@ import Testing
         #expect(format("bmp", nil) == "bmp" && format("ico", nil) == "ico" && format("heic", "image/avif") == "heic")
         #expect(format("pdf", nil) == "error")
     }
+
+    /// imgproxy Pro's colour options: their grammar, defaults and ranges.
+    @Test func colourOptionsAsImgproxyProWritesThem() throws {
+        func steps(_ options: String) throws -> [ImageOperation] {
+            Array(try parse("/_/\(options)/plain/http://x.org/a.jpg").options.processing(format: .png).operations.dropFirst())
+        }
+        #expect(try steps("a:10:1.5:0.5") == [.adjust(brightness: 10, contrast: 1.5, saturation: 0.5)])
+        #expect(try steps("a::2") == [.adjust(brightness: 0, contrast: 2, saturation: 1)], "left out: the defaults")
+        #expect(try steps("br:-20/co:1.2/sa:0") == [.adjust(brightness: -20, contrast: 1.2, saturation: 0)])
+        #expect(try steps("br:0/co:1/sa:1").isEmpty, "the defaults are no step")
+        let black = RGBColour(red: 0, green: 0, blue: 0)!
+        #expect(try steps("mc:0.5") == [.duotone(intensity: 0.5, shadows: black, highlights: RGBColour(hex: "b3b3b3")!)])
+        #expect(try steps("mc:1:ff0000") == [.duotone(intensity: 1, shadows: black, highlights: RGBColour(hex: "ff0000")!)])
+        #expect(try steps("dt:1") == [.duotone(intensity: 1, shadows: black, highlights: .white)])
+        #expect(try steps("dt:0.3:102030:f0e0d0") == [.duotone(intensity: 0.3, shadows: RGBColour(hex: "102030")!, highlights: RGBColour(hex: "f0e0d0")!)])
+        #expect(try steps("col:0.5:f00:1") == [.colorize(opacity: 0.5, colour: RGBColour(hex: "ff0000")!, keepAlpha: true)])
+        #expect(try steps("col:0").isEmpty && steps("mc:0").isEmpty && steps("dt:0:000:fff").isEmpty)
+        for bad in ["br:256", "br:1.5", "co:-1", "sa:x", "a:1:2:3:4", "mc:2", "dt:0.5:12345", "col:1.5", "col:0.5:nothex"] {
+            #expect(throws: ImageURLError.self, "\(bad)") { try parse("/_/\(bad)/plain/http://x.org/a.jpg") }
+        }
+        // Each option changes the cache key.
+        #expect(try parse("/_/sa:0.5/plain/http://x.org/a.jpg").options.processing(format: .png).identifier
+                != parse("/_/sa:0.6/plain/http://x.org/a.jpg").options.processing(format: .png).identifier)
+    }
 }

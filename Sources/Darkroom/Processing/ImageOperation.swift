@@ -21,6 +21,17 @@ public enum ImageOperation: Sendable, Hashable, Codable {
     /// (0 leaves the image as it is; 1 is full sepia).
     case sepia(intensity: Double)
     case grayscale
+    /// imgproxy Pro's `adjust`: `brightness` added in 8-bit steps
+    /// (-255...255), `contrast` around mid-grey and `saturation` as a
+    /// multiple of CIE LCh chroma (each 0...100; 1 leaves the image).
+    case adjust(brightness: Int, contrast: Double, saturation: Double)
+    /// imgproxy Pro's `duotone` (and `monochrome`, from black to its
+    /// colour): luminance mapped from `shadows` to `highlights`, blended
+    /// with the image by `intensity` (0...1).
+    case duotone(intensity: Double, shadows: RGBColour, highlights: RGBColour)
+    /// imgproxy Pro's `colorize`: `colour` laid over the image at `opacity`
+    /// (0...1); with `keepAlpha`, transparency stays as it was.
+    case colorize(opacity: Double, colour: RGBColour, keepAlpha: Bool)
     /// A Gaussian blur of the given sigma, in pixels.
     case blur(sigma: Double)
     /// Unsharp masking with the given sigma, in pixels.
@@ -73,6 +84,12 @@ public enum ImageOperation: Sendable, Hashable, Codable {
             return "sepia:\(Self.format(intensity))"
         case .grayscale:
             return "grayscale"
+        case .adjust(let brightness, let contrast, let saturation):
+            return "adjust:\(brightness):\(Self.format(contrast)):\(Self.format(saturation))"
+        case .duotone(let intensity, let shadows, let highlights):
+            return "duotone:\(Self.format(intensity)):\(shadows.hex):\(highlights.hex)"
+        case .colorize(let opacity, let colour, let keepAlpha):
+            return "colorize:\(Self.format(opacity)):\(colour.hex):\(keepAlpha ? 1 : 0)"
         case .blur(let sigma):
             return "blur:\(Self.format(sigma))"
         case .sharpen(let sigma):
@@ -117,7 +134,8 @@ extension ImageOperation {
     var addsPixels: Bool {
         switch self {
         case .resize, .padding, .extend, .frame: true
-        case .crop, .cropPlaced, .trim, .sepia, .grayscale, .blur, .sharpen, .rotate, .flip, .pixelate, .background, .watermark: false
+        case .crop, .cropPlaced, .trim, .sepia, .grayscale, .blur, .sharpen, .rotate, .flip, .pixelate, .background, .watermark,
+             .adjust, .duotone, .colorize: false
         }
     }
 }

@@ -43,6 +43,20 @@ extension ProcessingRun {
             return try vips("sepia") { try image.recombined(matrix) }
         case .grayscale:
             return try vips("grayscale") { try image.grayscale().srgb8(transformingProfile: options.output.stripColourProfile) }
+        case .adjust(let brightness, let contrast, let saturation):
+            guard (-255...255).contains(brightness) else { throw .invalidOption("brightness \(brightness) is outside -255...255") }
+            guard contrast.isFinite, (0...100).contains(contrast) else { throw .invalidOption("contrast \(contrast) is outside 0...100") }
+            guard saturation.isFinite, (0...100).contains(saturation) else { throw .invalidOption("saturation \(saturation) is outside 0...100") }
+            if brightness == 0, contrast == 1, saturation == 1 { return image }
+            return try vips("adjusting the colours") { try image.adjusted(brightness: Double(brightness), contrast: contrast, saturation: saturation) }
+        case .duotone(let intensity, let shadows, let highlights):
+            guard intensity.isFinite, (0...1).contains(intensity) else { throw .invalidOption("duotone intensity \(intensity) is outside 0...1") }
+            if intensity == 0 { return image }
+            return try vips("duotone") { try image.duotoned(intensity: intensity, shadows: shadows.channels, highlights: highlights.channels) }
+        case .colorize(let opacity, let colour, let keepAlpha):
+            guard opacity.isFinite, (0...1).contains(opacity) else { throw .invalidOption("colorize opacity \(opacity) is outside 0...1") }
+            if opacity == 0 { return image }
+            return try vips("colorize") { try image.colourised(opacity: opacity, colour: colour.channels, keepingAlpha: keepAlpha) }
         case .blur(let sigma):
             guard sigma > 0, sigma <= 100 else { throw .invalidOption("blur sigma \(sigma) is outside 0...100") }
             try checkCost(of: "blur", sigma: sigma, on: image)

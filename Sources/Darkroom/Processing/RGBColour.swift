@@ -28,4 +28,7 @@ public struct RGBColour: Sendable, Hashable, Codable {
     public var hex: String {
         [red, green, blue].map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
+
+    /// Red, green and blue, 0...255, as libvips' constants take them.
+    var channels: [Double] { [Double(red), Double(green), Double(blue)] }
 }

@@ -315,6 +315,7 @@ extension ImageURLOptions {
             o.grayscale = a.bool(0) ?? true
         }
         rules.merge(encoderRules) { $1 }
+        rules.merge(colourRules) { $1 }
         return rules
     }()
 

@@ -49,6 +49,7 @@ extension ImageURLOptions {
                                          zoomX: zoomed ? zoomX : nil, zoomY: zoomed ? zoomY : nil, dpr: dpr == 1 ? nil : dpr)))
         if grayscale { operations.append(.grayscale) }
         if let sepia { operations.append(.sepia(intensity: sepia)) }
+        operations += colour.operations
         if let blur { operations.append(.blur(sigma: blur)) }
         if let sharpen { operations.append(.sharpen(sigma: sharpen)) }
         if pixelate > 1 { operations.append(.pixelate(size: pixelate)) }

@@ -51,6 +51,8 @@ public struct ImageURLOptions: Sendable, Hashable {
     /// More than 8 bits kept where the answer's format carries them
     /// (`ph`/`preserve_hdr`); nil: the server's setting.
     public var preserveHDR: Bool?
+    /// imgproxy Pro's colour options.
+    public var colour = Colour()
     public var blur: Double?
     public var sharpen: Double?
     public var autoRotate = true

@@ -1,0 +1,89 @@
+internal import CVips
+
+/// Colour adjustments on 8-bit sRGB images (imgproxy Pro's `adjust`,
+/// `monochrome`, `duotone` and `colorize`), made of libvips' arithmetic:
+/// alpha is set aside and put back as it was unless a step says otherwise.
+extension VImage {
+    /// Brightness added (-255...255, in 8-bit steps), contrast around
+    /// mid-grey (1 leaves it), saturation as a multiple of CIE LCh chroma
+    /// (1 leaves it, 0 is grey).
+    package func adjusted(brightness: Double, contrast: Double, saturation: Double) throws(VipsError) -> VImage {
+        try withColourBands { colour throws(VipsError) in
+            var image = colour
+            let bands = colour.bands
+            if brightness != 0 || contrast != 1 {
+                image = try image.linear(Array(repeating: contrast, count: bands),
+                                         Array(repeating: brightness + 128 * (1 - contrast), count: bands)).castUChar()
+            }
+            if saturation != 1, bands >= 3 {
+                let lch = try VImage.make("colourspace") { darkroom_vips_colourspace(image.pointer, $0, Int32(VIPS_INTERPRETATION_LCH.rawValue)) }
+                let scaled = try lch.linear([1, saturation, 1], [0, 0, 0])
+                image = try VImage.make("colourspace") { darkroom_vips_colourspace(scaled.pointer, $0, Int32(VIPS_INTERPRETATION_sRGB.rawValue)) }
+                    .castUChar()
+            }
+            return image
+        }
+    }
+
+    /// Luminance mapped from `shadows` (black) to `highlights` (white),
+    /// blended with the image by `intensity` (0...1). Colours are 0...255.
+    package func duotoned(intensity: Double, shadows: [Double], highlights: [Double]) throws(VipsError) -> VImage {
+        try withColourBands { colour throws(VipsError) in
+            let luminance = try VImage.make("colourspace") { darkroom_vips_colourspace(colour.pointer, $0, Int32(VIPS_INTERPRETATION_B_W.rawValue)) }
+            // One band, three constants: three bands, each from shadow to highlight.
+            let toned = try luminance.linear((0..<3).map { (highlights[$0] - shadows[$0]) / 255 }, shadows)
+            let rgb = colour.bands >= 3 ? colour
+                : try VImage.make("colourspace") { darkroom_vips_colourspace(colour.pointer, $0, Int32(VIPS_INTERPRETATION_sRGB.rawValue)) }
+            return try rgb.blended(with: toned, weight: intensity)
+        }
+    }
+
+    /// A colour laid over the image at `opacity` (0...1); with
+    /// `keepingAlpha`, transparency stays as it was, else the overlay
+    /// covers it in proportion.
+    package func colourised(opacity: Double, colour: [Double], keepingAlpha: Bool) throws(VipsError) -> VImage {
+        let hadAlpha = hasAlpha
+        let result = try withColourBands { image throws(VipsError) in
+            let rgb = image.bands >= 3 ? image
+                : try VImage.make("colourspace") { darkroom_vips_colourspace(image.pointer, $0, Int32(VIPS_INTERPRETATION_sRGB.rawValue)) }
+            return try rgb.linear([1 - opacity, 1 - opacity, 1 - opacity], colour.map { $0 * opacity }).castUChar()
+        }
+        guard hadAlpha, !keepingAlpha, opacity > 0 else { return result }
+        // alpha + (255 - alpha) * opacity
+        let colourBands = try VImage.make("extract_band") { darkroom_vips_extract_bands(result.pointer, $0, 0, Int32(result.bands - 1)) }
+        let alpha = try VImage.make("extract_band") { darkroom_vips_extract_bands(result.pointer, $0, Int32(result.bands - 1), 1) }
+        let covered = try alpha.linear([1 - opacity], [255 * opacity]).castUChar()
+        return try VImage.make("bandjoin") { darkroom_vips_bandjoin2(colourBands.pointer, covered.pointer, $0) }
+    }
+
+    /// `body` on the colour bands alone; the alpha band, if any, joined
+    /// back after it.
+    func withColourBands(_ body: (VImage) throws(VipsError) -> VImage) throws(VipsError) -> VImage {
+        guard hasAlpha else { return try body(self) }
+        let colour = try VImage.make("extract_band") { darkroom_vips_extract_bands(pointer, $0, 0, Int32(bands - 1)) }
+        let alpha = try VImage.make("extract_band") { darkroom_vips_extract_bands(pointer, $0, Int32(bands - 1), 1) }
+        let adjusted = try body(colour)
+        return try VImage.make("bandjoin") { darkroom_vips_bandjoin2(adjusted.pointer, alpha.pointer, $0) }
+    }
+
+    /// in * a + b, a constant a band, in float.
+    func linear(_ a: [Double], _ b: [Double]) throws(VipsError) -> VImage {
+        precondition(a.count == b.count, "one offset a factor")
+        return try a.withUnsafeBufferPointer { factors throws(VipsError) in
+            try b.withUnsafeBufferPointer { offsets throws(VipsError) in
+                try VImage.make("linear") { darkroom_vips_linear(pointer, $0, factors.baseAddress, offsets.baseAddress, Int32(a.count)) }
+            }
+        }
+    }
+
+    func castUChar() throws(VipsError) -> VImage {
+        try VImage.make("cast") { darkroom_vips_cast_uchar(pointer, $0) }
+    }
+
+    /// self * (1 - weight) + other * weight, as 8 bits.
+    func blended(with other: VImage, weight: Double) throws(VipsError) -> VImage {
+        let keep = try linear(Array(repeating: 1 - weight, count: bands), Array(repeating: 0, count: bands))
+        let add = try other.linear(Array(repeating: weight, count: other.bands), Array(repeating: 0, count: other.bands))
+        return try VImage.make("add") { darkroom_vips_add(keep.pointer, add.pointer, $0) }.castUChar()
+    }
+}

@@ -1,0 +1,90 @@
+public import Darkroom
+
+/// imgproxy Pro's colour options, free here: `adjust`/`a`,
+/// `brightness`/`br`, `contrast`/`co`, `saturation`/`sa`,
+/// `monochrome`/`mc`, `duotone`/`dt` and `colorize`/`col`.
+extension ImageURLOptions {
+    /// The colour options a URL set, with imgproxy's defaults.
+    public struct Colour: Sendable, Hashable {
+        /// -255...255.
+        public var brightness = 0
+        /// 1 leaves the image.
+        public var contrast = 1.0
+        public var saturation = 1.0
+        public var duotone: (intensity: Double, shadows: RGBColour, highlights: RGBColour)?
+        public var colorize: (opacity: Double, colour: RGBColour, keepAlpha: Bool)?
+
+        public init() {}
+
+        /// The steps, in imgproxy's order of these filters: the adjustments,
+        /// then the tone, then the overlay.
+        var operations: [ImageOperation] {
+            var operations: [ImageOperation] = []
+            if brightness != 0 || contrast != 1 || saturation != 1 {
+                operations.append(.adjust(brightness: brightness, contrast: contrast, saturation: saturation))
+            }
+            if let duotone, duotone.intensity > 0 {
+                operations.append(.duotone(intensity: duotone.intensity, shadows: duotone.shadows, highlights: duotone.highlights))
+            }
+            if let colorize, colorize.opacity > 0 {
+                operations.append(.colorize(opacity: colorize.opacity, colour: colorize.colour, keepAlpha: colorize.keepAlpha))
+            }
+            return operations
+        }
+
+        public static func == (lhs: Self, rhs: Self) -> Bool { lhs.operations == rhs.operations }
+        public func hash(into hasher: inout Hasher) { hasher.combine(operations) }
+    }
+
+    /// The hex colour at `index`, or `value` where it is left out.
+    static func colour(_ a: Arguments, _ index: Int, default value: RGBColour) throws(ImageURLError) -> RGBColour {
+        guard let text = a.text(index) else { return value }
+        guard let colour = RGBColour(hex: text) else { throw .init("option '\(a.name)': '\(text)' is not a hex colour (ff8000)") }
+        return colour
+    }
+
+    static var colourRules: [String: Rule] {
+        var rules: [String: Rule] = [:]
+        func add(_ names: String..., rule: @escaping Rule) {
+            for name in names { rules[name] = rule }
+        }
+        add("adjust", "a") { o, a throws(ImageURLError) in
+            // brightness:contrast:saturation, each optional.
+            try a.need(1...3)
+            if let brightness = try a.number(0, "brightness", -255...255) { o.colour.brightness = Int(brightness.rounded()) }
+            if let contrast = try a.number(1, "contrast", 0...100) { o.colour.contrast = contrast }
+            if let saturation = try a.number(2, "saturation", 0...100) { o.colour.saturation = saturation }
+        }
+        add("brightness", "br") { o, a throws(ImageURLError) in
+            try a.need(1...1)
+            guard let text = a.text(0), let value = Int(text), (-255...255).contains(value) else {
+                throw .init("option '\(a.name)': brightness '\(a.values[0])' is not a whole number from -255 to 255")
+            }
+            o.colour.brightness = value
+        }
+        // `co` is contrast here; imgproxy Pro also names crop_objects so.
+        add("contrast", "co") { o, a throws(ImageURLError) in try a.need(1...1); o.colour.contrast = try a.number(0, "contrast", 0...100) ?? 1 }
+        add("saturation", "sa") { o, a throws(ImageURLError) in try a.need(1...1); o.colour.saturation = try a.number(0, "saturation", 0...100) ?? 1 }
+        add("monochrome", "mc") { o, a throws(ImageURLError) in
+            // intensity:colour; the colour the palette runs to from black.
+            try a.need(1...2)
+            let intensity = try a.number(0, "intensity", 0...1) ?? 0
+            let tint = try Self.colour(a, 1, default: RGBColour(red: 0xb3, green: 0xb3, blue: 0xb3)!)
+            o.colour.duotone = intensity > 0 ? (intensity, RGBColour(red: 0, green: 0, blue: 0)!, tint) : nil
+        }
+        add("duotone", "dt") { o, a throws(ImageURLError) in
+            try a.need(1...3)
+            let intensity = try a.number(0, "intensity", 0...1) ?? 0
+            let shadows = try Self.colour(a, 1, default: RGBColour(red: 0, green: 0, blue: 0)!)
+            let highlights = try Self.colour(a, 2, default: RGBColour(red: 255, green: 255, blue: 255)!)
+            o.colour.duotone = intensity > 0 ? (intensity, shadows, highlights) : nil
+        }
+        add("colorize", "col") { o, a throws(ImageURLError) in
+            try a.need(1...3)
+            let opacity = try a.number(0, "opacity", 0...1) ?? 0
+            let tint = try Self.colour(a, 1, default: RGBColour(red: 0, green: 0, blue: 0)!)
+            o.colour.colorize = opacity > 0 ? (opacity, tint, a.bool(2) ?? false) : nil
+        }
+        return rules
+    }
+}

@@ -1,0 +1,71 @@
+@testable import Darkroom
+import DarkroomImaging
+import Foundation
+import Testing
+import TestSupport
+
+/// imgproxy Pro's colour options, pixel by pixel: each changes what it
+/// says by the amount its arguments say, and leaves alpha as it was.
+@Suite(.offCooperativePool) struct ColourAdjustmentTests {
+    /// The one pixel of a solid 4 x 4 image after `operation`.
+    func pixel(_ value: [UInt8], _ operation: ImageOperation) throws -> [Int] {
+        let data = try solidPNG(value, width: 4, height: 4)
+        let result = try process(data, ProcessingOptions(operations: [operation], output: OutputOptions(format: .png)))
+        return try pixels(of: result).pixel(x: 2, y: 2).map(Int.init)
+    }
+
+    func near(_ a: [Int], _ b: [Int], within tolerance: Int = 1) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { abs($0 - $1) <= tolerance }
+    }
+
+    @Test func brightnessAndContrast() throws {
+        #expect(try pixel([100, 150, 200], .adjust(brightness: 20, contrast: 1, saturation: 1)) == [120, 170, 220])
+        #expect(try pixel([100, 150, 250], .adjust(brightness: 20, contrast: 1, saturation: 1)) == [120, 170, 255], "clipped")
+        #expect(try pixel([100, 150, 200], .adjust(brightness: -120, contrast: 1, saturation: 1)) == [0, 30, 80])
+        // Around mid-grey: (v - 128) * 2 + 128.
+        #expect(try pixel([100, 150, 200], .adjust(brightness: 0, contrast: 2, saturation: 1)) == [72, 172, 255])
+        #expect(try pixel([100, 150, 200], .adjust(brightness: 0, contrast: 0, saturation: 1)) == [128, 128, 128])
+        // Alpha is left as it was.
+        #expect(try pixel([100, 150, 200, 90], .adjust(brightness: 20, contrast: 1, saturation: 1)) == [120, 170, 220, 90])
+    }
+
+    @Test func saturationScalesChromaOnly() throws {
+        let grey = try pixel([200, 80, 40], .adjust(brightness: 0, contrast: 1, saturation: 0))
+        #expect(abs(grey[0] - grey[1]) <= 1 && abs(grey[1] - grey[2]) <= 1, "no chroma: \(grey)")
+        #expect(near(try pixel([200, 80, 40], .adjust(brightness: 0, contrast: 1, saturation: 1)), [200, 80, 40]), "1 leaves it")
+        let more = try pixel([160, 120, 100], .adjust(brightness: 0, contrast: 1, saturation: 2))
+        #expect(more[0] - more[2] > 60 - 2, "the spread between red and blue grows: \(more)")
+        // A grey stays grey whatever the saturation.
+        #expect(near(try pixel([90, 90, 90], .adjust(brightness: 0, contrast: 1, saturation: 3)), [90, 90, 90]))
+    }
+
+    @Test func duotoneAndMonochrome() throws {
+        let shadows = RGBColour(red: 20, green: 0, blue: 80)!, highlights = RGBColour(red: 255, green: 220, blue: 0)!
+        #expect(near(try pixel([0, 0, 0], .duotone(intensity: 1, shadows: shadows, highlights: highlights)), [20, 0, 80]))
+        #expect(near(try pixel([255, 255, 255], .duotone(intensity: 1, shadows: shadows, highlights: highlights)), [255, 220, 0]))
+        // Half the intensity: half way from the image to the tone.
+        #expect(near(try pixel([255, 255, 255], .duotone(intensity: 0.5, shadows: shadows, highlights: highlights)), [255, 238, 128]))
+        // Monochrome: black to the tint, alpha kept.
+        let tint = RGBColour(red: 0xb3, green: 0xb3, blue: 0xb3)!
+        #expect(near(try pixel([255, 255, 255, 77], .duotone(intensity: 1, shadows: RGBColour(red: 0, green: 0, blue: 0)!, highlights: tint)),
+                     [179, 179, 179, 77]))
+    }
+
+    @Test func colorizeLaysAColourOver() throws {
+        let red = RGBColour(red: 255, green: 0, blue: 0)!
+        #expect(near(try pixel([0, 0, 0], .colorize(opacity: 0.5, colour: red, keepAlpha: false)), [128, 0, 0]))
+        #expect(near(try pixel([0, 100, 200], .colorize(opacity: 1, colour: red, keepAlpha: false)), [255, 0, 0]))
+        // Over transparency: covered in proportion, or kept as it was.
+        #expect(near(try pixel([0, 0, 0, 0], .colorize(opacity: 0.5, colour: red, keepAlpha: false)), [128, 0, 0, 128]))
+        #expect(near(try pixel([0, 0, 0, 0], .colorize(opacity: 0.5, colour: red, keepAlpha: true)), [128, 0, 0, 0]))
+    }
+
+    @Test func outOfRangeIsRefusedByName() {
+        for operation: ImageOperation in [.adjust(brightness: 256, contrast: 1, saturation: 1), .adjust(brightness: 0, contrast: -1, saturation: 1),
+                                          .adjust(brightness: 0, contrast: 1, saturation: .nan), .duotone(intensity: 2, shadows: .white, highlights: .white),
+                                          .colorize(opacity: -0.1, colour: .white, keepAlpha: false)] {
+            let error = #expect(throws: DarkroomError.self) { try pixel([1, 2, 3], operation) }
+            #expect(error?.kind == .invalidOption, "\(operation)")
+        }
+    }
+}
