@@ -19,8 +19,9 @@ extension VImage {
         let infoSize = grey ? 40 : 124
         let paletteSize = grey ? 256 * 4 : 0
         let dataOffset = 14 + infoSize + paletteSize
-        let (size, overflow) = dataOffset.addingReportingOverflow(rowBytes.multipliedReportingOverflow(by: height).partialValue)
-        guard !overflow, size <= Int(UInt32.max) else {
+        let pixelBytes = rowBytes.multipliedReportingOverflow(by: height)
+        let (size, overflow) = dataOffset.addingReportingOverflow(pixelBytes.partialValue)
+        guard !pixelBytes.overflow, !overflow, size <= Int(UInt32.max) else {
             throw VipsError(operation: "bmpsave", message: "a \(width) x \(height) BMP is over 4 GB")
         }
         var out = [UInt8]()

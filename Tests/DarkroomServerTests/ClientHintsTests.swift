@@ -19,6 +19,8 @@ struct ClientHintsTests {
         #expect(hints(["width": "300", "sec-ch-width": "400"]) == ClientHints(width: 400))
         #expect(hints(["width": "0"]).isEmpty && hints(["width": "abc"]).isEmpty && hints(["width": "1000001"]).isEmpty)
         #expect(ClientHints(dpr: 2, width: 301).cssWidth == 151, "rounded as imgproxy's Shrink")
+        // A ratio near 0 is above 0, as imgproxy takes it: the width stays in range.
+        #expect(hints(["dpr": "1e-300", "width": "1000"]).cssWidth == 100_000)
     }
 
     @Test func hintedRatioAndWidthAsImgproxyAnswersThem() async throws {
@@ -44,6 +46,10 @@ struct ClientHintsTests {
                 #expect(try await width("w:60", [("DPR", "1")]).0 == 60)
                 #expect(try await width("w:60", [("DPR", "3")]).0 == 180)
             }
+            // A ratio near 0 does not break the server.
+            let tiny = try await server.get("/_/q:80/plain/\(source)@png", headers: [("DPR", "5e-324"), ("Width", "1000")])
+            #expect(tiny.status == .ok || tiny.status.code == 422, "\(tiny.status)")
+            #expect(try await server.get("/health").status == .ok)
             // Negotiated answers vary by Accept as well.
             let negotiated = try await server.get("/_/w:60/plain/\(source)", headers: [("Accept", "image/webp"), ("DPR", "2")])
             #expect(negotiated.header("Vary") == "Accept, Sec-Ch-Dpr, Dpr, Sec-Ch-Width, Width")

@@ -58,6 +58,20 @@ struct CookiePassthroughTests {
     /// imgproxy Pro's `IMGPROXY_REQUEST_HEADERS_PASSTHROUGH`: the named
     /// fields of the client's request go to the origin, and each set of
     /// values is its own answer.
+    /// Without a base URL, the host the client asked: Hummingbird keeps
+    /// the Host field as the request's authority. A personalised answer is
+    /// private to shared caches in front.
+    @Test func theHostAskedIsTheCookiesBaseByDefault() async throws {
+        try await TestServer.withOrigin(serving: Fixtures.folder, { $0.cookiePassthrough = CookiePassthrough() }) { server, origin in
+            // The server and the origin are both on 127.0.0.1: the same host, any port.
+            let path = "/_/w:20/plain/\(origin.url("/landscape.jpg").absoluteString)@png"
+            let answer = try await server.get(path, headers: [("Cookie", "session=host")])
+            #expect(origin.lastHeaders("/landscape.jpg")?["cookie"] == "session=host")
+            #expect(answer.header("Cache-Control")?.hasPrefix("private, max-age=") == true, "\(answer.header("Cache-Control") ?? "")")
+            #expect(try await server.get(path).header("Cache-Control")?.hasPrefix("public") == true)
+        }
+    }
+
     @Test func namedRequestHeadersGoToTheOrigin() async throws {
         try await TestServer.withOrigin(serving: Fixtures.folder, { $0.requestHeadersPassthrough = ["authorization", "x-tenant"] }) { server, origin in
             let path = "/_/w:30/plain/\(origin.url("/landscape.jpg").absoluteString)@png"

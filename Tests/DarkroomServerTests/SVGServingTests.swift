@@ -60,6 +60,11 @@ struct SVGServingTests {
             #expect(try ImageSize.of(large.body) == (480, 320))
             let pixel = try PillowDecoder.decode(large.body, points: [(240, 160)]).pixels[0]
             #expect(pixel[0] > 200 && pixel[1] < 60 && pixel[2] < 60, "the gradient's red, drawn: \(pixel)")
+            // Larger than the source byte limit as uncompressed pixels: drawn.
+            let big = try await server.get("/_/rs:fit:4000:4000/plain/\(source)@jpg")
+            #expect(big.status == .ok)
+            let bigSize = try ImageSize.of(big.body)
+            #expect(bigSize == (4000, 2667), "\(bigSize)")
             // /info says what the document is, with placeholders from its drawing.
             let info = try await server.get("/info/_/plain/\(source)")
             let fields = try #require(try JSONSerialization.jsonObject(with: info.body) as? [String: Any], "\(String(decoding: info.body, as: UTF8.self))")

@@ -70,8 +70,13 @@ public struct SourcePolicy: Sendable, Hashable {
         guard let asked = URLComponents(url: url, resolvingAgainstBaseURL: false), asked.user == nil, asked.password == nil,
               let host = asked.host, !host.isEmpty
         else { return false }
-        let expression = "^" + pattern.components(separatedBy: "*").map(NSRegularExpression.escapedPattern(for:))
+        var expression = "^" + pattern.components(separatedBy: "*").map(NSRegularExpression.escapedPattern(for:))
             .joined(separator: #"[^/?#@:\\]*"#)
+        // A pattern that ends within the host (`https://*.cdn.example`)
+        // matches the whole host, not a longer one that starts with it.
+        if let authority = pattern.range(of: "://").map({ pattern[$0.upperBound...] }), !authority.contains("/") {
+            expression += "(?=[:/?#]|$)"
+        }
         guard let regex = try? NSRegularExpression(pattern: expression, options: [.caseInsensitive]) else { return false }
         let text = url.absoluteString
         return regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil

@@ -70,8 +70,8 @@ enum MemoryCost {
             // libjxl at effort 4: 44 bytes a pixel.
             return Self.product(pixels, 46)
         case .bmp, .ico:
-            // The pixels in memory and the file they become, both whole.
-            return Self.product(pixels, 8)
+            // The pixels in memory, the file they become and its copy.
+            return Self.product(pixels, 12)
         case .svg:
             // Never written from pixels.
             return 0

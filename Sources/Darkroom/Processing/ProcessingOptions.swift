@@ -46,6 +46,10 @@ public struct ProcessingOptions: Sendable, Hashable, Codable {
         if limits.maxResultDimension != ImageLimits.default.maxResultDimension {
             parts.append("mrd\(limits.maxResultDimension)")
         }
+        // An SVG is drawn at a scale the pixel limit may cut, and answered
+        // as it came where sanitising is off.
+        if limits.maxSourcePixels != ImageLimits.default.maxSourcePixels { parts.append("msr\(limits.maxSourcePixels)") }
+        if !limits.sanitizesSVG { parts.append("svg-unsanitised") }
         return parts.joined(separator: "/")
     }
 }

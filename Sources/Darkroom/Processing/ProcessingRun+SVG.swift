@@ -56,7 +56,11 @@ extension ProcessingRun {
             throw DarkroomError(.notAnImage, "SVG sources are not rendered here: libvips marks its SVG renderer (librsvg) untrusted (darkroom serve --svg-render turns it on); asked without a format, an SVG is answered as SVG")
         }
         VipsRuntime.allowSVG()
-        var run = ProcessingRun(data: try rendered(document.data, operations: options.operations), options: options, killSwitch: killSwitch)
+        // The drawing is bounded by the pixel limit; its uncompressed bytes
+        // (4 a pixel) are not the source's and pass the byte limit.
+        var drawing = options
+        drawing.limits.maxSourceBytes = .max
+        var run = ProcessingRun(data: try rendered(document.data, operations: options.operations), options: drawing, killSwitch: killSwitch)
         run.usesThumbnail = usesThumbnail
         run.kernels = kernels
         run.trace = trace
@@ -102,7 +106,9 @@ extension ProcessingRun {
         if case .resize(var resize)? = operations.first, resize.gravity.isValid {
             resize.enlarge = true
             let geometry = resize.geometry(sourceWidth: width, sourceHeight: height, maxResultDimension: options.limits.maxResultDimension)
-            scale = max(Double(geometry.scaledWidth) / Double(width), Double(geometry.scaledHeight) / Double(height))
+            // Half a pixel more: librsvg's size rounds down, and the resize
+            // then takes the drawing to its exact size.
+            scale = max((Double(geometry.scaledWidth) + 0.5) / Double(width), (Double(geometry.scaledHeight) + 0.5) / Double(height))
             if !scale.isFinite || scale <= 0 { scale = 1 }
         }
         let pixels = Double(width) * Double(height) * scale * scale

@@ -42,8 +42,13 @@ public struct ClientHints: Sendable, Hashable {
     public var isEmpty: Bool { dpr == nil && width == nil }
 
     /// The width in CSS pixels at the hinted ratio, as imgproxy rounds it.
+    /// Worked in Double and kept to 1...100000 before it is made an Int:
+    /// a ratio near 0 would otherwise overflow it.
     var cssWidth: Int? {
-        width.map { max(1, Int((Double($0) / (dpr ?? 1)).rounded())) }
+        width.map { width in
+            let css = (Double(width) / (dpr ?? 1)).rounded()
+            return css.isFinite ? Int(min(100_000, max(1, css))) : 100_000
+        }
     }
 
     /// What the hints are, for the parsed-URL cache's key ("" for none).

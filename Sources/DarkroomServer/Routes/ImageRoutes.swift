@@ -126,7 +126,11 @@ struct ImageRoutes: Sendable {
         }
         RequestTrace.span?.attributes["darkroom.cache"] = response.cacheType?.rawValue ?? "none"
         // A cachebuster changes the URL (so CDNs miss), not the image.
-        return answer(response, request: request, cacheControl: cacheControl(for: parsed, response: response), headers: parsed.headers(for: response.image.format))
+        // An answer made with a client's own fields is that client's: no
+        // shared cache in front keeps it for another.
+        var control = cacheControl(for: parsed, response: response)
+        if case .urlWithHeaders = parsed.request.source { control = Self.privateCacheControl(control) }
+        return answer(response, request: request, cacheControl: control, headers: parsed.headers(for: response.image.format))
     }
 
     /// The header fields of the client's request that go to `source`: its
@@ -135,7 +139,8 @@ struct ImageRoutes: Sendable {
     func passedHeaders(for source: URL, request: Request) -> [PassedHeader]? {
         var passed: [PassedHeader] = []
         if let passthrough = configuration.cookiePassthrough,
-           let cookies = passthrough.cookies(for: source, field: { request.headers[HTTPField.Name($0)!] }) {
+           // Hummingbird keeps the Host field as the request's authority.
+           let cookies = passthrough.cookies(for: source, field: { $0 == "host" ? request.head.authority : request.headers[HTTPField.Name($0)!] }) {
             passed.append(PassedHeader(name: "Cookie", value: cookies))
         }
         for name in configuration.requestHeadersPassthrough {
@@ -361,6 +366,14 @@ struct ImageRoutes: Sendable {
             }
         }
         return cacheControl
+    }
+
+    /// `Cache-Control` for one client's answer: `public` made `private`
+    /// (or `private` added), the rest kept.
+    static func privateCacheControl(_ value: String) -> String {
+        let directives = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && $0.lowercased() != "public" && $0.lowercased() != "private" }
+        return (["private"] + directives).joined(separator: ", ")
     }
 
     /// Whether an If-None-Match list names `etag` (or is `*`).

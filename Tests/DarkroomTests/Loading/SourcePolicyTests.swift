@@ -116,6 +116,10 @@ import Testing
             ("http://*.mycdn.dev/", "http://evil.example@a.mycdn.dev/a.jpg", false),
             ("http://*.mycdn.dev/", "http://user:pw@a.mycdn.dev/a.jpg", false),
             ("http://*.mycdn.dev/", "http://a.mycdn.dev.evil.example/a.jpg", false),
+            // A pattern that ends in the host matches the whole host.
+            ("https://*.cdn.example", "https://x.cdn.example.evil.net/a.jpg", false),
+            ("https://*.cdn.example", "https://x.cdn.example/a.jpg", true),
+            ("https://*.cdn.example", "https://x.cdn.example:8443/a.jpg", true),
         ]
         for (pattern, text, allowed) in cases {
             let policy = SourcePolicy(allowedPrefixes: ["https://fixed.example/", pattern])

@@ -143,6 +143,16 @@ import TestSupport
         #expect(ImageFormat.sniff(trellis.data) == .image(.jpeg) && trellis.width == 128)
     }
 
+    @Test func svgSettingsAreInTheKey() {
+        var plain = ProcessingOptions(operations: [], output: OutputOptions(format: .png))
+        let key = plain.identifier
+        plain.limits.sanitizesSVG = false
+        #expect(plain.identifier != key)
+        plain.limits.sanitizesSVG = true
+        plain.limits.maxSourcePixels = 10_000
+        #expect(plain.identifier != key)
+    }
+
     @Test func rangesAreKept() {
         var settings = EncoderSettings()
         settings.webpEffort = 9

@@ -33,6 +33,7 @@ import TestSupport
         ("display-p3", "display-p3.jpg", [.resize(Resize(width: 100, height: 100))], .jpeg),
         ("rotated", "right-orientation.jpg", [.resize(Resize(width: 100, height: 100))], .jpeg),
         ("alpha-to-webp", "alpha.png", [.resize(Resize(width: 100, height: 100))], .webp),
+        ("jpeg-to-avif", "landscape.jpg", [.resize(Resize(width: 100, height: 100))], .avif),
         ("animation", "animated.gif", [.resize(Resize(width: 50, height: nil))], .gif),
         ("blur-sharpen", "landscape.jpg", [.blur(sigma: 2), .sharpen(sigma: 1)], .jpeg),
         ("fill-odd-spare", "landscape.jpg", [.resize(Resize(width: 63, height: 64, mode: .fill))], .jpeg),

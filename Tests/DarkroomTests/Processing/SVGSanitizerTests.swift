@@ -388,4 +388,13 @@ private func xxe(_ systemID: String) -> String {
     #expect(c.text == "1 < 2 && 3 > 2 <b>&amp;</b>")
     #expect(c.elements.last?.attrs["title"] == "a \"b\" & <c>\nd")
 }
+
+    /// Review findings: each DOCTYPE is scanned once; an embedded image
+    /// librsvg would hand to another decoder (SVG among them) is removed.
+    @Test func manyDoctypesAreScannedOnceAndEmbeddedVectorsRemoved() throws {
+        let many = "<svg xmlns=\"http://www.w3.org/2000/svg\">" + String(repeating: "<!DOCTYPE", count: 20_000) + ">"
+        #expect(failure(many) != nil)
+        let out = try sanitize(#"<svg xmlns="http://www.w3.org/2000/svg"><image href="data:image/vnd.adobe.svg+xml;base64,PHN2Zy8+"/><image href="data:image/png;base64,iVBORw0KGgo="/></svg>"#)
+        #expect(!out.contains("vnd.adobe") && out.contains("data:image/png;base64"))
+    }
 }

@@ -50,10 +50,14 @@ extension SVGSanitizer {
         return isRasterDataImage(lower)
     }
 
-    /// data:image/... except SVG, whose embedded document would be rendered
-    /// without having been sanitized.
+    /// data:image/ in PNG, JPEG, GIF or WebP: an embedded SVG would be
+    /// drawn without having been sanitised.
     static func isRasterDataImage(_ lower: String) -> Bool {
-        lower.hasPrefix("data:image/") && !lower.hasPrefix("data:image/svg")
+        // Only the raster formats librsvg hands to its own decoders: any
+        // other type goes to gdk-pixbuf's loaders, one of them SVG again.
+        ["png", "jpeg", "gif", "webp"].contains { type in
+            lower.hasPrefix("data:image/\(type);") || lower.hasPrefix("data:image/\(type),")
+        }
     }
 
     /// Strips what browsers ignore around a URL (whitespace and C0/C1 controls),

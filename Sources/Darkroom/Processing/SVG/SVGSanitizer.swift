@@ -152,12 +152,14 @@ struct SVGSanitizer {
         // never loaded and is dropped from the output. An internal subset
         // ("[...]") can declare entities, default attributes and parameter
         // entities, so it is refused.
+        // Each DOCTYPE is scanned once, from its start to its end: the scan
+        // goes on after it, so the check is linear in the document.
         var from = 0
         while let at = firstIndex(of: Array("<!DOCTYPE".utf8), in: bytes, from: from) {
-            if doctypeHasInternalSubset(bytes, from: at + 9) {
+            guard let end = doctypeEnd(bytes, from: at + 9) else {
                 throw Failure(.dtd, "the SVG declares a DTD with an internal subset (entities and other declarations are not allowed)")
             }
-            from = at + 9
+            from = end
         }
     }
 
@@ -187,9 +189,10 @@ struct SVGSanitizer {
         return nil
     }
 
-    /// Scans a DOCTYPE up to its closing '>' and reports whether a '[' opens an
-    /// internal subset outside a quoted system or public identifier.
-    static func doctypeHasInternalSubset(_ bytes: [UInt8], from: Int) -> Bool {
+    /// Where a DOCTYPE that names at most an external DTD ends (after its
+    /// '>'), or nil when a '[' opens an internal subset outside a quoted
+    /// identifier, or it never ends.
+    static func doctypeEnd(_ bytes: [UInt8], from: Int) -> Int? {
         var quote: UInt8? = nil
         var i = from
         while i < bytes.count {
@@ -199,14 +202,13 @@ struct SVGSanitizer {
             } else if b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") {
                 quote = b
             } else if b == UInt8(ascii: "[") {
-                return true
+                return nil
             } else if b == UInt8(ascii: ">") {
-                return false
+                return i + 1
             }
             i += 1
         }
-        // Unterminated: the parser will reject it, but refusing is cheaper.
-        return true
+        return nil
     }
 
     /// The `encoding="..."` of an XML declaration at `start`, if there is one.
