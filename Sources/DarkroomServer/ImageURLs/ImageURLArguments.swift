@@ -35,6 +35,25 @@ extension ImageURLOptions {
             return value
         }
 
+        /// A whole number in `range`.
+        func whole(_ index: Int, _ what: String, _ range: ClosedRange<Int>) throws(ImageURLError) -> Int? {
+            guard let text = text(index) else { return nil }
+            guard let value = Int(text), range.contains(value) else {
+                throw .init("option '\(name)': \(what) '\(text)' is not a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return value
+        }
+
+        /// One of a type's names.
+        func choice<T: RawRepresentable & CaseIterable>(_ index: Int, _ what: String, _: T.Type) throws(ImageURLError) -> T?
+            where T.RawValue == String {
+            guard let text = text(index) else { return nil }
+            guard let value = T(rawValue: text) else {
+                throw .init("option '\(name)': unknown \(what) '\(text)' (\(T.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            return value
+        }
+
         func number(_ index: Int, _ what: String, _ range: ClosedRange<Double>) throws(ImageURLError) -> Double? {
             guard let text = text(index) else { return nil }
             guard let value = Double(text), value.isFinite, range.contains(value) else {

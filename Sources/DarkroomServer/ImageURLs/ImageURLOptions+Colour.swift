@@ -44,47 +44,41 @@ extension ImageURLOptions {
     }
 
     static var colourRules: [String: Rule] {
-        var rules: [String: Rule] = [:]
-        func add(_ names: String..., rule: @escaping Rule) {
-            for name in names { rules[name] = rule }
-        }
-        add("adjust", "a") { o, a throws(ImageURLError) in
+        var table = RuleTable()
+        table.add("adjust", "a") { o, a throws(ImageURLError) in
             // brightness:contrast:saturation, each optional.
             try a.need(1...3)
             if let brightness = try a.number(0, "brightness", -255...255) { o.colour.brightness = Int(brightness.rounded()) }
             if let contrast = try a.number(1, "contrast", 0...100) { o.colour.contrast = contrast }
             if let saturation = try a.number(2, "saturation", 0...100) { o.colour.saturation = saturation }
         }
-        add("brightness", "br") { o, a throws(ImageURLError) in
+        table.add("brightness", "br") { o, a throws(ImageURLError) in
             try a.need(1...1)
-            guard let text = a.text(0), let value = Int(text), (-255...255).contains(value) else {
-                throw .init("option '\(a.name)': brightness '\(a.values[0])' is not a whole number from -255 to 255")
-            }
-            o.colour.brightness = value
+            o.colour.brightness = try a.whole(0, "brightness", -255...255) ?? 0
         }
         // `co` is contrast here; imgproxy Pro also names crop_objects so.
-        add("contrast", "co") { o, a throws(ImageURLError) in try a.need(1...1); o.colour.contrast = try a.number(0, "contrast", 0...100) ?? 1 }
-        add("saturation", "sa") { o, a throws(ImageURLError) in try a.need(1...1); o.colour.saturation = try a.number(0, "saturation", 0...100) ?? 1 }
-        add("monochrome", "mc") { o, a throws(ImageURLError) in
+        table.add("contrast", "co") { o, a throws(ImageURLError) in try a.need(1...1); o.colour.contrast = try a.number(0, "contrast", 0...100) ?? 1 }
+        table.add("saturation", "sa") { o, a throws(ImageURLError) in try a.need(1...1); o.colour.saturation = try a.number(0, "saturation", 0...100) ?? 1 }
+        table.add("monochrome", "mc") { o, a throws(ImageURLError) in
             // intensity:colour; the colour the palette runs to from black.
             try a.need(1...2)
             let intensity = try a.number(0, "intensity", 0...1) ?? 0
             let tint = try Self.colour(a, 1, default: RGBColour(red: 0xb3, green: 0xb3, blue: 0xb3)!)
             o.colour.duotone = intensity > 0 ? (intensity, RGBColour(red: 0, green: 0, blue: 0)!, tint) : nil
         }
-        add("duotone", "dt") { o, a throws(ImageURLError) in
+        table.add("duotone", "dt") { o, a throws(ImageURLError) in
             try a.need(1...3)
             let intensity = try a.number(0, "intensity", 0...1) ?? 0
             let shadows = try Self.colour(a, 1, default: RGBColour(red: 0, green: 0, blue: 0)!)
             let highlights = try Self.colour(a, 2, default: RGBColour(red: 255, green: 255, blue: 255)!)
             o.colour.duotone = intensity > 0 ? (intensity, shadows, highlights) : nil
         }
-        add("colorize", "col") { o, a throws(ImageURLError) in
+        table.add("colorize", "col") { o, a throws(ImageURLError) in
             try a.need(1...3)
             let opacity = try a.number(0, "opacity", 0...1) ?? 0
             let tint = try Self.colour(a, 1, default: RGBColour(red: 0, green: 0, blue: 0)!)
             o.colour.colorize = opacity > 0 ? (opacity, tint, a.bool(2) ?? false) : nil
         }
-        return rules
+        return table.rules
     }
 }

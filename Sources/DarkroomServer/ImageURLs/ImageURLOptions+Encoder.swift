@@ -44,11 +44,8 @@ extension ImageURLOptions {
 
     /// The rules of the encoder options, by each of their names.
     static var encoderRules: [String: Rule] {
-        var rules: [String: Rule] = [:]
-        func add(_ names: String..., rule: @escaping Rule) {
-            for name in names { rules[name] = rule }
-        }
-        add("jpeg_options", "jpgo") { o, a throws(ImageURLError) in
+        var table = RuleTable()
+        table.add("jpeg_options", "jpgo") { o, a throws(ImageURLError) in
             // progressive:no_subsample:trellis_quant:overshoot_deringing:optimize_scans:quant_table
             try a.need(0...6)
             if a.text(0) != nil { o.encoderOverrides.jpegProgressive = a.bool(0) ?? false }
@@ -56,56 +53,31 @@ extension ImageURLOptions {
             if a.text(2) != nil { o.encoderOverrides.jpegTrellisQuant = a.bool(2) ?? false }
             if a.text(3) != nil { o.encoderOverrides.jpegOvershootDeringing = a.bool(3) ?? false }
             if a.text(4) != nil { o.encoderOverrides.jpegOptimizeScans = a.bool(4) ?? false }
-            if let table = a.text(5) {
-                guard let value = Int(table), (0...8).contains(value) else {
-                    throw .init("option '\(a.name)': the quantisation table '\(table)' is not from 0 to 8")
-                }
-                o.encoderOverrides.jpegQuantTable = value
-            }
+            if let value = try a.whole(5, "quantisation table", 0...8) { o.encoderOverrides.jpegQuantTable = value }
         }
-        add("png_options", "pngo") { o, a throws(ImageURLError) in
+        table.add("png_options", "pngo") { o, a throws(ImageURLError) in
             // interlaced:quantize:quantization_colors
             try a.need(0...3)
             if a.text(0) != nil { o.encoderOverrides.pngInterlaced = a.bool(0) ?? false }
             if a.text(1) != nil { o.encoderOverrides.pngQuantize = a.bool(1) ?? false }
-            if let colours = a.text(2) {
-                guard let value = Int(colours), (2...256).contains(value) else {
-                    throw .init("option '\(a.name)': the palette of '\(colours)' colours is not from 2 to 256")
-                }
-                o.encoderOverrides.pngQuantizationColours = value
-            }
+            if let value = try a.whole(2, "palette size", 2...256) { o.encoderOverrides.pngQuantizationColours = value }
         }
-        add("webp_options", "webpo") { o, a throws(ImageURLError) in
+        table.add("webp_options", "webpo") { o, a throws(ImageURLError) in
             // compression:smart_subsample:preset
             try a.need(0...3)
-            if let text = a.text(0) {
-                guard let compression = EncoderSettings.WebPCompression(rawValue: text) else {
-                    throw .init("option '\(a.name)': unknown compression '\(text)' (lossy, near_lossless, lossless)")
-                }
-                o.encoderOverrides.webpCompression = compression
-            }
+            if let compression = try a.choice(0, "compression", EncoderSettings.WebPCompression.self) { o.encoderOverrides.webpCompression = compression }
             if a.text(1) != nil { o.encoderOverrides.webpSmartSubsample = a.bool(1) ?? false }
-            if let text = a.text(2) {
-                guard let preset = EncoderSettings.WebPPreset(rawValue: text) else {
-                    throw .init("option '\(a.name)': unknown preset '\(text)' (default, photo, picture, drawing, icon, text)")
-                }
-                o.encoderOverrides.webpPreset = preset
-            }
+            if let preset = try a.choice(2, "preset", EncoderSettings.WebPPreset.self) { o.encoderOverrides.webpPreset = preset }
         }
-        add("preserve_hdr", "ph") { o, a throws(ImageURLError) in
+        table.add("preserve_hdr", "ph") { o, a throws(ImageURLError) in
             // As imgproxy: a value that is not a boolean is false, with a warning.
             try a.need(1...1)
             o.preserveHDR = a.bool(0) ?? false
         }
-        add("avif_options", "avifo") { o, a throws(ImageURLError) in
+        table.add("avif_options", "avifo") { o, a throws(ImageURLError) in
             try a.need(0...1)
-            if let text = a.text(0) {
-                guard let subsample = EncoderSettings.Subsampling(rawValue: text) else {
-                    throw .init("option '\(a.name)': unknown subsampling '\(text)' (auto, on, off)")
-                }
-                o.encoderOverrides.avifSubsample = subsample
-            }
+            if let subsample = try a.choice(0, "subsampling", EncoderSettings.Subsampling.self) { o.encoderOverrides.avifSubsample = subsample }
         }
-        return rules
+        return table.rules
     }
 }

@@ -7,6 +7,15 @@ import Foundation
 extension ImageURLOptions {
     typealias Rule = @Sendable (inout ImageURLOptions, inout Arguments) throws(ImageURLError) -> Void
 
+    /// Rules, each under every name it has.
+    struct RuleTable {
+        var rules: [String: Rule] = [:]
+
+        mutating func add(_ names: String..., rule: @escaping Rule) {
+            for name in names { rules[name] = rule }
+        }
+    }
+
     /// Applies one `name:arg:arg` segment.
     /// - Parameter using: the presets this segment comes from, innermost
     ///   last: a preset met again among them is skipped, as imgproxy does.
