@@ -377,6 +377,20 @@ static inline int darkroom_vips_add(VipsImage *a, VipsImage *b, VipsImage **out)
     return vips_add(a, b, out, NULL);
 }
 
+static inline int darkroom_vips_multiply(VipsImage *a, VipsImage *b, VipsImage **out) {
+    return vips_multiply(a, b, out, NULL);
+}
+
+/// a / b; 0 where b is 0.
+static inline int darkroom_vips_divide(VipsImage *a, VipsImage *b, VipsImage **out) {
+    return vips_divide(a, b, out, NULL);
+}
+
+/// `sub` put into `main` at (x, y).
+static inline int darkroom_vips_insert(VipsImage *main, VipsImage *sub, VipsImage **out, int x, int y) {
+    return vips_insert(main, sub, out, x, y, NULL);
+}
+
 /// To 8 bits, values clipped to 0...255.
 static inline int darkroom_vips_cast_uchar(VipsImage *in, VipsImage **out) {
     return vips_cast_uchar(in, out, NULL);

@@ -56,6 +56,40 @@ extension VImage {
         return try VImage.make("bandjoin") { darkroom_vips_bandjoin2(colourBands.pointer, covered.pointer, $0) }
     }
 
+    /// Transparency filled with `colour` at `alpha` (0...1), the image's
+    /// own alpha kept where it covers more (imgproxy Pro's
+    /// `background_alpha`): the image laid over a background that is
+    /// itself partly transparent.
+    package func flattened(onto colour: [Double], alpha g: Double) throws(VipsError) -> VImage {
+        guard hasAlpha else { return self }
+        let rgba = bands >= 4 ? self
+            : try VImage.make("colourspace") { darkroom_vips_colourspace(pointer, $0, Int32(VIPS_INTERPRETATION_sRGB.rawValue)) }
+        let colourBands = try VImage.make("extract_band") { darkroom_vips_extract_bands(rgba.pointer, $0, 0, 3) }
+        let a = try VImage.make("extract_band") { darkroom_vips_extract_bands(rgba.pointer, $0, 3, 1) }.linear([1.0 / 255], [0])
+        let uncovered = try a.linear([-1], [1])
+        // out alpha = a + g (1 - a); out colour = (c a + B g (1 - a)) / out alpha.
+        let outAlpha = try a.linear([1 - g], [g])
+        let own = try VImage.make("multiply") { darkroom_vips_multiply(colourBands.pointer, a.pointer, $0) }
+        let behind = try uncovered.linear(colour.map { $0 * g }, [0, 0, 0])
+        let sum = try VImage.make("add") { darkroom_vips_add(own.pointer, behind.pointer, $0) }
+        let colourOut = try VImage.make("divide") { darkroom_vips_divide(sum.pointer, outAlpha.pointer, $0) }.castUChar()
+        let alphaOut = try outAlpha.linear([255], [0]).castUChar()
+        return try VImage.make("bandjoin") { darkroom_vips_bandjoin2(colourOut.pointer, alphaOut.pointer, $0) }
+    }
+
+    /// The image with a Gaussian blur of `sigma` inside each rectangle
+    /// (left, top, width, height, in pixels, already within the image).
+    package func blurred(sigma: Double, areas: [(left: Int, top: Int, width: Int, height: Int)]) throws(VipsError) -> VImage {
+        var image = self
+        for area in areas where area.width > 0 && area.height > 0 {
+            let part = try VImage.make("extract_area") { darkroom_vips_crop(image.pointer, $0, Int32(area.left), Int32(area.top), Int32(area.width), Int32(area.height)) }
+            let blurred = try part.blurred(sigma: sigma)
+            let base = image
+            image = try VImage.make("insert") { darkroom_vips_insert(base.pointer, blurred.pointer, $0, Int32(area.left), Int32(area.top)) }
+        }
+        return image
+    }
+
     /// `body` on the colour bands alone; the alpha band, if any, joined
     /// back after it.
     func withColourBands(_ body: (VImage) throws(VipsError) -> VImage) throws(VipsError) -> VImage {

@@ -418,7 +418,13 @@ import Testing
         #expect(try steps("dt:0.3:102030:f0e0d0") == [.duotone(intensity: 0.3, shadows: RGBColour(hex: "102030")!, highlights: RGBColour(hex: "f0e0d0")!)])
         #expect(try steps("col:0.5:f00:1") == [.colorize(opacity: 0.5, colour: RGBColour(hex: "ff0000")!, keepAlpha: true)])
         #expect(try steps("col:0").isEmpty && steps("mc:0").isEmpty && steps("dt:0:000:fff").isEmpty)
-        for bad in ["br:256", "br:1.5", "co:-1", "sa:x", "a:1:2:3:4", "mc:2", "dt:0.5:12345", "col:1.5", "col:0.5:nothex"] {
+        #expect(try steps("bg:ff0000/bga:0.5") == [.backgroundWithAlpha(RGBColour(hex: "ff0000")!, alpha: 0.5)])
+        #expect(try steps("bg:ff0000/bga:1") == [.background(RGBColour(hex: "ff0000")!)])
+        let blurred = try parse("/_/ba:5:0.1:0.2:0.3:0.4:0:0:1:0.1/rs:fit:10:10/plain/http://x.org/a.jpg").options.processing(format: .png).operations
+        #expect(blurred.first == .blurAreas(sigma: 5, areas: [BlurArea(left: 0.1, top: 0.2, width: 0.3, height: 0.4), BlurArea(left: 0, top: 0, width: 1, height: 0.1)]),
+                "first, on the upright source")
+        for bad in ["br:256", "br:1.5", "co:-1", "sa:x", "a:1:2:3:4", "mc:2", "dt:0.5:12345", "col:1.5", "col:0.5:nothex",
+                    "bga:2", "ba:5:0.1:0.2", "ba:5:0.1:0.2:0.3:1.4", "ba:101:0:0:1:1"] {
             #expect(throws: ImageURLError.self, "\(bad)") { try parse("/_/\(bad)/plain/http://x.org/a.jpg") }
         }
         // Each option changes the cache key.

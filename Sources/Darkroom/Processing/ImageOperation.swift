@@ -32,6 +32,13 @@ public enum ImageOperation: Sendable, Hashable, Codable {
     /// imgproxy Pro's `colorize`: `colour` laid over the image at `opacity`
     /// (0...1); with `keepAlpha`, transparency stays as it was.
     case colorize(opacity: Double, colour: RGBColour, keepAlpha: Bool)
+    /// imgproxy Pro's `background_alpha` with `background`: transparency
+    /// filled with `colour` at `alpha` (0...1), the result keeping alpha.
+    case backgroundWithAlpha(RGBColour, alpha: Double)
+    /// imgproxy Pro's `blur_areas`: a Gaussian blur of `sigma` (in the
+    /// result's pixels) inside each area, given as fractions of the upright
+    /// source's sides.
+    case blurAreas(sigma: Double, areas: [BlurArea])
     /// A Gaussian blur of the given sigma, in pixels.
     case blur(sigma: Double)
     /// Unsharp masking with the given sigma, in pixels.
@@ -90,6 +97,10 @@ public enum ImageOperation: Sendable, Hashable, Codable {
             return "duotone:\(Self.format(intensity)):\(shadows.hex):\(highlights.hex)"
         case .colorize(let opacity, let colour, let keepAlpha):
             return "colorize:\(Self.format(opacity)):\(colour.hex):\(keepAlpha ? 1 : 0)"
+        case .backgroundWithAlpha(let colour, let alpha):
+            return "background:\(colour.hex):\(Self.format(alpha))"
+        case .blurAreas(let sigma, let areas):
+            return "blur-areas:\(Self.format(sigma))" + areas.map { ":\(Self.format($0.left)),\(Self.format($0.top)),\(Self.format($0.width)),\(Self.format($0.height))" }.joined()
         case .blur(let sigma):
             return "blur:\(Self.format(sigma))"
         case .sharpen(let sigma):
@@ -135,7 +146,31 @@ extension ImageOperation {
         switch self {
         case .resize, .padding, .extend, .frame: true
         case .crop, .cropPlaced, .trim, .sepia, .grayscale, .blur, .sharpen, .rotate, .flip, .pixelate, .background, .watermark,
-             .adjust, .duotone, .colorize: false
+             .adjust, .duotone, .colorize, .backgroundWithAlpha, .blurAreas: false
         }
+    }
+}
+
+/// A rectangle as fractions (0...1) of an image's sides.
+public struct BlurArea: Sendable, Hashable, Codable {
+    public var left: Double
+    public var top: Double
+    public var width: Double
+    public var height: Double
+
+    public init(left: Double, top: Double, width: Double, height: Double) {
+        self.left = left
+        self.top = top
+        self.width = width
+        self.height = height
+    }
+
+    /// In whole pixels of a `width` x `height` image, cut to it.
+    func pixels(width imageWidth: Int, height imageHeight: Int) -> (left: Int, top: Int, width: Int, height: Int) {
+        let left = min(imageWidth, max(0, Int((left * Double(imageWidth)).rounded())))
+        let top = min(imageHeight, max(0, Int((top * Double(imageHeight)).rounded())))
+        let right = min(imageWidth, max(left, Int(((self.left + width) * Double(imageWidth)).rounded())))
+        let bottom = min(imageHeight, max(top, Int(((self.top + height) * Double(imageHeight)).rounded())))
+        return (left, top, right - left, bottom - top)
     }
 }

@@ -53,6 +53,24 @@ extension ProcessingRun {
             guard intensity.isFinite, (0...1).contains(intensity) else { throw .invalidOption("duotone intensity \(intensity) is outside 0...1") }
             if intensity == 0 { return image }
             return try vips("duotone") { try image.duotoned(intensity: intensity, shadows: shadows.channels, highlights: highlights.channels) }
+        case .backgroundWithAlpha(let colour, let alpha):
+            guard alpha.isFinite, (0...1).contains(alpha) else { throw .invalidOption("background alpha \(alpha) is outside 0...1") }
+            if alpha == 1 { return try flattened(image, onto: colour) }
+            return try vips("filling the transparency") { try image.flattened(onto: colour.channels, alpha: alpha) }
+        case .blurAreas(let sigma, let areas):
+            guard sigma.isFinite, sigma > 0, sigma <= 100 else { throw .invalidOption("blur_areas sigma \(sigma) is outside 0...100") }
+            guard areas.count <= 64, areas.allSatisfy({ [$0.left, $0.top, $0.width, $0.height].allSatisfy { $0.isFinite && (0...1).contains($0) } }) else {
+                throw .invalidOption("blur_areas takes at most 64 areas, each as fractions from 0 to 1")
+            }
+            // The sigma is the result's: this image is larger by the resize to come.
+            var scaled = sigma
+            if case .resize(let resize)? = options.operations.first(where: { if case .resize = $0 { true } else { false } }), resize.gravity.isValid {
+                let geometry = resize.geometry(sourceWidth: image.width, sourceHeight: image.height, maxResultDimension: options.limits.maxResultDimension)
+                if geometry.scaledWidth > 0 { scaled = sigma * max(1, Double(image.width) / Double(geometry.scaledWidth)) }
+            }
+            try checkCost(of: "blur", sigma: scaled, on: image)
+            let rectangles = areas.map { $0.pixels(width: image.width, height: image.height) }
+            return try vips("blurring areas") { try image.blurred(sigma: scaled, areas: rectangles) }
         case .colorize(let opacity, let colour, let keepAlpha):
             guard opacity.isFinite, (0...1).contains(opacity) else { throw .invalidOption("colorize opacity \(opacity) is outside 0...1") }
             if opacity == 0 { return image }

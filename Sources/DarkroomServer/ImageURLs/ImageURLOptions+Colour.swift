@@ -79,6 +79,25 @@ extension ImageURLOptions {
             let tint = try Self.colour(a, 1, default: RGBColour(red: 0, green: 0, blue: 0)!)
             o.colour.colorize = opacity > 0 ? (opacity, tint, a.bool(2) ?? false) : nil
         }
+        table.add("background_alpha", "bga") { o, a throws(ImageURLError) in
+            try a.need(1...1)
+            o.backgroundAlpha = try a.number(0, "alpha", 0...1) ?? 1
+        }
+        table.add("blur_areas", "ba") { o, a throws(ImageURLError) in
+            // sigma:left:top:width:height, for as many areas as given.
+            guard a.values.count >= 1, (a.values.count - 1).isMultiple(of: 4), a.values.count <= 1 + 4 * 64 else {
+                throw .init("option '\(a.name)' takes a sigma and, for each of up to 64 areas, left:top:width:height")
+            }
+            let sigma = try a.number(0, "sigma", 0...100) ?? 0
+            var areas: [BlurArea] = []
+            for start in stride(from: 1, to: a.values.count, by: 4) {
+                guard let left = try a.number(start, "left", 0...1), let top = try a.number(start + 1, "top", 0...1),
+                      let width = try a.number(start + 2, "width", 0...1), let height = try a.number(start + 3, "height", 0...1)
+                else { throw .init("option '\(a.name)': each area is left:top:width:height, fractions from 0 to 1") }
+                areas.append(BlurArea(left: left, top: top, width: width, height: height))
+            }
+            o.blurAreas = sigma > 0 && !areas.isEmpty ? (sigma, areas) : nil
+        }
         return table.rules
     }
 }

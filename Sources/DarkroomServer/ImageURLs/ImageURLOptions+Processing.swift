@@ -34,6 +34,11 @@ extension ImageURLOptions {
             return ProcessingOptions(operations: [], output: output, autoRotate: false)
         }
         var operations: [ImageOperation] = []
+        // First, on the upright source its fractions are of (before trim,
+        // turns and crops move it).
+        if let blurAreas, blurAreas.sigma > 0, !blurAreas.areas.isEmpty {
+            operations.append(.blurAreas(sigma: blurAreas.sigma, areas: blurAreas.areas))
+        }
         if let trim {
             operations.append(.trim(threshold: trim.threshold, colour: trim.colour, equalHorizontal: trim.equalHorizontal, equalVertical: trim.equalVertical))
         }
@@ -58,7 +63,9 @@ extension ImageURLOptions {
             operations.append(.frame(Frame(extend: extend, extendAspectRatio: extend == nil ? extendAspectRatio : nil,
                                            padding: padding, background: background)))
         }
-        if let background { operations.append(.background(background)) }
+        if let background {
+            operations.append(backgroundAlpha < 1 ? .backgroundWithAlpha(background, alpha: backgroundAlpha) : .background(background))
+        }
         // Text, else a URL's image, stands in for the server's image. The
         // URL's is named by the URL; its bytes come in before processing.
         let fetched = watermarkURL.map { WatermarkImage(data: Data(), key: Self.watermarkKey(for: $0)) }

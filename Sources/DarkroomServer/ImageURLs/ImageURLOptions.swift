@@ -53,6 +53,20 @@ public struct ImageURLOptions: Sendable, Hashable {
     public var preserveHDR: Bool?
     /// imgproxy Pro's colour options.
     public var colour = Colour()
+    /// The background's own opacity, 0...1 (`bga`, imgproxy Pro's): below
+    /// 1, transparency is filled only partly and the answer keeps alpha.
+    public var backgroundAlpha = 1.0
+    /// Areas blurred (`ba`, imgproxy Pro's `blur_areas`): the sigma and the
+    /// areas as fractions of the upright source.
+    public var blurAreas: (sigma: Double, areas: [BlurArea])? {
+        get { blurAreasValue.map { ($0.sigma, $0.areas) } }
+        set { blurAreasValue = newValue.map { BlurAreasValue(sigma: $0.sigma, areas: $0.areas) } }
+    }
+    private var blurAreasValue: BlurAreasValue?
+    private struct BlurAreasValue: Sendable, Hashable {
+        var sigma: Double
+        var areas: [BlurArea]
+    }
     public var blur: Double?
     public var sharpen: Double?
     public var autoRotate = true

@@ -68,4 +68,26 @@ import TestSupport
             #expect(error?.kind == .invalidOption, "\(operation)")
         }
     }
+
+    @Test func aBackgroundThatIsItselfPartlyTransparent() throws {
+        let red = RGBColour(red: 255, green: 0, blue: 0)!
+        #expect(near(try pixel([0, 0, 0, 0], .backgroundWithAlpha(red, alpha: 0.5)), [255, 0, 0, 128]))
+        #expect(try pixel([0, 0, 255, 255], .backgroundWithAlpha(red, alpha: 0.5)) == [0, 0, 255, 255], "opaque: as it was")
+        // Half covered: a = 0.502, so alpha 0.751 and the colours mixed by it.
+        #expect(near(try pixel([0, 0, 255, 128], .backgroundWithAlpha(red, alpha: 0.5)), [85, 0, 170, 192]))
+        // 1: flattened, as background alone does.
+        #expect(try pixel([0, 0, 0, 0], .backgroundWithAlpha(red, alpha: 1)) == [255, 0, 0])
+    }
+
+    @Test func blurAreasBlurInsideThemOnly() throws {
+        // 40 x 20: black on the left, white on the right.
+        let bytes = (0..<20).flatMap { _ in (0..<40).flatMap { x in x < 20 ? [UInt8](repeating: 0, count: 3) : [255, 255, 255] } }
+        let data = Data(try RawPixels(width: 40, height: 20, bands: 3, bytes: bytes).pngData())
+        let area = BlurArea(left: 0, top: 0, width: 1, height: 0.5)
+        let result = try pixels(of: try process(data, ProcessingOptions(operations: [.blurAreas(sigma: 3, areas: [area])],
+                                                                        output: OutputOptions(format: .png))))
+        #expect((30...225).contains(Int(result.pixel(x: 19, y: 4)[0])), "the edge is soft inside: \(result.pixel(x: 19, y: 4))")
+        #expect(result.pixel(x: 19, y: 15) == [0, 0, 0] && result.pixel(x: 20, y: 15) == [255, 255, 255], "and sharp outside")
+        #expect(result.width == 40 && result.height == 20)
+    }
 }
