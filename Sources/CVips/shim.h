@@ -391,6 +391,31 @@ static inline int darkroom_vips_insert(VipsImage *main, VipsImage *sub, VipsImag
     return vips_insert(main, sub, out, x, y, NULL);
 }
 
+/// A 3 x 3 convolution of `kernel` (row by row) divided by `scale`, in
+/// float.
+static inline int darkroom_vips_conv3(VipsImage *in, VipsImage **out, const double *kernel, double scale) {
+    VipsImage *mask = vips_image_new_matrix_from_array(3, 3, kernel, 9);
+    if (mask == NULL) return -1;
+    vips_image_set_double(mask, "scale", scale);
+    int result = vips_conv(in, out, mask, "precision", VIPS_PRECISION_FLOAT, NULL);
+    g_object_unref(mask);
+    return result;
+}
+
+/// A two-band image of each pixel's x and y.
+static inline int darkroom_vips_xyz(VipsImage **out, int width, int height) {
+    return vips_xyz(out, width, height, NULL);
+}
+
+/// The bands of `in` summed with these weights, into one band.
+static inline int darkroom_vips_weighted_sum2(VipsImage *in, VipsImage **out, double a, double b) {
+    VipsImage *matrix = vips_image_new_matrix_from_array(2, 1, (double[]){a, b}, 2);
+    if (matrix == NULL) return -1;
+    int result = vips_recomb(in, out, matrix, NULL);
+    g_object_unref(matrix);
+    return result;
+}
+
 /// To 8 bits, values clipped to 0...255.
 static inline int darkroom_vips_cast_uchar(VipsImage *in, VipsImage **out) {
     return vips_cast_uchar(in, out, NULL);

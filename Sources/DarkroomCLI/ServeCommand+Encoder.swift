@@ -1,5 +1,6 @@
 import ArgumentParser
 import Darkroom
+import DarkroomServer
 
 /// Each format's encoder settings, by imgproxy's names: `--encoder
 /// NAME=VALUE` (the name lowercased) over `DARKROOM_NAME` (and imgproxy's
@@ -65,5 +66,28 @@ extension ServeCommand {
             }
         }
         return settings
+    }
+
+    /// `--unsharp-masking MODE[:WEIGHT:DIVIDER]`, else the three variables.
+    func unsharpMaskingSetting(env: (String) -> String?) throws -> UnsharpMasking {
+        let parts = unsharpMasking.map { $0.split(separator: ":", omittingEmptySubsequences: false).map(String.init) }
+        let mode = parts?.first ?? env("UNSHARP_MASKING_MODE")
+        let weight = parts.flatMap { $0.count > 1 && !$0[1].isEmpty ? $0[1] : nil } ?? env("UNSHARP_MASKING_WEIGHT")
+        let divider = parts.flatMap { $0.count > 2 && !$0[2].isEmpty ? $0[2] : nil } ?? env("UNSHARP_MASKING_DIVIDER")
+        var setting = UnsharpMasking()
+        if let mode {
+            guard let value = UnsharpMasking.Mode(rawValue: mode.lowercased()) else {
+                throw ValidationError("unsharp masking mode \(mode): expected none, auto or always")
+            }
+            setting.mode = value
+        }
+        for (text, name, limit) in [(weight, "weight", 100.0), (divider, "divider", 10_000.0)] {
+            guard let text else { continue }
+            guard let value = Double(text), value.isFinite, value > 0, value <= limit else {
+                throw ValidationError("unsharp masking \(name) \(text): expected a number above 0, up to \(Int(limit))")
+            }
+            if name == "weight" { setting.weight = value } else { setting.divider = value }
+        }
+        return setting
     }
 }

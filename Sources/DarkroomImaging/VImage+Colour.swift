@@ -1,4 +1,5 @@
 internal import CVips
+import Foundation
 
 /// Colour adjustments on 8-bit sRGB images (imgproxy Pro's `adjust`,
 /// `monochrome`, `duotone` and `colorize`), made of libvips' arithmetic:
@@ -88,6 +89,48 @@ extension VImage {
             image = try VImage.make("insert") { darkroom_vips_insert(base.pointer, blurred.pointer, $0, Int32(area.left), Int32(area.top)) }
         }
         return image
+    }
+
+    /// imgproxy Pro's unsharp masking: a 3 x 3 kernel whose neighbours
+    /// are -`weight` and whose centre is `divider` + 8 `weight`, over
+    /// `divider`: the pixel plus (weight / divider) of its difference from
+    /// its neighbours.
+    package func unsharpMasked(weight: Double, divider: Double) throws(VipsError) -> VImage {
+        try withColourBands { colour throws(VipsError) in
+            let kernel = [-weight, -weight, -weight, -weight, divider + 8 * weight, -weight, -weight, -weight, -weight]
+            return try kernel.withUnsafeBufferPointer { values throws(VipsError) in
+                try VImage.make("conv") { darkroom_vips_conv3(colour.pointer, $0, values.baseAddress, divider) }
+            }.castUChar()
+        }
+    }
+
+    /// A colour laid over the image through a linear ramp (imgproxy Pro's
+    /// `gradient`): transparent where the ramp starts, `opacity` where it
+    /// ends, along `angle` degrees clockwise from "down"; `start` and
+    /// `stop` are where along it (0...1) the ramp begins and ends.
+    package func gradient(colour: [Double], opacity: Double, angle: Double, start: Double, stop: Double) throws(VipsError) -> VImage {
+        let radians = angle * .pi / 180
+        let (dx, dy) = (-sin(radians), cos(radians))
+        // The projections of the corners bound the ramp.
+        let corners = [(0.0, 0.0), (Double(width - 1), 0.0), (0.0, Double(height - 1)), (Double(width - 1), Double(height - 1))]
+            .map { $0.0 * dx + $0.1 * dy }
+        let low = corners.min() ?? 0, span = max(1e-9, (corners.max() ?? 1) - low)
+        let xy = try VImage.make("xyz") { darkroom_vips_xyz($0, Int32(width), Int32(height)) }
+        let projected = try VImage.make("recomb") { darkroom_vips_weighted_sum2(xy.pointer, $0, dx, dy) }
+        // t = (p - low) / span, then (t - start) / (stop - start) clipped
+        // to 0...255 (as 8 bits), then scaled by the opacity to 0...1.
+        let length = max(1e-9, stop - start)
+        let ramp = try projected.linear([255 / (span * length)], [-(low / span + start) * 255 / length]).castUChar()
+        let mask = try ramp.linear([opacity / 255], [0])
+        return try withColourBands { image throws(VipsError) in
+            let rgb = image.bands >= 3 ? image
+                : try VImage.make("colourspace") { darkroom_vips_colourspace(image.pointer, $0, Int32(VIPS_INTERPRETATION_sRGB.rawValue)) }
+            // c (1 - m) + C m
+            let uncovered = try mask.linear([-1], [1])
+            let kept = try VImage.make("multiply") { darkroom_vips_multiply(rgb.pointer, uncovered.pointer, $0) }
+            let laid = try mask.linear(colour, [0, 0, 0])
+            return try VImage.make("add") { darkroom_vips_add(kept.pointer, laid.pointer, $0) }.castUChar()
+        }
     }
 
     /// `body` on the colour bands alone; the alpha band, if any, joined

@@ -294,6 +294,11 @@ import TestSupport
         #expect(s.jpegNoSubsample && s.jpegTrellisQuant && s.jpegOvershootDeringing && s.jpegOptimizeScans && s.jpegQuantTable == 3)
         #expect(ImgproxyEnvironment(environment).unhonoured.isEmpty, "an imgproxy deployment's settings start without a warning")
         #expect(try configuration(["IMGPROXY_PRESERVE_HDR": "true"]).encoder.preserveHDR && !configuration([:]).encoder.preserveHDR)
+        #expect(try configuration(["IMGPROXY_UNSHARP_MASKING_MODE": "auto", "IMGPROXY_UNSHARP_MASKING_WEIGHT": "2", "IMGPROXY_UNSHARP_MASKING_DIVIDER": "20"])
+                .encoder.unsharpMasking == UnsharpMasking(mode: .auto, weight: 2, divider: 20))
+        #expect(try configuration([:], ["--unsharp-masking", "always::30"]).encoder.unsharpMasking == UnsharpMasking(mode: .always, divider: 30))
+        #expect(throws: (any Error).self) { try configuration(["IMGPROXY_UNSHARP_MASKING_MODE": "often"]) }
+        #expect(throws: (any Error).self) { try configuration(["IMGPROXY_UNSHARP_MASKING_DIVIDER": "0"]) }
         // The flag over the variable, by the lowercased name.
         #expect(try configuration(["IMGPROXY_WEBP_EFFORT": "6"], ["--encoder", "webp_effort=2"]).encoder.settings.webpEffort == 2)
         for (name, value) in [("WEBP_EFFORT", "7"), ("WEBP_EFFORT", "0"), ("AVIF_SPEED", "10"), ("PNG_QUANTIZATION_COLORS", "1"),

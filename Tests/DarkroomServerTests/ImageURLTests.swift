@@ -423,7 +423,15 @@ import Testing
         let blurred = try parse("/_/ba:5:0.1:0.2:0.3:0.4:0:0:1:0.1/rs:fit:10:10/plain/http://x.org/a.jpg").options.processing(format: .png).operations
         #expect(blurred.first == .blurAreas(sigma: 5, areas: [BlurArea(left: 0.1, top: 0.2, width: 0.3, height: 0.4), BlurArea(left: 0, top: 0, width: 1, height: 0.1)]),
                 "first, on the upright source")
+        #expect(try steps("gr:0.8:ff0000:left:0.2:0.9") == [.gradient(opacity: 0.8, colour: RGBColour(hex: "ff0000")!, angle: 90, start: 0.2, stop: 0.9)])
+        #expect(try steps("gr:1") == [.gradient(opacity: 1, colour: RGBColour(red: 0, green: 0, blue: 0)!, angle: 0, start: 0, stop: 1)])
+        #expect(try steps("gr:1:fff:45") == [.gradient(opacity: 1, colour: .white, angle: 45, start: 0, stop: 1)])
+        // Unsharp masking: off unless asked, as imgproxy's open-source edition; right after the resize.
+        #expect(try steps("ush:auto") == [.unsharpMasking(onDownscale: true, weight: 1, divider: 24)])
+        #expect(try steps("ush:always:2:12") == [.unsharpMasking(onDownscale: false, weight: 2, divider: 12)])
+        #expect(try steps("ush:none").isEmpty)
         for bad in ["br:256", "br:1.5", "co:-1", "sa:x", "a:1:2:3:4", "mc:2", "dt:0.5:12345", "col:1.5", "col:0.5:nothex",
+                    "gr:1:000:sideways", "gr:1:000:down:0.6:0.4", "ush:sometimes", "ush:auto:0", "ush:auto:1:-3",
                     "bga:2", "ba:5:0.1:0.2", "ba:5:0.1:0.2:0.3:1.4", "ba:101:0:0:1:1"] {
             #expect(throws: ImageURLError.self, "\(bad)") { try parse("/_/\(bad)/plain/http://x.org/a.jpg") }
         }

@@ -39,6 +39,14 @@ public enum ImageOperation: Sendable, Hashable, Codable {
     /// result's pixels) inside each area, given as fractions of the upright
     /// source's sides.
     case blurAreas(sigma: Double, areas: [BlurArea])
+    /// imgproxy Pro's unsharp masking, after a resize: `always`, or only
+    /// where the resize before it made the image smaller and no `sharpen`
+    /// step follows (`onDownscale`, Pro's `auto`).
+    case unsharpMasking(onDownscale: Bool, weight: Double, divider: Double)
+    /// imgproxy Pro's `gradient`: `colour` through a linear ramp from
+    /// transparent to `opacity` (0...1), along `angle` degrees clockwise from
+    /// "down", from `start` to `stop` (0...1) of the way.
+    case gradient(opacity: Double, colour: RGBColour, angle: Double, start: Double, stop: Double)
     /// A Gaussian blur of the given sigma, in pixels.
     case blur(sigma: Double)
     /// Unsharp masking with the given sigma, in pixels.
@@ -97,6 +105,10 @@ public enum ImageOperation: Sendable, Hashable, Codable {
             return "duotone:\(Self.format(intensity)):\(shadows.hex):\(highlights.hex)"
         case .colorize(let opacity, let colour, let keepAlpha):
             return "colorize:\(Self.format(opacity)):\(colour.hex):\(keepAlpha ? 1 : 0)"
+        case .unsharpMasking(let onDownscale, let weight, let divider):
+            return "unsharp:\(onDownscale ? "auto" : "always"):\(Self.format(weight)):\(Self.format(divider))"
+        case .gradient(let opacity, let colour, let angle, let start, let stop):
+            return "gradient:\(Self.format(opacity)):\(colour.hex):\(Self.format(angle)):\(Self.format(start)):\(Self.format(stop))"
         case .backgroundWithAlpha(let colour, let alpha):
             return "background:\(colour.hex):\(Self.format(alpha))"
         case .blurAreas(let sigma, let areas):
@@ -146,7 +158,7 @@ extension ImageOperation {
         switch self {
         case .resize, .padding, .extend, .frame: true
         case .crop, .cropPlaced, .trim, .sepia, .grayscale, .blur, .sharpen, .rotate, .flip, .pixelate, .background, .watermark,
-             .adjust, .duotone, .colorize, .backgroundWithAlpha, .blurAreas: false
+             .adjust, .duotone, .colorize, .backgroundWithAlpha, .blurAreas, .unsharpMasking, .gradient: false
         }
     }
 }

@@ -53,6 +53,22 @@ extension ProcessingRun {
             guard intensity.isFinite, (0...1).contains(intensity) else { throw .invalidOption("duotone intensity \(intensity) is outside 0...1") }
             if intensity == 0 { return image }
             return try vips("duotone") { try image.duotoned(intensity: intensity, shadows: shadows.channels, highlights: highlights.channels) }
+        case .unsharpMasking(let onDownscale, let weight, let divider):
+            guard weight.isFinite, weight > 0, weight <= 100, divider.isFinite, divider > 0, divider <= 10_000 else {
+                throw .invalidOption("unsharp masking weight \(weight) and divider \(divider): each above 0 (weight up to 100, divider up to 10000)")
+            }
+            if onDownscale {
+                let shrank = layout.geometry.map { min($0.horizontalScale, $0.verticalScale) < 1 } ?? false
+                let sharpened = options.operations.contains { if case .sharpen = $0 { true } else { false } }
+                guard shrank, !sharpened else { return image }
+            }
+            return try vips("unsharp masking") { try image.unsharpMasked(weight: weight, divider: divider) }
+        case .gradient(let opacity, let colour, let angle, let start, let stop):
+            guard opacity.isFinite, (0...1).contains(opacity), angle.isFinite, (-3600...3600).contains(angle),
+                  start.isFinite, stop.isFinite, (0...1).contains(start), (0...1).contains(stop), start < stop
+            else { throw .invalidOption("gradient: opacity and start < stop from 0 to 1, an angle in degrees") }
+            if opacity == 0 { return image }
+            return try vips("gradient") { try image.gradient(colour: colour.channels, opacity: opacity, angle: angle, start: start, stop: stop) }
         case .backgroundWithAlpha(let colour, let alpha):
             guard alpha.isFinite, (0...1).contains(alpha) else { throw .invalidOption("background alpha \(alpha) is outside 0...1") }
             if alpha == 1 { return try flattened(image, onto: colour) }

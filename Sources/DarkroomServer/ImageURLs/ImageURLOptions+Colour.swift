@@ -13,6 +13,7 @@ extension ImageURLOptions {
         public var saturation = 1.0
         public var duotone: (intensity: Double, shadows: RGBColour, highlights: RGBColour)?
         public var colorize: (opacity: Double, colour: RGBColour, keepAlpha: Bool)?
+        public var gradient: (opacity: Double, colour: RGBColour, angle: Double, start: Double, stop: Double)?
 
         public init() {}
 
@@ -28,6 +29,9 @@ extension ImageURLOptions {
             }
             if let colorize, colorize.opacity > 0 {
                 operations.append(.colorize(opacity: colorize.opacity, colour: colorize.colour, keepAlpha: colorize.keepAlpha))
+            }
+            if let gradient, gradient.opacity > 0 {
+                operations.append(.gradient(opacity: gradient.opacity, colour: gradient.colour, angle: gradient.angle, start: gradient.start, stop: gradient.stop))
             }
             return operations
         }
@@ -79,6 +83,38 @@ extension ImageURLOptions {
             let tint = try Self.colour(a, 1, default: RGBColour(red: 0, green: 0, blue: 0)!)
             o.colour.colorize = opacity > 0 ? (opacity, tint, a.bool(2) ?? false) : nil
         }
+        table.add("gradient", "gr") { o, a throws(ImageURLError) in
+            // opacity:colour:direction:start:stop; direction an angle or down, up, right, left.
+            try a.need(1...5)
+            let opacity = try a.number(0, "opacity", 0...1) ?? 0
+            let tint = try Self.colour(a, 1, default: RGBColour(red: 0, green: 0, blue: 0)!)
+            var angle = 0.0
+            if let direction = a.text(2) {
+                switch direction {
+                case "down": angle = 0
+                case "up": angle = 180
+                case "left": angle = 90
+                case "right": angle = 270
+                default: angle = try a.number(2, "direction", -3600...3600) ?? 0
+                }
+            }
+            let start = try a.number(3, "start", 0...1) ?? 0, stop = try a.number(4, "stop", 0...1) ?? 1
+            guard start < stop else { throw .init("option '\(a.name)': the start \(start) must be before the stop \(stop)") }
+            o.colour.gradient = opacity > 0 ? (opacity, tint, angle, start, stop) : nil
+        }
+        table.add("unsharp_masking", "ush") { o, a throws(ImageURLError) in
+            // mode:weight:divider, each over the server's.
+            try a.need(1...3)
+            if let mode = try a.choice(0, "mode", UnsharpMasking.Mode.self) { o.unsharpMasking.mode = mode }
+            if let weight = try a.number(1, "weight", 0...100) {
+                guard weight > 0 else { throw .init("option '\(a.name)': the weight must be above 0") }
+                o.unsharpMasking.weight = weight
+            }
+            if let divider = try a.number(2, "divider", 0...10_000) {
+                guard divider > 0 else { throw .init("option '\(a.name)': the divider must be above 0") }
+                o.unsharpMasking.divider = divider
+            }
+        }
         table.add("background_alpha", "bga") { o, a throws(ImageURLError) in
             try a.need(1...1)
             o.backgroundAlpha = try a.number(0, "alpha", 0...1) ?? 1
@@ -99,5 +135,43 @@ extension ImageURLOptions {
             o.blurAreas = sigma > 0 && !areas.isEmpty ? (sigma, areas) : nil
         }
         return table.rules
+    }
+}
+
+/// imgproxy Pro's unsharp masking (`IMGPROXY_UNSHARP_MASKING_*`, the URL's
+/// `ush`): each setting nil where the server's stands.
+public struct UnsharpMasking: Sendable, Hashable {
+    public enum Mode: String, Sendable, Hashable, CaseIterable {
+        /// Never (imgproxy's open-source behaviour, and the default here).
+        case none
+        /// After a resize that made the image smaller, unless `sharpen` is set (Pro's default).
+        case auto
+        case always
+    }
+
+    public var mode: Mode?
+    /// Above 0; imgproxy's default 1.
+    public var weight: Double?
+    /// Above 0; imgproxy's default 24.
+    public var divider: Double?
+
+    public init(mode: Mode? = nil, weight: Double? = nil, divider: Double? = nil) {
+        self.mode = mode
+        self.weight = weight
+        self.divider = divider
+    }
+
+    /// These over `server`'s.
+    func over(_ server: UnsharpMasking) -> UnsharpMasking {
+        UnsharpMasking(mode: mode ?? server.mode, weight: weight ?? server.weight, divider: divider ?? server.divider)
+    }
+
+    /// The step after the resize, if any.
+    var operation: ImageOperation? {
+        switch mode ?? .none {
+        case .none: nil
+        case .auto: .unsharpMasking(onDownscale: true, weight: weight ?? 1, divider: divider ?? 24)
+        case .always: .unsharpMasking(onDownscale: false, weight: weight ?? 1, divider: divider ?? 24)
+        }
     }
 }

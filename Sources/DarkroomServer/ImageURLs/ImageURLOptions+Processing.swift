@@ -17,6 +17,9 @@ extension ImageURLOptions {
         public var settings = EncoderSettings()
         /// imgproxy's `IMGPROXY_PRESERVE_HDR`, which a URL's `ph` overrides.
         public var preserveHDR = false
+        /// imgproxy Pro's `IMGPROXY_UNSHARP_MASKING_*`, which a URL's `ush`
+        /// overrides: off unless set, as imgproxy's open-source edition.
+        public var unsharpMasking = UnsharpMasking()
 
         public init() {}
     }
@@ -52,6 +55,7 @@ extension ImageURLOptions {
                                          mode: resizingType, gravity: gravity, enlarge: enlarge,
                                          minWidth: minWidth > 0 ? minWidth : nil, minHeight: minHeight > 0 ? minHeight : nil,
                                          zoomX: zoomed ? zoomX : nil, zoomY: zoomed ? zoomY : nil, dpr: dpr == 1 ? nil : dpr)))
+        if let sharpening = unsharpMasking.over(encoder.unsharpMasking).operation { operations.append(sharpening) }
         if grayscale { operations.append(.grayscale) }
         if let sepia { operations.append(.sepia(intensity: sepia)) }
         operations += colour.operations

@@ -56,6 +56,8 @@ public struct ImageURLOptions: Sendable, Hashable {
     /// The background's own opacity, 0...1 (`bga`, imgproxy Pro's): below
     /// 1, transparency is filled only partly and the answer keeps alpha.
     public var backgroundAlpha = 1.0
+    /// The URL's unsharp masking (`ush`), over the server's.
+    public var unsharpMasking = UnsharpMasking()
     /// Areas blurred (`ba`, imgproxy Pro's `blur_areas`): the sigma and the
     /// areas as fractions of the upright source.
     public var blurAreas: (sigma: Double, areas: [BlurArea])? {

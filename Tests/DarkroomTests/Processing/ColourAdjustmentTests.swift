@@ -90,4 +90,45 @@ import TestSupport
         #expect(result.pixel(x: 19, y: 15) == [0, 0, 0] && result.pixel(x: 20, y: 15) == [255, 255, 255], "and sharp outside")
         #expect(result.width == 40 && result.height == 20)
     }
+
+    /// A 20 x 10 image: 100 on the left half, 200 on the right.
+    func edge() throws -> Data {
+        let bytes = (0..<10).flatMap { _ in (0..<20).flatMap { x in [UInt8](repeating: x < 10 ? 100 : 200, count: 3) } }
+        return Data(try RawPixels(width: 20, height: 10, bands: 3, bytes: bytes).pngData())
+    }
+
+    @Test func unsharpMaskingAsImgproxysKernel() throws {
+        // p + (weight / divider)(8p - the neighbours): at the edge, 100 - 300/24 and 200 + 300/24.
+        let always = try pixels(of: try process(try edge(), ProcessingOptions(operations: [.unsharpMasking(onDownscale: false, weight: 1, divider: 24)],
+                                                                              output: OutputOptions(format: .png))))
+        #expect((87...88).contains(Int(always.pixel(x: 9, y: 5)[0])) && (212...213).contains(Int(always.pixel(x: 10, y: 5)[0])))
+        #expect(always.pixel(x: 3, y: 5)[0] == 100 && always.pixel(x: 16, y: 5)[0] == 200, "flat areas as they were")
+        // auto: only after a resize that made the image smaller.
+        let unresized = try pixels(of: try process(try edge(), ProcessingOptions(operations: [.unsharpMasking(onDownscale: true, weight: 1, divider: 24)],
+                                                                                 output: OutputOptions(format: .png))))
+        #expect(unresized.pixel(x: 9, y: 5)[0] == 100)
+        let enlarged = try pixels(of: try process(try edge(), ProcessingOptions(operations: [.resize(Resize(width: 40, height: nil, enlarge: true)),
+                                                                                             .unsharpMasking(onDownscale: true, weight: 1, divider: 24)],
+                                                                                output: OutputOptions(format: .png))))
+        let plainEnlarged = try pixels(of: try process(try edge(), ProcessingOptions(operations: [.resize(Resize(width: 40, height: nil, enlarge: true))],
+                                                                                     output: OutputOptions(format: .png))))
+        #expect(enlarged == plainEnlarged, "enlarged: not sharpened")
+    }
+
+    @Test func gradientFromTransparentToTheColour() throws {
+        let white = try solidPNG([255, 255, 255], width: 10, height: 10)
+        func run(_ operation: ImageOperation) throws -> RawPixels {
+            try pixels(of: try process(white, ProcessingOptions(operations: [operation], output: OutputOptions(format: .png))))
+        }
+        let black = RGBColour(red: 0, green: 0, blue: 0)!
+        let down = try run(.gradient(opacity: 1, colour: black, angle: 0, start: 0, stop: 1))
+        #expect(down.pixel(x: 5, y: 0) == [255, 255, 255] && down.pixel(x: 5, y: 9) == [0, 0, 0])
+        #expect((100...155).contains(Int(down.pixel(x: 5, y: 5)[0])), "half way: \(down.pixel(x: 5, y: 5))")
+        // 90 degrees: the right side transparent, the left opaque, as imgproxy's docs say.
+        let left = try run(.gradient(opacity: 1, colour: black, angle: 90, start: 0, stop: 1))
+        #expect(left.pixel(x: 0, y: 5) == [0, 0, 0] && left.pixel(x: 9, y: 5) == [255, 255, 255])
+        // Starting half way: the first half untouched; half opacity: half the colour at the end.
+        let late = try run(.gradient(opacity: 0.5, colour: black, angle: 0, start: 0.5, stop: 1))
+        #expect(late.pixel(x: 5, y: 3) == [255, 255, 255] && near(late.pixel(x: 5, y: 9).map(Int.init), [128, 128, 128]))
+    }
 }
