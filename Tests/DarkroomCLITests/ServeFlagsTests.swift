@@ -227,6 +227,16 @@ import TestSupport
         #expect(throws: (any Error).self) { try configuration(["DARKROOM_CACHE_CONTROL_PASSTHROUGH": "sometimes"]) }
     }
 
+    @Test func theSourceURLEncryptionKeyIsImgproxys() throws {
+        let key = "1eb5b0e971ad7f45324c1bb15c947cb207c43152fa5c6c7f35c4f36e0c18e0f1"
+        #expect(try configuration(["IMGPROXY_SOURCE_URL_ENCRYPTION_KEY": key]).sourceRules.encryptionKey?.count == 32)
+        #expect(try configuration([:], ["--source-url-encryption-key", String(key.prefix(32))]).sourceRules.encryptionKey?.count == 16)
+        for bad in ["abc", String(key.prefix(30)), "zz" + key.dropFirst(2), key + "00"] {
+            #expect(throws: (any Error).self, "\(bad)") { try configuration([:], ["--source-url-encryption-key", bad]) }
+        }
+        #expect(ImgproxyEnvironment(["IMGPROXY_SOURCE_URL_ENCRYPTION_KEY": key]).unhonoured.isEmpty)
+    }
+
     @Test func svgSettingsAreImgproxys() throws {
         let plain = try configuration([:])
         #expect(plain.limits.sanitizesSVG && !plain.limits.svgRendering && !plain.alwaysRasterizeSVG)

@@ -439,4 +439,34 @@ import Testing
         #expect(try parse("/_/sa:0.5/plain/http://x.org/a.jpg").options.processing(format: .png).identifier
                 != parse("/_/sa:0.6/plain/http://x.org/a.jpg").options.processing(format: .png).identifier)
     }
+
+    /// imgproxy Pro's encrypted sources, with its documentation's own
+    /// example: the key, the URL and what it encrypts to.
+    @Test func encryptedSourcesAsImgproxysDocumentedExample() throws {
+        let hex = "1eb5b0e971ad7f45324c1bb15c947cb207c43152fa5c6c7f35c4f36e0c18e0f1"
+        var rules = SourceRules()
+        rules.encryptionKey = stride(from: 0, to: hex.count, by: 2).map {
+            UInt8(hex[hex.index(hex.startIndex, offsetBy: $0)..<hex.index(hex.startIndex, offsetBy: $0 + 2)], radix: 16)!
+        }
+        let encrypted = "p5VjorNdhs7mRRw8gA9TWoRlGci3l1kuzqN43UQlRaRIQ0qtBKW3qFABIsx-ZRz_cVc8iVTYbhsNsxNBL1BHaQ"
+        func parse(_ path: String, _ rules: SourceRules) throws -> ImageURL {
+            try ImageURL(path: path, context: ImageURLOptions.Context(), sources: rules)
+        }
+        let url = try parse("/unsafe/rs:fit:300:300/enc/\(encrypted)", rules)
+        #expect(url.source.absoluteString == "http://example.com/images/curiosity.jpg")
+        let withExtension = try parse("/unsafe/rs:fit:300:300/enc/\(encrypted).webp", rules)
+        #expect(withExtension.source == url.source && withExtension.requestedExtension == "webp")
+        // Without the key, with another key, cut short, or a byte changed: one sentence for all.
+        let noKey = #expect(throws: ImageURLError.self) { try parse("/_/enc/\(encrypted)", SourceRules()) }
+        #expect(noKey?.message.contains("source-url-encryption-key") == true)
+        var other = rules
+        other.encryptionKey = [UInt8](repeating: 7, count: 32)
+        var tampered = Array(encrypted)
+        tampered[30] = tampered[30] == "A" ? "B" : "A"
+        for (path, key) in [("/_/enc/\(encrypted)", other), ("/_/enc/\(encrypted.prefix(40))", rules), ("/_/enc/\(String(tampered))", rules),
+                            ("/_/enc/not*base64", rules)] {
+            let error = #expect(throws: ImageURLError.self, "\(path)") { try parse(path, key) }
+            #expect(error?.message.contains("could not be decrypted") == true || error?.message.contains("not a URL") == true, "\(String(describing: error))")
+        }
+    }
 }

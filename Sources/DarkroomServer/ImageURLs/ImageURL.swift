@@ -77,6 +77,20 @@ public struct ImageURL: Sendable, Hashable {
                 throw .init("the source '\(decoded)' is not a URL")
             }
             source = url
+        } else if segments[index] == "enc" {
+            // imgproxy Pro's encrypted source: base64url of IV + AES-CBC.
+            var parts = Array(segments[(index + 1)...])
+            if sources.base64IncludesFilename, parts.count > 1 { parts.removeLast() }
+            var text = parts.joined()
+            if let dot = text.lastIndex(of: ".") {
+                requestedExtension = String(text[text.index(after: dot)...])
+                text = String(text[..<dot])
+            }
+            let decrypted = try sources.decrypted(text)
+            guard let url = URL(string: sources.rewritten(decrypted)) else {
+                throw .init("the encrypted source is not a URL once decrypted")
+            }
+            source = url
         } else {
             var parts = Array(segments[index...])
             // The last segment a file name for the page's sake, where the

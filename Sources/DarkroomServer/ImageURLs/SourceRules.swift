@@ -1,4 +1,6 @@
+import Crypto
 public import Foundation
+import _CryptoExtras
 
 /// How a server rewrites the source a URL names, as imgproxy's
 /// `IMGPROXY_URL_REPLACEMENTS`, `IMGPROXY_BASE_URL` and
@@ -12,6 +14,9 @@ public struct SourceRules: Sendable, Hashable {
     public var baseURL: String?
     /// The last segment of a base64 source is a file name, not part of it.
     public var base64IncludesFilename = false
+    /// The AES key (16, 24 or 32 bytes) that `/enc/` sources are encrypted
+    /// with (imgproxy Pro's `IMGPROXY_SOURCE_URL_ENCRYPTION_KEY`).
+    public var encryptionKey: [UInt8]?
 
     public struct Replacement: Sendable, Hashable {
         public var pattern: String
@@ -45,6 +50,21 @@ public struct SourceRules: Sendable, Hashable {
             }
             return Replacement(pattern: String(parts[0]), replacement: String(parts[1]))
         }
+    }
+
+    /// An `/enc/` source: base64url of a 16-byte IV and the URL encrypted
+    /// with AES-CBC under ``encryptionKey``, PKCS #7 padded. Every failure
+    /// reads the same, so the answers tell nothing about the padding.
+    func decrypted(_ text: String) throws(ImageURLError) -> String {
+        guard let key = encryptionKey else {
+            throw .init("encrypted source URLs (/enc/) need the server's key (darkroom serve --source-url-encryption-key)")
+        }
+        guard let data = Data(base64URLEncoded: text), data.count >= 32, data.count % 16 == 0,
+              let iv = try? AES._CBC.IV(ivBytes: data.prefix(16)),
+              let plain = try? AES._CBC.decrypt(data.dropFirst(16), using: SymmetricKey(data: key), iv: iv),
+              let url = String(data: plain, encoding: .utf8)
+        else { throw .init("the encrypted source URL could not be decrypted with this server's key") }
+        return url
     }
 
     /// The source after the replacements and the base URL.
