@@ -262,11 +262,7 @@ extension ServeCommand {
         }
         c.sourceRules.base64IncludesFilename = envFlag("BASE64_URL_INCLUDES_FILENAME")
         if let hex = sourceUrlEncryptionKey ?? env("SOURCE_URL_ENCRYPTION_KEY") {
-            let bytes = stride(from: 0, to: hex.count, by: 2).compactMap { offset -> UInt8? in
-                let start = hex.index(hex.startIndex, offsetBy: offset)
-                return UInt8(hex[start..<(hex.index(start, offsetBy: 2, limitedBy: hex.endIndex) ?? hex.endIndex)], radix: 16)
-            }
-            guard hex.count.isMultiple(of: 2), bytes.count * 2 == hex.count, [16, 24, 32].contains(bytes.count) else {
+            guard let bytes = URLSignature.bytes(hex: hex), [16, 24, 32].contains(bytes.count) else {
                 throw ValidationError("--source-url-encryption-key: expected 16, 24 or 32 bytes in hex (AES-128, -192 or -256)")
             }
             c.sourceRules.encryptionKey = bytes

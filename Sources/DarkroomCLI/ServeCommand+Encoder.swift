@@ -27,13 +27,7 @@ extension ServeCommand {
         }
         var settings = EncoderSettings()
         for (name, (value, source)) in given.sorted(by: { $0.key < $1.key }) {
-            func flag() throws -> Bool {
-                switch value.lowercased() {
-                case "1", "t", "true", "yes": return true
-                case "0", "f", "false", "no": return false
-                default: throw ValidationError("\(source)=\(value): expected true or false")
-                }
-            }
+            func flag() throws -> Bool { try Self.boolean(value, source) }
             func number(_ range: ClosedRange<Int>) throws -> Int {
                 guard let number = Int(value), range.contains(number) else {
                     throw ValidationError("\(source)=\(value): expected a whole number from \(range.lowerBound) to \(range.upperBound)")

@@ -33,8 +33,7 @@ extension VImage {
             let luminance = try VImage.make("colourspace") { darkroom_vips_colourspace(colour.pointer, $0, Int32(VIPS_INTERPRETATION_B_W.rawValue)) }
             // One band, three constants: three bands, each from shadow to highlight.
             let toned = try luminance.linear((0..<3).map { (highlights[$0] - shadows[$0]) / 255 }, shadows)
-            let rgb = colour.bands >= 3 ? colour
-                : try VImage.make("colourspace") { darkroom_vips_colourspace(colour.pointer, $0, Int32(VIPS_INTERPRETATION_sRGB.rawValue)) }
+            let rgb = try colour.inRGB()
             return try rgb.blended(with: toned, weight: intensity)
         }
     }
@@ -45,8 +44,7 @@ extension VImage {
     package func colourised(opacity: Double, colour: [Double], keepingAlpha: Bool) throws(VipsError) -> VImage {
         let hadAlpha = hasAlpha
         let result = try withColourBands { image throws(VipsError) in
-            let rgb = image.bands >= 3 ? image
-                : try VImage.make("colourspace") { darkroom_vips_colourspace(image.pointer, $0, Int32(VIPS_INTERPRETATION_sRGB.rawValue)) }
+            let rgb = try image.inRGB()
             return try rgb.linear([1 - opacity, 1 - opacity, 1 - opacity], colour.map { $0 * opacity }).castUChar()
         }
         guard hadAlpha, !keepingAlpha, opacity > 0 else { return result }
@@ -63,8 +61,7 @@ extension VImage {
     /// itself partly transparent.
     package func flattened(onto colour: [Double], alpha g: Double) throws(VipsError) -> VImage {
         guard hasAlpha else { return self }
-        let rgba = bands >= 4 ? self
-            : try VImage.make("colourspace") { darkroom_vips_colourspace(pointer, $0, Int32(VIPS_INTERPRETATION_sRGB.rawValue)) }
+        let rgba = try inRGB()
         let colourBands = try VImage.make("extract_band") { darkroom_vips_extract_bands(rgba.pointer, $0, 0, 3) }
         let a = try VImage.make("extract_band") { darkroom_vips_extract_bands(rgba.pointer, $0, 3, 1) }.linear([1.0 / 255], [0])
         let uncovered = try a.linear([-1], [1])
@@ -123,8 +120,7 @@ extension VImage {
         let ramp = try projected.linear([255 / (span * length)], [-(low / span + start) * 255 / length]).castUChar()
         let mask = try ramp.linear([opacity / 255], [0])
         return try withColourBands { image throws(VipsError) in
-            let rgb = image.bands >= 3 ? image
-                : try VImage.make("colourspace") { darkroom_vips_colourspace(image.pointer, $0, Int32(VIPS_INTERPRETATION_sRGB.rawValue)) }
+            let rgb = try image.inRGB()
             // c (1 - m) + C m
             let uncovered = try mask.linear([-1], [1])
             let kept = try VImage.make("multiply") { darkroom_vips_multiply(rgb.pointer, uncovered.pointer, $0) }
@@ -141,6 +137,13 @@ extension VImage {
         let alpha = try VImage.make("extract_band") { darkroom_vips_extract_bands(pointer, $0, Int32(bands - 1), 1) }
         let adjusted = try body(colour)
         return try VImage.make("bandjoin") { darkroom_vips_bandjoin2(adjusted.pointer, alpha.pointer, $0) }
+    }
+
+    /// Grey (with or without alpha) as sRGB; colour as it is.
+    func inRGB() throws(VipsError) -> VImage {
+        let colourBands = hasAlpha ? bands - 1 : bands
+        guard colourBands < 3 else { return self }
+        return try VImage.make("colourspace") { darkroom_vips_colourspace(pointer, $0, Int32(VIPS_INTERPRETATION_sRGB.rawValue)) }
     }
 
     /// in * a + b, a constant a band, in float.

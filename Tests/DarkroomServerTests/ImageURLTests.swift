@@ -445,9 +445,7 @@ import Testing
     @Test func encryptedSourcesAsImgproxysDocumentedExample() throws {
         let hex = "1eb5b0e971ad7f45324c1bb15c947cb207c43152fa5c6c7f35c4f36e0c18e0f1"
         var rules = SourceRules()
-        rules.encryptionKey = stride(from: 0, to: hex.count, by: 2).map {
-            UInt8(hex[hex.index(hex.startIndex, offsetBy: $0)..<hex.index(hex.startIndex, offsetBy: $0 + 2)], radix: 16)!
-        }
+        rules.encryptionKey = URLSignature.bytes(hex: hex)
         let encrypted = "p5VjorNdhs7mRRw8gA9TWoRlGci3l1kuzqN43UQlRaRIQ0qtBKW3qFABIsx-ZRz_cVc8iVTYbhsNsxNBL1BHaQ"
         func parse(_ path: String, _ rules: SourceRules) throws -> ImageURL {
             try ImageURL(path: path, context: ImageURLOptions.Context(), sources: rules)

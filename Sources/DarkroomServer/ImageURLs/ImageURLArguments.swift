@@ -44,6 +44,13 @@ extension ImageURLOptions {
             return value
         }
 
+        /// A hex colour (`ff8000` or `f80`).
+        func colour(_ index: Int) throws(ImageURLError) -> RGBColour? {
+            guard let text = text(index) else { return nil }
+            guard let colour = RGBColour(hex: text) else { throw .init("option '\(name)': '\(text)' is not a hex colour (ff8000)") }
+            return colour
+        }
+
         /// One of a type's names.
         func choice<T: RawRepresentable & CaseIterable>(_ index: Int, _ what: String, _: T.Type) throws(ImageURLError) -> T?
             where T.RawValue == String {

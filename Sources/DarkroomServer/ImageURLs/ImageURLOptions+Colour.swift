@@ -40,13 +40,6 @@ extension ImageURLOptions {
         public func hash(into hasher: inout Hasher) { hasher.combine(operations) }
     }
 
-    /// The hex colour at `index`, or `value` where it is left out.
-    static func colour(_ a: Arguments, _ index: Int, default value: RGBColour) throws(ImageURLError) -> RGBColour {
-        guard let text = a.text(index) else { return value }
-        guard let colour = RGBColour(hex: text) else { throw .init("option '\(a.name)': '\(text)' is not a hex colour (ff8000)") }
-        return colour
-    }
-
     static var colourRules: [String: Rule] {
         var table = RuleTable()
         table.add("adjust", "a") { o, a throws(ImageURLError) in
@@ -67,27 +60,27 @@ extension ImageURLOptions {
             // intensity:colour; the colour the palette runs to from black.
             try a.need(1...2)
             let intensity = try a.number(0, "intensity", 0...1) ?? 0
-            let tint = try Self.colour(a, 1, default: RGBColour(red: 0xb3, green: 0xb3, blue: 0xb3)!)
+            let tint = try a.colour(1) ?? RGBColour(red: 0xb3, green: 0xb3, blue: 0xb3)!
             o.colour.duotone = intensity > 0 ? (intensity, RGBColour(red: 0, green: 0, blue: 0)!, tint) : nil
         }
         table.add("duotone", "dt") { o, a throws(ImageURLError) in
             try a.need(1...3)
             let intensity = try a.number(0, "intensity", 0...1) ?? 0
-            let shadows = try Self.colour(a, 1, default: RGBColour(red: 0, green: 0, blue: 0)!)
-            let highlights = try Self.colour(a, 2, default: RGBColour(red: 255, green: 255, blue: 255)!)
+            let shadows = try a.colour(1) ?? RGBColour(red: 0, green: 0, blue: 0)!
+            let highlights = try a.colour(2) ?? RGBColour(red: 255, green: 255, blue: 255)!
             o.colour.duotone = intensity > 0 ? (intensity, shadows, highlights) : nil
         }
         table.add("colorize", "col") { o, a throws(ImageURLError) in
             try a.need(1...3)
             let opacity = try a.number(0, "opacity", 0...1) ?? 0
-            let tint = try Self.colour(a, 1, default: RGBColour(red: 0, green: 0, blue: 0)!)
+            let tint = try a.colour(1) ?? RGBColour(red: 0, green: 0, blue: 0)!
             o.colour.colorize = opacity > 0 ? (opacity, tint, a.bool(2) ?? false) : nil
         }
         table.add("gradient", "gr") { o, a throws(ImageURLError) in
             // opacity:colour:direction:start:stop; direction an angle or down, up, right, left.
             try a.need(1...5)
             let opacity = try a.number(0, "opacity", 0...1) ?? 0
-            let tint = try Self.colour(a, 1, default: RGBColour(red: 0, green: 0, blue: 0)!)
+            let tint = try a.colour(1) ?? RGBColour(red: 0, green: 0, blue: 0)!
             var angle = 0.0
             if let direction = a.text(2) {
                 switch direction {

@@ -134,12 +134,7 @@ extension ImageURLOptions {
                 o.trim = nil
                 return
             }
-            var colour: RGBColour?
-            if let text = a.text(1) {
-                guard let parsed = RGBColour(hex: text) else { throw .init("option '\(a.name)': '\(text)' is not a hex colour (ff8000)") }
-                colour = parsed
-            }
-            o.trim = Trim(threshold: threshold, colour: colour, equalHorizontal: a.bool(2) ?? false, equalVertical: a.bool(3) ?? false)
+            o.trim = Trim(threshold: threshold, colour: try a.colour(1), equalHorizontal: a.bool(2) ?? false, equalVertical: a.bool(3) ?? false)
         }
         add("padding", "pd") { o, a throws(ImageURLError) in
             // CSS's order; right falls back to top, bottom to top, left to right.
@@ -165,8 +160,7 @@ extension ImageURLOptions {
             switch a.values.count {
             case 1 where a.values[0].isEmpty: o.background = nil
             case 1:
-                guard let colour = RGBColour(hex: a.values[0]) else { throw .init("option '\(a.name)': '\(a.values[0])' is not a hex colour (ff8000)") }
-                o.background = colour
+                o.background = try a.colour(0)
             case 3:
                 guard let r = try a.size(0, "red"), let g = try a.size(1, "green"), let b = try a.size(2, "blue"),
                       let colour = RGBColour(red: r, green: g, blue: b)

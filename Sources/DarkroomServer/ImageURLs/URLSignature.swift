@@ -56,7 +56,8 @@ public struct URLSignature: Sendable, Hashable {
         return zip(given, expected).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
-    static func bytes(hex: String) -> [UInt8]? {
+    /// The bytes a hex string spells, or nil (also for odd lengths).
+    package static func bytes(hex: String) -> [UInt8]? {
         let digits = Array(hex.utf8)
         guard digits.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []
