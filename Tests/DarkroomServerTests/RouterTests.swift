@@ -13,30 +13,6 @@ import TestSupport
 /// The routes, driven through Hummingbird's router test client: no socket,
 /// no port; the pipeline is real and reads the bundled samples in process.
 @Suite(.offCooperativePool) struct RouterTests {
-    /// Runs `test` against the server's router, built as `darkroom serve`
-    /// builds it for `configure`d settings (no disk cache).
-    private func withRouter(_ configure: (inout ServerConfiguration) -> Void = { _ in },
-                            _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        var configuration = ServerConfiguration()
-        configuration.limits.maxProcessingTime = unhurriedProcessingTime
-        configure(&configuration)
-        let metrics = ServerMetrics()
-        var pipelineSettings = pipelineConfiguration(for: configuration, metrics: metrics)
-        pipelineSettings.diskCache = nil
-        let pipeline = try ImagePipeline(configuration: pipelineSettings)
-        let books = try Fixtures.temporaryFolder("darkroom-router-books")
-        let router = buildRouter(configuration, pipeline: pipeline, gallery: Gallery(list: try Gallery.sampleList(), pipeline: pipeline),
-                                 books: BookJobs(folder: books, lifetime: .seconds(60)), logger: Logger(label: "darkroom-test"), metrics: metrics)
-        do {
-            try await Application(router: router).test(.router, test)
-        } catch {
-            await pipeline.shutdown()
-            throw error
-        }
-        await pipeline.shutdown()
-        try? FileManager.default.removeItem(at: books)
-    }
-
     private static func text(_ response: TestResponse) -> String { String(buffer: response.body) }
 
     @Test func aSampleIsProcessedInProcess() async throws {

@@ -1,5 +1,7 @@
 /// What an image is, without processing it: for `/info` and for clients
-/// that draw a placeholder before the image arrives.
+/// that draw a placeholder before the image arrives. The optional fields
+/// are imgproxy Pro's, present when ``InfoOptions`` asks for them, under
+/// Pro's names, so a Pro client reads them as it reads Pro's.
 public struct ImageInfo: Sendable, Hashable, Codable {
     public var format: ImageFormat
     /// Upright: after the EXIF orientation is applied.
@@ -10,17 +12,68 @@ public struct ImageInfo: Sendable, Hashable, Codable {
     /// Frames: more than 1 for an animated GIF or WebP.
     public var frames: Int
     public var isAnimated: Bool { frames > 1 }
+    /// The EXIF fields people ask about (`exif_summary` in JSON).
     public var exif: EXIFSummary
     /// The most common colour, coarsely binned, as `rrggbb`.
     public var dominantColour: String
-    /// A BlurHash of 4 x 3 components (blurha.sh).
+    /// A BlurHash, of 4 x 3 components unless asked otherwise (blurha.sh).
     public var blurHash: String
     /// A ThumbHash (evanw.github.io/thumbhash), in standard base64.
     public var thumbHash: String
 
+    // imgproxy Pro's fields.
+    /// The source's size in bytes.
+    public var size: Int?
+    /// Every EXIF field, by title or tag name (``InfoOptions/exifCanonicalNames``).
+    public var exifFields: [String: String]?
+    public var iptc: [String: MetadataValue]?
+    public var photoshop: [String: MetadataValue]?
+    public var xmp: [String: MetadataValue]?
+    public var colourspace: String?
+    public var bands: Int?
+    public var sampleFormat: String?
+    public var pagesNumber: Int?
+    public var hasAlpha: Bool?
+    /// Whether any pixel is less than opaque.
+    public var hasTransparency: Bool?
+    public var crop: RelativeRect?
+    public var palette: [PaletteColour]?
+    public var average: PaletteColour?
+    /// By Pro's names: `vibrant`, `light_vibrant`, `dark_muted`, ...
+    public var dominantColours: [String: PaletteColour]?
+    /// ``thumbHash``'s bytes in uppercase hex, as Pro writes them.
+    public var thumbHashHex: String?
+    public var perceptualHash: String?
+    /// By kind: `md5`, `sha1`, `sha256`, `sha512`; lowercase hex.
+    public var hashsums: [String: String]?
+
+    public init(format: ImageFormat, width: Int, height: Int, orientation: Int, frames: Int, exif: EXIFSummary,
+                dominantColour: String, blurHash: String, thumbHash: String) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.orientation = orientation
+        self.frames = frames
+        self.exif = exif
+        self.dominantColour = dominantColour
+        self.blurHash = blurHash
+        self.thumbHash = thumbHash
+    }
+
+    /// A crop's place as fractions of the upright image.
+    public struct RelativeRect: Sendable, Hashable, Codable {
+        public var left: Double
+        public var top: Double
+        public var width: Double
+        public var height: Double
+    }
+
     enum CodingKeys: String, CodingKey {
-        case format, width, height, orientation, frames, exif
-        case dominantColour = "dominant_color", blurHash = "blurhash", thumbHash = "thumbhash"
+        case format, width, height, orientation, frames
+        case exif = "exif_summary", dominantColour = "dominant_color", blurHash = "blurhash", thumbHash = "thumbhash"
+        case size, exifFields = "exif", iptc, photoshop, xmp, colourspace = "colorspace", bands, sampleFormat = "sample_format"
+        case pagesNumber = "pages_number", hasAlpha = "alpha", hasTransparency = "transparency", crop, palette, average
+        case dominantColours = "dominant_colors", thumbHashHex = "thumb_hash", perceptualHash = "perceptual_hash", hashsums
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -34,11 +87,30 @@ public struct ImageInfo: Sendable, Hashable, Codable {
         try container.encode(dominantColour, forKey: .dominantColour)
         try container.encode(blurHash, forKey: .blurHash)
         try container.encode(thumbHash, forKey: .thumbHash)
+        try container.encodeIfPresent(size, forKey: .size)
+        try container.encodeIfPresent(exifFields, forKey: .exifFields)
+        try container.encodeIfPresent(iptc, forKey: .iptc)
+        try container.encodeIfPresent(photoshop, forKey: .photoshop)
+        try container.encodeIfPresent(xmp, forKey: .xmp)
+        try container.encodeIfPresent(colourspace, forKey: .colourspace)
+        try container.encodeIfPresent(bands, forKey: .bands)
+        try container.encodeIfPresent(sampleFormat, forKey: .sampleFormat)
+        try container.encodeIfPresent(pagesNumber, forKey: .pagesNumber)
+        try container.encodeIfPresent(hasAlpha, forKey: .hasAlpha)
+        try container.encodeIfPresent(hasTransparency, forKey: .hasTransparency)
+        try container.encodeIfPresent(crop, forKey: .crop)
+        try container.encodeIfPresent(palette, forKey: .palette)
+        try container.encodeIfPresent(average, forKey: .average)
+        try container.encodeIfPresent(dominantColours, forKey: .dominantColours)
+        try container.encodeIfPresent(thumbHashHex, forKey: .thumbHashHex)
+        try container.encodeIfPresent(perceptualHash, forKey: .perceptualHash)
+        try container.encodeIfPresent(hashsums, forKey: .hashsums)
         var extra = encoder.container(keyedBy: ExtraKeys.self)
         try extra.encode(isAnimated, forKey: .animated)
+        try extra.encode(format.mimeType, forKey: .mimeType)
     }
 
-    private enum ExtraKeys: String, CodingKey { case animated }
+    private enum ExtraKeys: String, CodingKey { case animated, mimeType = "mime_type" }
 }
 
 /// The EXIF fields people ask about, as the camera wrote them (libvips'

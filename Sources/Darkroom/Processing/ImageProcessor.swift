@@ -46,16 +46,25 @@ public struct ImageProcessor: Sendable {
 
     /// What the image in `data` is: format, upright size, orientation,
     /// frames, the EXIF fields that matter (GPS only with `includeGPS`), its
-    /// dominant colour, and BlurHash and ThumbHash placeholders. The limits
-    /// apply as for processing.
+    /// dominant colour, and BlurHash and ThumbHash placeholders, with what
+    /// `asked` adds (imgproxy Pro's info options). The limits apply as for
+    /// processing.
     ///
     /// - Throws: ``DarkroomError`` saying what was wrong with the input.
-    public func info(of data: Data, limits: ImageLimits = ImageLimits(), includeGPS: Bool = false) async throws(DarkroomError) -> ImageInfo {
+    public func info(of data: Data, limits: ImageLimits = ImageLimits(), includeGPS: Bool = false,
+                     options asked: InfoOptions = InfoOptions()) async throws(DarkroomError) -> ImageInfo {
         let killSwitch = KillSwitch()
         do {
             return try await withTaskCancellationHandler {
                 try await executor.run { () throws(DarkroomError) -> ImageInfo in
-                    try ProcessingRun(data: data, options: ProcessingOptions(limits: limits), killSwitch: killSwitch).inspect(includeGPS: includeGPS)
+                    var info = try ProcessingRun(data: data, options: ProcessingOptions(limits: limits), killSwitch: killSwitch)
+                        .inspect(includeGPS: includeGPS, asked: asked)
+                    // Of the source's bytes, as sent (an SVG's, not its drawing's).
+                    info.size = data.count
+                    if !asked.hashsums.isEmpty {
+                        info.hashsums = Dictionary(uniqueKeysWithValues: asked.hashsums.map { ($0.rawValue, Hashsum.hex(of: data, $0)) })
+                    }
+                    return info
                 }
             } onCancel: {
                 killSwitch.pull()

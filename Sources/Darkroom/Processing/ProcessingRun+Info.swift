@@ -7,13 +7,14 @@ extension ProcessingRun {
     static let infoThumbnailSide = 100
 
     /// What the image is: its header, EXIF summary, and placeholders made
-    /// from a small upright thumbnail (decoded with shrink-on-load). The
-    /// limits apply as for processing.
-    func inspect(includeGPS: Bool) throws(DarkroomError) -> ImageInfo {
+    /// from a small upright thumbnail (decoded with shrink-on-load), with
+    /// what `asked` adds. The limits apply as for processing.
+    func inspect(includeGPS: Bool, asked: InfoOptions = InfoOptions()) throws(DarkroomError) -> ImageInfo {
+        if let problem = asked.problem { throw .invalidOption(problem) }
         try Self.startLibvips()
         let format = try checkedFormat()
         try killSwitch.check()
-        if format == .svg { return try svgInspect(includeGPS: includeGPS) }
+        if format == .svg { return try svgInspect(includeGPS: includeGPS, asked: asked) }
         return try withRawBytes(of: data) { raw throws(DarkroomError) in
             _ = try checkedJPEGStructure(raw, format: format)
             let header = try load(raw, format: format, shrink: 1)
@@ -44,15 +45,115 @@ extension ProcessingRun {
                     try source.resized(horizontal: Double(width) / Double(source.width), vertical: Double(height) / Double(source.height))
                 }
             }
-            let thumbnail = image
+            // In memory: the source is read once, in order, and the hashes
+            // and the smart crop read the thumbnail again.
+            let thumbnail = try computingPixels(of: image) { () throws(VipsError) in try image.inMemory() }
             let rgba = try computingPixels(of: thumbnail) { () throws(VipsError) in try thumbnail.withAlpha().pixelBytes() }
             let (width, height) = (thumbnail.width, thumbnail.height)
-            return ImageInfo(format: format, width: upright.width, height: upright.height, orientation: orientation,
-                             frames: max(1, header.pageCount), exif: exif,
-                             dominantColour: Self.dominantColour(rgba),
-                             blurHash: BlurHash.encode(width: width, height: height, bands: 4, pixels: rgba),
-                             thumbHash: Data(ThumbHash.encode(width: min(width, side), height: min(height, side), rgba: rgba)).base64EncodedString())
+            let thumbHash = ThumbHash.encode(width: min(width, side), height: min(height, side), rgba: rgba)
+            var info = ImageInfo(format: format, width: upright.width, height: upright.height, orientation: orientation,
+                                 frames: max(1, header.pageCount), exif: exif,
+                                 dominantColour: Self.dominantColour(rgba),
+                                 blurHash: BlurHash.encode(width: width, height: height, bands: 4, pixels: rgba,
+                                                           componentsX: asked.blurHashComponents.x, componentsY: asked.blurHashComponents.y),
+                                 thumbHash: Data(thumbHash).base64EncodedString())
+            try describeHeader(header, asked: asked, includeGPS: includeGPS, into: &info)
+            if asked.checkTransparency {
+                info.hasTransparency = header.hasAlpha ? try hasTransparentPixel(raw, format: format, header: header) : false
+            }
+            if asked.thumbHashHex { info.thumbHashHex = thumbHash.map { String(format: "%02X", $0) }.joined() }
+            if asked.paletteColours > 0 { info.palette = Palette.colours(rgba, count: asked.paletteColours) }
+            if asked.average { info.average = Palette.average(rgba, ignoringTransparent: asked.averageIgnoresTransparent) }
+            if asked.dominantColours { info.dominantColours = DominantColours.swatches(rgba, buildMissed: asked.buildMissedColours) }
+            if asked.perceptualHash { info.perceptualHash = try perceptualHash(of: thumbnail) }
+            if let crop = asked.crop { info.crop = try relativeCrop(crop, upright: upright, thumbnail: thumbnail) }
+            return info
         }
+    }
+
+    /// What the header tells, as `asked`: EXIF fields, IPTC, XMP,
+    /// colourspace, bands, sample format, pages, alpha.
+    private func describeHeader(_ header: VImage, asked: InfoOptions, includeGPS: Bool, into info: inout ImageInfo) throws(DarkroomError) {
+        if asked.exif { info.exifFields = Self.exifFields(of: header, canonicalNames: asked.exifCanonicalNames, includeGPS: includeGPS) }
+        if asked.iptc, let block = header.blob("iptc-data") {
+            let (iptc, photoshop) = IPTC.read(block)
+            if !iptc.isEmpty { info.iptc = iptc }
+            if !photoshop.isEmpty { info.photoshop = photoshop }
+        }
+        if asked.xmp, let packet = header.blob("xmp-data") {
+            let xmp = XMP.read(packet)
+            if !xmp.isEmpty { info.xmp = xmp }
+        }
+        if asked.colourspace { info.colourspace = header.interpretationName }
+        if asked.bands { info.bands = header.bands }
+        if asked.sampleFormat { info.sampleFormat = header.sampleFormatName }
+        if asked.pagesNumber { info.pagesNumber = max(1, header.pageCount) }
+        if asked.alpha || asked.checkTransparency { info.hasAlpha = header.hasAlpha }
+    }
+
+    /// Every EXIF field libvips read ("exif-ifd{N}-{tag}"), by libexif's
+    /// title or the tag's own name, with its readable value. GPS fields
+    /// only with `includeGPS`: a photo's place is personal.
+    static func exifFields(of header: VImage, canonicalNames: Bool, includeGPS: Bool) -> [String: String] {
+        var fields: [String: String] = [:]
+        for name in header.fieldNames where name.hasPrefix("exif-ifd") {
+            let rest = name.dropFirst("exif-ifd".count)
+            guard let dash = rest.firstIndex(of: "-"), let ifd = Int(rest[..<dash]) else { continue }
+            if ifd == 3, !includeGPS { continue }
+            let tag = String(rest[rest.index(after: dash)...])
+            guard let value = header.field(name).flatMap(EXIFSummary.readable) else { continue }
+            let key = canonicalNames ? tag : VImage.exifTitle(name: tag, ifd: ifd) ?? tag
+            fields[key] = fields[key] ?? value
+        }
+        return fields
+    }
+
+    /// Whether any pixel is less than opaque: the whole image is decoded,
+    /// within the same limits as processing.
+    private func hasTransparentPixel(_ raw: UnsafeRawBufferPointer, format: ImageFormat, header: VImage) throws(DarkroomError) -> Bool {
+        try checkWholeDecode(of: header, format: format, shrink: 1, randomAccess: false)
+        let image = try load(raw, format: format, shrink: 1)
+        let opaque: Double = switch image.sampleFormatName {
+        case "ushort": 65535
+        case "float", "double": 1
+        default: 255
+        }
+        return try computingPixels(of: image) { () throws(VipsError) in try image.lastBandMinimum() } < opaque
+    }
+
+    /// The hash of the thumbnail as 64 x 64 grey.
+    private func perceptualHash(of thumbnail: VImage) throws(DarkroomError) -> String {
+        let side = Double(PerceptualHash.side)
+        let square = try vips("resize") {
+            try thumbnail.resized(horizontal: side / Double(thumbnail.width), vertical: side / Double(thumbnail.height))
+        }
+        guard square.width == PerceptualHash.side, square.height == PerceptualHash.side else {
+            throw DarkroomError(.processingFailed, "the perceptual hash's \(square.width) x \(square.height) image is not \(PerceptualHash.side) x \(PerceptualHash.side)")
+        }
+        let rgba = try computingPixels(of: square) { () throws(VipsError) in try square.withAlpha().pixelBytes() }
+        return PerceptualHash.hash(grey: PerceptualHash.grey(rgba: rgba))
+    }
+
+    /// Where `crop` falls on the upright image, as fractions; smart gravity
+    /// asks libvips' attention strategy on the thumbnail.
+    private func relativeCrop(_ crop: InfoCrop, upright: (width: Int, height: Int), thumbnail: VImage) throws(DarkroomError) -> ImageInfo.RelativeRect {
+        func side(_ asked: Double, of whole: Int) -> Int {
+            asked == 0 ? whole : asked < 1 ? max(1, Gravity.scaleToEven(whole, asked)) : min(whole, Int(asked))
+        }
+        let (width, height) = (side(crop.width, of: upright.width), side(crop.height, of: upright.height))
+        let (w, h) = (Double(upright.width), Double(upright.height))
+        if crop.gravity.kind == .smart {
+            let scale = Double(thumbnail.width) / w
+            let inner = (width: max(1, min(thumbnail.width, Int((Double(width) * scale).rounded()))),
+                         height: max(1, min(thumbnail.height, Int((Double(height) * scale).rounded()))))
+            let centre = try vips("smartcrop") { try thumbnail.attentionCentre(width: inner.width, height: inner.height) }
+            let left = max(0, min(thumbnail.width - inner.width, centre.x - inner.width / 2))
+            let top = max(0, min(thumbnail.height - inner.height, centre.y - inner.height / 2))
+            return ImageInfo.RelativeRect(left: Double(left) / Double(thumbnail.width), top: Double(top) / Double(thumbnail.height),
+                                          width: Double(width) / w, height: Double(height) / h)
+        }
+        let (left, top) = crop.gravity.placement(outer: upright, inner: (width, height))
+        return ImageInfo.RelativeRect(left: Double(left) / w, top: Double(top) / h, width: Double(width) / w, height: Double(height) / h)
     }
 
     /// The mean colour of the most common bin of 16 x 16 x 16, over the

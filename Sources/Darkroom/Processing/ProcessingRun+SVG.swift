@@ -23,12 +23,12 @@ extension ProcessingRun {
 
     /// What `/info` says of an SVG source: its own size, and placeholders
     /// from its drawing (where drawing is allowed).
-    func svgInspect(includeGPS: Bool) throws(DarkroomError) -> ImageInfo {
+    func svgInspect(includeGPS: Bool, asked: InfoOptions) throws(DarkroomError) -> ImageInfo {
         let document = try sanitisedSVG()
         // Drawn at its own size (within the pixel limit), not the URL's.
         var plain = options
         plain.operations = []
-        var info = try drawingRun(of: document, options: plain).inspect(includeGPS: includeGPS)
+        var info = try drawingRun(of: document, options: plain).inspect(includeGPS: includeGPS, asked: asked)
         info.format = .svg
         if document.width > 0, document.height > 0 { (info.width, info.height) = (document.width, document.height) }
         return info

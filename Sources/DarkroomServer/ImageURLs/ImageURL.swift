@@ -32,83 +32,100 @@ public struct ImageURL: Sendable, Hashable {
     /// rewrites (see ``ImageURLOptions/Context`` and ``SourceRules``).
     public init(path: String, context: ImageURLOptions.Context, onlyPresets: Bool = false,
                 sources: SourceRules = SourceRules()) throws(ImageURLError) {
-        guard let (signature, signedPath) = Self.split(path) else {
-            throw .init("the URL has no signature and source; expected /img/{signature}/{options}/plain/{source}")
-        }
-        self.signature = String(signature)
-        self.signedPath = String(signedPath)
-        let segments = signedPath.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        if let first = segments.first, Resize.Mode(rawValue: first) != nil {
-            throw .init("it looks like the deprecated basic URL format (/{signature}/{type}/{width}/...), which is not supported")
-        }
+        let parts = try Parts(path: path, onlyPresets: onlyPresets, sources: sources)
+        signature = parts.signature
+        signedPath = parts.signedPath
+        source = parts.source
+        requestedExtension = parts.requestedExtension
+        options = try ImageURLOptions(segments: parts.optionSegments, context: context)
+    }
 
-        // Options run until "plain" or the first segment that is not an
-        // option; in presets-only mode they are the first segment alone.
-        var index = 0
+    /// An image URL's parts before its options are read: `/info` URLs
+    /// share them and read other options.
+    struct Parts {
+        var signature: String
+        var signedPath: String
         var optionSegments: [String] = []
-        if onlyPresets {
-            guard segments.count > 1 else { throw .init("the URL has no source after its presets") }
-            optionSegments = segments[0].isEmpty ? [] : ["pr:" + Self.repaired(option: segments[0])]
-            index = 1
-        } else {
-            while index < segments.count, Self.isOption(Self.repaired(option: segments[index])) {
-                optionSegments.append(Self.repaired(option: segments[index]))
-                index += 1
+        var source: URL
+        var requestedExtension: String?
+
+        init(path: String, onlyPresets: Bool, sources: SourceRules) throws(ImageURLError) {
+            guard let (signature, signedPath) = ImageURL.split(path) else {
+                throw .init("the URL has no signature and source; expected /img/{signature}/{options}/plain/{source}")
             }
-        }
-        guard index < segments.count else {
-            throw .init("the URL has no source after its options")
-        }
-        if segments[index] == "plain" {
-            var text = segments[(index + 1)...].joined(separator: "/")
-            if let at = Self.extensionMark(in: text) {
-                requestedExtension = String(text[text.index(after: at)...])
-                text = String(text[..<at])
-                guard Self.extensionMark(in: text) == nil else {
-                    throw .init("the source has more than one @extension (write '@' in the source as %40)")
+            self.signature = String(signature)
+            self.signedPath = String(signedPath)
+            let segments = signedPath.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            if let first = segments.first, Resize.Mode(rawValue: first) != nil {
+                throw .init("it looks like the deprecated basic URL format (/{signature}/{type}/{width}/...), which is not supported")
+            }
+
+            // Options run until "plain" or the first segment that is not an
+            // option; in presets-only mode they are the first segment alone.
+            var index = 0
+            if onlyPresets {
+                guard segments.count > 1 else { throw .init("the URL has no source after its presets") }
+                optionSegments = segments[0].isEmpty ? [] : ["pr:" + ImageURL.repaired(option: segments[0])]
+                index = 1
+            } else {
+                while index < segments.count, ImageURL.isOption(ImageURL.repaired(option: segments[index])) {
+                    optionSegments.append(ImageURL.repaired(option: segments[index]))
+                    index += 1
                 }
             }
-            guard !text.isEmpty else { throw .init("the plain source URL is empty") }
-            guard let decoded = text.removingPercentEncoding else {
-                throw .init("the plain source has a bad percent-escape ('%' must be followed by two hex digits)")
+            guard index < segments.count else {
+                throw .init("the URL has no source after its options")
             }
-            let rewritten = sources.rewritten(Self.repaired(source: decoded))
-            guard let url = URL(string: rewritten) ?? URL(string: sources.rewritten(Self.repaired(source: text))) else {
-                throw .init("the source '\(decoded)' is not a URL")
+            if segments[index] == "plain" {
+                var text = segments[(index + 1)...].joined(separator: "/")
+                if let at = ImageURL.extensionMark(in: text) {
+                    requestedExtension = String(text[text.index(after: at)...])
+                    text = String(text[..<at])
+                    guard ImageURL.extensionMark(in: text) == nil else {
+                        throw .init("the source has more than one @extension (write '@' in the source as %40)")
+                    }
+                }
+                guard !text.isEmpty else { throw .init("the plain source URL is empty") }
+                guard let decoded = text.removingPercentEncoding else {
+                    throw .init("the plain source has a bad percent-escape ('%' must be followed by two hex digits)")
+                }
+                let rewritten = sources.rewritten(ImageURL.repaired(source: decoded))
+                guard let url = URL(string: rewritten) ?? URL(string: sources.rewritten(ImageURL.repaired(source: text))) else {
+                    throw .init("the source '\(decoded)' is not a URL")
+                }
+                source = url
+            } else if segments[index] == "enc" {
+                // imgproxy Pro's encrypted source: base64url of IV + AES-CBC.
+                var parts = Array(segments[(index + 1)...])
+                if sources.base64IncludesFilename, parts.count > 1 { parts.removeLast() }
+                var text = parts.joined()
+                if let dot = text.lastIndex(of: ".") {
+                    requestedExtension = String(text[text.index(after: dot)...])
+                    text = String(text[..<dot])
+                }
+                let decrypted = try sources.decrypted(text)
+                guard let url = URL(string: sources.rewritten(decrypted)) else {
+                    throw .init("the encrypted source is not a URL once decrypted")
+                }
+                source = url
+            } else {
+                var parts = Array(segments[index...])
+                // The last segment a file name for the page's sake, where the
+                // server says so (IMGPROXY_BASE64_URL_INCLUDES_FILENAME).
+                if sources.base64IncludesFilename, parts.count > 1 { parts.removeLast() }
+                var text = parts.joined()
+                if let dot = text.lastIndex(of: ".") {
+                    requestedExtension = String(text[text.index(after: dot)...])
+                    text = String(text[..<dot])
+                }
+                guard let data = Data(base64URLEncoded: text), let decoded = String(data: data, encoding: .utf8),
+                      let url = URL(string: sources.rewritten(decoded)) else {
+                    throw .init("the source segment '\(text.prefix(40))' is not a base64url-encoded URL (use /plain/ for a plain URL)")
+                }
+                source = url
             }
-            source = url
-        } else if segments[index] == "enc" {
-            // imgproxy Pro's encrypted source: base64url of IV + AES-CBC.
-            var parts = Array(segments[(index + 1)...])
-            if sources.base64IncludesFilename, parts.count > 1 { parts.removeLast() }
-            var text = parts.joined()
-            if let dot = text.lastIndex(of: ".") {
-                requestedExtension = String(text[text.index(after: dot)...])
-                text = String(text[..<dot])
-            }
-            let decrypted = try sources.decrypted(text)
-            guard let url = URL(string: sources.rewritten(decrypted)) else {
-                throw .init("the encrypted source is not a URL once decrypted")
-            }
-            source = url
-        } else {
-            var parts = Array(segments[index...])
-            // The last segment a file name for the page's sake, where the
-            // server says so (IMGPROXY_BASE64_URL_INCLUDES_FILENAME).
-            if sources.base64IncludesFilename, parts.count > 1 { parts.removeLast() }
-            var text = parts.joined()
-            if let dot = text.lastIndex(of: ".") {
-                requestedExtension = String(text[text.index(after: dot)...])
-                text = String(text[..<dot])
-            }
-            guard let data = Data(base64URLEncoded: text), let decoded = String(data: data, encoding: .utf8),
-                  let url = URL(string: sources.rewritten(decoded)) else {
-                throw .init("the source segment '\(text.prefix(40))' is not a base64url-encoded URL (use /plain/ for a plain URL)")
-            }
-            source = url
+            if requestedExtension?.isEmpty == true { requestedExtension = nil }
         }
-        if requestedExtension?.isEmpty == true { requestedExtension = nil }
-        options = try ImageURLOptions(segments: optionSegments, context: context)
     }
 
     /// The signature segment and the path it signs (from the `/` after it),

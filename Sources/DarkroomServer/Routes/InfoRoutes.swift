@@ -6,9 +6,9 @@ import NIOCore
 
 /// `GET /info/{signature}/{options}/{source}`: what a source image is, as
 /// JSON (``ImageInfo``): format, upright size, orientation, frames, EXIF,
-/// dominant colour, BlurHash and ThumbHash. The URL is signed and parsed as
-/// an image URL; processing options are accepted and do not change the
-/// answer, which describes the source.
+/// dominant colour, BlurHash and ThumbHash, and what imgproxy Pro's info
+/// options ask (``InfoURL``). Signed as image URLs are; image options are
+/// accepted and do not change the answer, which describes the source.
 struct InfoRoutes: Sendable {
     let pipeline: ImagePipeline
     let configuration: ServerConfiguration
@@ -23,15 +23,22 @@ struct InfoRoutes: Sendable {
 
     func respond(to request: Request, context: ServerContext) async -> Response {
         let path = String(request.uri.path.dropFirst("/info".count))
-        let url: ImageURL
-        switch ImageRoutes.verifiedURL(path, configuration: configuration) {
+        let url: InfoURL
+        switch Self.verifiedURL(path, configuration: configuration) {
         case .success(let verified): url = verified
         case .failure(let refusal): return refusal.response
         }
         do {
-            let info = try await connections.run(on: context.channel) { () async throws(DarkroomError) -> ImageInfo in
+            // Nil: the source's bytes are not the ones the URL's hashsum names.
+            let answer = try await connections.run(on: context.channel) { () async throws(DarkroomError) -> ImageInfo? in
                 let source = try await pipeline.originalData(for: .url(url.source))
-                return try await processor.info(of: source.data, limits: configuration.limits, includeGPS: configuration.infoIncludesGPS)
+                if let expected = url.expectedHashsum, Hashsum.hex(of: source.data, expected.kind) != expected.hex { return nil }
+                return try await processor.info(of: source.data, limits: url.imageOptions.limits(over: configuration.limits),
+                                                includeGPS: configuration.infoIncludesGPS, options: url.info)
+            }
+            guard let info = answer else {
+                // As imgproxy Pro: a mismatch is a 422.
+                return errorResponse(.unprocessableContent, "the source's \(url.expectedHashsum?.kind.rawValue ?? "") hashsum is not the one the URL gives")
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
@@ -43,6 +50,23 @@ struct InfoRoutes: Sendable {
             return error.response(headers: [:])
         } catch {
             return errorResponse(.internalServerError, "the answer could not be written: \(error)")
+        }
+    }
+
+    /// The URL, its signature checked first as for image URLs.
+    static func verifiedURL(_ path: String, configuration: ServerConfiguration) -> Result<InfoURL, ImageRoutes.Refusal> {
+        if !configuration.signatures.isEmpty {
+            guard let (signature, signedPath) = ImageURL.split(path),
+                  configuration.signatures.contains(where: { $0.verify(signature, path: signedPath) })
+            else {
+                return .failure(ImageRoutes.Refusal(response: errorResponse(.forbidden, "the URL's signature is missing or wrong")))
+            }
+        }
+        let context = ImageURLOptions.Context(presets: configuration.presets, allowsSecurityOptions: configuration.allowSecurityOptions)
+        do {
+            return .success(try InfoURL(path: path, context: context, sources: configuration.sourceRules))
+        } catch {
+            return .failure(ImageRoutes.Refusal(response: errorResponse(.notFound, "bad info URL: \(error.message)")))
         }
     }
 }

@@ -1,0 +1,92 @@
+/// What an ``ImageInfo`` holds beyond the source's header and placeholders:
+/// imgproxy Pro's info options. The defaults are Pro's: EXIF, IPTC and XMP
+/// on; everything that needs the pixels off.
+public struct InfoOptions: Sendable, Hashable {
+    /// Every EXIF field, by libexif's titles ("Date and Time (Original)")
+    /// or with `exifCanonicalNames` by the tag's name ("DateTimeOriginal").
+    public var exif = true
+    public var exifCanonicalNames = false
+    /// IPTC-IIM datasets and Photoshop's resolution record.
+    public var iptc = true
+    /// XMP properties, by namespace prefix.
+    public var xmp = true
+    public var colourspace = false
+    public var bands = false
+    public var sampleFormat = false
+    public var pagesNumber = false
+    /// Whether the image has an alpha channel; with `checkTransparency`,
+    /// also whether any pixel is less than opaque (computes every pixel).
+    public var alpha = false
+    public var checkTransparency = false
+    /// Where a crop of this size and gravity falls, as fractions.
+    public var crop: InfoCrop?
+    /// A palette of at most this many colours: 0 (none), or 2 to 256.
+    public var paletteColours = 0
+    public var average = false
+    /// The average leaves fully transparent pixels out.
+    public var averageIgnoresTransparent = true
+    /// Vibrant, light vibrant, dark vibrant, muted, light muted and dark
+    /// muted; with `buildMissed`, those the image lacks are made from the
+    /// ones it has.
+    public var dominantColours = false
+    public var buildMissedColours = false
+    /// The BlurHash's components: 1 to 9 each.
+    public var blurHashComponents = (x: 4, y: 3)
+    /// ThumbHash as Pro writes it too: hex, beside Darkroom's base64.
+    public var thumbHashHex = false
+    public var perceptualHash = false
+    /// Checksums of the source's bytes.
+    public var hashsums: [Hashsum.Kind] = []
+
+    public init() {}
+
+    public static func == (lhs: InfoOptions, rhs: InfoOptions) -> Bool {
+        lhs.key == rhs.key
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+    }
+
+    /// Every option as text, for comparing and hashing.
+    var key: String {
+        [exif, exifCanonicalNames, iptc, xmp, colourspace, bands, sampleFormat, pagesNumber, alpha, checkTransparency,
+         average, averageIgnoresTransparent, dominantColours, buildMissedColours, thumbHashHex, perceptualHash]
+            .map { $0 ? "1" : "0" }.joined()
+            + ":\(crop.map { "\($0.width)x\($0.height)@\($0.gravity.key)" } ?? "-"):\(paletteColours)"
+            + ":\(blurHashComponents.x)x\(blurHashComponents.y):\(hashsums.map(\.rawValue).joined(separator: ","))"
+    }
+
+    /// Why these options cannot be answered, or nil.
+    public var problem: String? {
+        if paletteColours != 0, !(2...256).contains(paletteColours) {
+            return "a palette has 2 to 256 colours, not \(paletteColours)"
+        }
+        if !(1...9).contains(blurHashComponents.x) || !(1...9).contains(blurHashComponents.y) {
+            return "a BlurHash has 1 to 9 components each way, not \(blurHashComponents.x) x \(blurHashComponents.y)"
+        }
+        if let crop {
+            for side in [crop.width, crop.height] where !side.isFinite || side < 0 || side > 100_000 {
+                return "a crop's side is 0 (the whole side), a fraction below 1, or pixels up to 100000, not \(side)"
+            }
+            if !crop.gravity.isValid || crop.gravity.kind == .focusPoint && !((0...1).contains(crop.gravity.x) && (0...1).contains(crop.gravity.y)) {
+                return "the crop's gravity \(crop.gravity.key) is out of range"
+            }
+        }
+        return nil
+    }
+}
+
+/// A crop asked of `/info`: sides in pixels from 1 up, fractions below 1,
+/// or 0 for the whole side, as imgproxy's `crop`.
+public struct InfoCrop: Sendable, Hashable {
+    public var width: Double
+    public var height: Double
+    public var gravity: Gravity
+
+    public init(width: Double, height: Double, gravity: Gravity = .centre) {
+        self.width = width
+        self.height = height
+        self.gravity = gravity
+    }
+}

@@ -1,0 +1,150 @@
+public import Darkroom
+public import Foundation
+
+/// An `/info` URL: imgproxy Pro's info options (`exif:1:1`, `dc:1`,
+/// `bh:4:3`, ...) before a source written as image URLs write it. Options
+/// that are not info options are read as image options (presets, expiry,
+/// cache buster and security limits apply; the rest are accepted and
+/// change nothing, as before info options existed). Where a name is both,
+/// the info option wins, as Pro reads an info URL.
+public struct InfoURL: Sendable {
+    public var source: URL
+    public var info = InfoOptions()
+    /// A checksum the source's bytes must have (`hashsum`), or nil.
+    public var expectedHashsum: (kind: Hashsum.Kind, hex: String)?
+    /// The image options among the segments.
+    public var imageOptions = ImageURLOptions()
+
+    /// Parses the path after `/info`.
+    public init(path: String, context: ImageURLOptions.Context, sources: SourceRules = SourceRules()) throws(ImageURLError) {
+        let parts = try ImageURL.Parts(path: path, onlyPresets: false, sources: sources)
+        source = parts.source
+        var imageSegments: [String] = []
+        for segment in parts.optionSegments {
+            try read(segment, context: context, presets: [], imageSegments: &imageSegments)
+        }
+        imageOptions = try ImageURLOptions(segments: imageSegments, context: context)
+        if let problem = info.problem { throw .init(problem) }
+    }
+
+    private mutating func read(_ segment: String, context: ImageURLOptions.Context, presets using: [String],
+                               imageSegments: inout [String]) throws(ImageURLError) {
+        let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let name = parts[0]
+        if name == "pr" || name == "preset" {
+            // Presets may hold info options and image options alike.
+            guard parts.count > 1, parts.count <= 17 else { throw .init("option '\(name)' takes 1 to 16 preset names") }
+            guard using.count < 8 else { throw .init("presets nest more than 8 deep") }
+            for preset in parts.dropFirst() where !using.contains(preset) {
+                guard let definition = context.presets[preset] else { throw .init("unknown preset '\(preset)'") }
+                for part in definition.split(separator: "/") {
+                    try read(String(part), context: context, presets: using + [preset], imageSegments: &imageSegments)
+                }
+            }
+            return
+        }
+        guard let rule = Self.rules[name] else {
+            imageSegments.append(segment)
+            return
+        }
+        var arguments = ImageURLOptions.Arguments(name: name, values: Array(parts.dropFirst()))
+        try rule(&self, &arguments)
+    }
+
+    typealias Rule = @Sendable (inout InfoURL, inout ImageURLOptions.Arguments) throws(ImageURLError) -> Void
+
+    /// Pro's info options by every name they have. Booleans are read as
+    /// imgproxy reads them (1, t, true ...).
+    static let rules: [String: Rule] = {
+        var rules: [String: Rule] = [:]
+        func add(_ names: String..., rule: @escaping Rule) {
+            for name in names { rules[name] = rule }
+        }
+        // Always answered: the size, format and dimensions are in every answer.
+        add("size", "s", "format", "f", "dimensions", "d") { _, a throws(ImageURLError) in try a.need(1...1); _ = a.bool(0) }
+        add("exif") { u, a throws(ImageURLError) in
+            try a.need(1...2)
+            u.info.exif = a.bool(0) ?? true
+            u.info.exifCanonicalNames = a.bool(1) ?? false
+        }
+        add("iptc") { u, a throws(ImageURLError) in try a.need(1...1); u.info.iptc = a.bool(0) ?? false }
+        add("xmp") { u, a throws(ImageURLError) in try a.need(1...1); u.info.xmp = a.bool(0) ?? false }
+        add("colorspace", "cs") { u, a throws(ImageURLError) in try a.need(1...1); u.info.colourspace = a.bool(0) ?? false }
+        add("bands", "b") { u, a throws(ImageURLError) in try a.need(1...1); u.info.bands = a.bool(0) ?? false }
+        add("sample_format", "sf") { u, a throws(ImageURLError) in try a.need(1...1); u.info.sampleFormat = a.bool(0) ?? false }
+        add("pages_number", "pn") { u, a throws(ImageURLError) in try a.need(1...1); u.info.pagesNumber = a.bool(0) ?? false }
+        add("thumb_hash", "th") { u, a throws(ImageURLError) in try a.need(1...1); u.info.thumbHashHex = a.bool(0) ?? false }
+        add("perceptual_hash", "phash", "ph") { u, a throws(ImageURLError) in try a.need(1...1); u.info.perceptualHash = a.bool(0) ?? false }
+        // No video sources: there is no video metadata to give.
+        add("video_meta", "vm") { _, a throws(ImageURLError) in try a.need(1...1); _ = a.bool(0) }
+        add("alpha", "a") { u, a throws(ImageURLError) in
+            try a.need(1...2)
+            u.info.alpha = a.bool(0) ?? false
+            u.info.checkTransparency = u.info.alpha && a.bool(1) ?? false
+        }
+        add("crop", "c") { u, a throws(ImageURLError) in
+            try a.need(2...5)
+            let width = try a.number(0, "width", 0...100_000) ?? 0, height = try a.number(1, "height", 0...100_000) ?? 0
+            let gravity = try a.gravity(from: 2, allowed: .crop) ?? .centre
+            u.info.crop = width > 0 || height > 0 ? InfoCrop(width: width, height: height, gravity: gravity) : nil
+        }
+        add("objects_position", "obj_pos", "op") { _, a throws(ImageURLError) in
+            throw .init("option '\(a.name)' needs object detection, which this server does not have yet")
+        }
+        add("palette", "p") { u, a throws(ImageURLError) in
+            try a.need(1...1)
+            let colours = try a.whole(0, "colours", 0...256) ?? 0
+            guard colours != 1 else { throw .init("option '\(a.name)': a palette has 2 to 256 colours (0: none)") }
+            u.info.paletteColours = colours
+        }
+        add("average", "avg") { u, a throws(ImageURLError) in
+            try a.need(1...2)
+            u.info.average = a.bool(0) ?? false
+            u.info.averageIgnoresTransparent = a.bool(1) ?? true
+        }
+        add("dominant_colors", "dc") { u, a throws(ImageURLError) in
+            try a.need(1...2)
+            u.info.dominantColours = a.bool(0) ?? false
+            u.info.buildMissedColours = a.bool(1) ?? false
+        }
+        add("blurhash", "bh") { u, a throws(ImageURLError) in
+            try a.need(2...2)
+            let x = try a.whole(0, "components", 0...9) ?? 0, y = try a.whole(1, "components", 0...9) ?? 0
+            // 0 is Pro's "none"; Darkroom's own 4 x 3 is always given.
+            if x > 0, y > 0 { u.info.blurHashComponents = (x, y) }
+        }
+        add("calc_hashsums", "chs") { u, a throws(ImageURLError) in
+            try a.need(1...4)
+            var kinds: [Hashsum.Kind] = []
+            for index in a.values.indices {
+                guard let kind = try a.choice(index, "hashsum type", Hashsum.Kind.self) else { continue }
+                if !kinds.contains(kind) { kinds.append(kind) }
+            }
+            u.info.hashsums = kinds
+        }
+        add("hashsum", "hs") { u, a throws(ImageURLError) in
+            try a.need(1...2)
+            guard a.values[0] != "none" else { u.expectedHashsum = nil; return }
+            guard let kind = try a.choice(0, "hashsum type", Hashsum.Kind.self) else { throw .init("option '\(a.name)' needs a hashsum type") }
+            guard let hex = a.text(1)?.lowercased(), hex.count == Hashsum.hex(of: Data(), kind).count,
+                  hex.allSatisfy(\.isHexDigit) else {
+                throw .init("option '\(a.name)': the \(kind.rawValue) hashsum is \(Hashsum.hex(of: Data(), kind).count) hex digits")
+            }
+            u.expectedHashsum = (kind, hex)
+        }
+        add("page", "pg") { _, a throws(ImageURLError) in
+            try a.need(1...1)
+            guard try a.whole(0, "page", 0...100_000) == 0 else {
+                throw .init("option '\(a.name)': only the first page is described")
+            }
+        }
+        add("detect_objects", "do") { _, a throws(ImageURLError) in
+            try a.need(1...1)
+            if a.bool(0) == true { throw .init("option '\(a.name)' needs object detection, which this server does not have yet") }
+        }
+        add("classify", "cl") { _, a throws(ImageURLError) in
+            if try a.whole(0, "top K", 0...1000) ?? 0 > 0 { throw .init("option '\(a.name)' needs a classifier, which this server does not have") }
+        }
+        return rules
+    }()
+}
