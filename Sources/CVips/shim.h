@@ -629,44 +629,6 @@ static inline int darkroom_vips_join_frames(VipsImage **frames, int count, VipsI
     return 0;
 }
 
-// MARK: - Text
-
-/// `text` (plain: escaped here, so no markup comes through) in bold sans of
-/// `pixels` pixels, wrapped at `width`, white with a soft black shadow on
-/// transparency: RGBA that reads on light and dark photos alike.
-static inline int darkroom_vips_text_mark(const char *text, int width, int pixels, VipsImage **out) {
-    gchar *escaped = g_markup_escape_text(text, -1);
-    gchar *font = g_strdup_printf("sans bold %dpx", pixels);
-    VipsImage *t[10] = {NULL};
-    int result = -1;
-    // The mask, with room around it for the shadow.
-    if (vips_text(&t[0], escaped, "font", font, "width", width, "dpi", 72, NULL) != 0 ||
-        vips_embed(t[0], &t[1], 4, 4, vips_image_get_width(t[0]) + 8, vips_image_get_height(t[0]) + 8, NULL) != 0 ||
-        vips_gaussblur(t[1], &t[2], 2.0, NULL) != 0 ||
-        vips_linear1(t[1], &t[3], 0.0, 255.0, "uchar", TRUE, NULL) != 0 ||
-        vips_linear1(t[1], &t[4], 0.0, 0.0, "uchar", TRUE, NULL) != 0) {
-        goto done;
-    }
-    VipsImage *letters[4] = {t[3], t[3], t[3], t[1]};
-    VipsImage *shadow[4] = {t[4], t[4], t[4], t[2]};
-    // Bands joined from grey masks are "multiband" until named sRGB.
-    if (vips_bandjoin(letters, &t[5], 4, NULL) != 0 || vips_bandjoin(shadow, &t[6], 4, NULL) != 0 ||
-        vips_copy(t[5], &t[7], "interpretation", VIPS_INTERPRETATION_sRGB, NULL) != 0 ||
-        vips_copy(t[6], &t[8], "interpretation", VIPS_INTERPRETATION_sRGB, NULL) != 0 ||
-        vips_composite2(t[8], t[7], &t[9], VIPS_BLEND_MODE_OVER, NULL) != 0 ||
-        vips_cast(t[9], out, VIPS_FORMAT_UCHAR, NULL) != 0) {
-        goto done;
-    }
-    result = 0;
-done:
-    for (int i = 0; i < 10; i++) {
-        if (t[i]) g_object_unref(t[i]);
-    }
-    g_free(font);
-    g_free(escaped);
-    return result;
-}
-
 // MARK: - Filters
 
 static inline int darkroom_vips_gaussblur(VipsImage *in, VipsImage **out, double sigma) {

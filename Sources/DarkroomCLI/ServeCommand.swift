@@ -128,6 +128,13 @@ struct ServeCommand: AsyncParsableCommand {
         if !configuration.encoder.settings.mozJPEGSettingsApply {
             logger.notice("JPEG trellis quantisation, overshoot deringing, scan optimisation and quantisation tables are mozjpeg's: this libvips is built with libjpeg-turbo and writes JPEG without them")
         }
+        // Text watermarks may name only installed fonts: read them once, now.
+        let fonts = FontFamilies.names
+        if fonts.isEmpty {
+            logger.warning("no fonts are installed: text watermarks (wmt) name only generic families, drawn by whatever fontconfig finds")
+        } else {
+            logger.info("text watermarks may use \(fonts.count) installed font families (\(fonts.prefix(4).joined(separator: ", "))\(fonts.count > 4 ? ", ..." : ""))")
+        }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if TraceExport.isRequested(ProcessInfo.processInfo.environment) {
             do {

@@ -199,8 +199,22 @@ import Testing
         }
         #expect(mark.content == .text("Darkroom") && mark.opacity == 0.5 && mark.gravity == .southEast)
         #expect(try parse("/_/wmt:RGFya3Jvb20/wmt:/plain/http://x.org/a.jpg").options.watermarkText == nil, "empty clears it")
-        let long = Data(String(repeating: "x", count: 300).utf8).base64EncodedString()
+        let long = Data(String(repeating: "x", count: 1100).utf8).base64EncodedString()
         for bad in ["wmt:***", "wmt:\(long)", "wmt:AAc", "wmt:a:b"] {
+            #expect(throws: ImageURLError.self, "\(bad)") { try parse("/_/\(bad)/plain/http://x.org/a.jpg") }
+        }
+    }
+
+    @Test func watermarkSizeTurnAndShadowAsPro() throws {
+        let options = try parse("/_/wm:1:ce/wmt:RGFya3Jvb20/wms:120:0/wmr:-30/wmsh:2.5/plain/http://x.org/a.jpg").options
+        guard case .watermark(let mark)? = options.processing(format: nil).operations.last else {
+            Issue.record("no watermark step")
+            return
+        }
+        #expect((mark.fitWidth, mark.fitHeight, mark.rotation, mark.shadowSigma) == (120, 0, -30, 2.5))
+        let long = try parse("/_/watermark_size:10:20/watermark_rotate:90/watermark_shadow:1/wm_rot:45/plain/http://x.org/a.jpg").options
+        #expect((long.watermarkWidth, long.watermarkHeight, long.watermarkRotation, long.watermarkShadow) == (10, 20, 45, 1))
+        for bad in ["wms:-1:0", "wms:1:2:3", "wmr:361", "wmr:x", "wmsh:101", "wmsh:-1"] {
             #expect(throws: ImageURLError.self, "\(bad)") { try parse("/_/\(bad)/plain/http://x.org/a.jpg") }
         }
     }

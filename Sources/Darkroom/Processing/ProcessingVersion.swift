@@ -16,7 +16,8 @@ public enum ProcessingVersion {
     /// geometry (centre placement, fractional offsets, the device pixel
     /// ratio, extend and padding measured by the resize, the result limit
     /// scaling down). 4: AVIF at imgproxy's speed 8 (libvips effort 1).
-    public static let number = 4
+    /// 5: text watermarks as imgproxy Pro draws them (markup, black sans 16).
+    public static let number = 5
 
     /// The text in keys: the number and libvips' version.
     public static let current = "\(number)+vips\(VipsRuntime.version)"

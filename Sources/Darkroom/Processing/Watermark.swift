@@ -1,19 +1,21 @@
 public import Foundation
 
-/// An image or a line of text laid over results (imgproxy's `wm`, and its
-/// Pro edition's `wmt`), its opacity, where it goes and how large it is.
+/// An image or text laid over results (imgproxy's `wm`, and its Pro
+/// edition's `wmt`, `wmu`, `wms`, `wmr` and `wmsh`), its opacity, where it
+/// goes, how large it is, its turn and its shadow.
 public struct Watermark: Sendable, Hashable, Codable {
     /// What is laid over the result.
     public enum Content: Sendable, Hashable, Codable {
         case image(WatermarkImage)
-        /// Plain text, at most ``Watermark/maxTextLength`` characters, drawn
-        /// white with a soft shadow, 24 pixels high before `scale`, wrapped
-        /// at the result's width.
+        /// Pango markup (plain text is markup too), at most
+        /// ``Watermark/maxTextLength`` characters, as imgproxy Pro draws it:
+        /// black `sans 16` unless the markup says otherwise, wrapped at the
+        /// result's width. Fonts it names must be installed.
         case text(String)
     }
 
-    /// The longest text watermark, in characters.
-    public static let maxTextLength = 256
+    /// The longest text watermark, in characters of markup.
+    public static let maxTextLength = 1024
 
     /// Whether `text` may be a text watermark: 1 to ``maxTextLength``
     /// characters, without control characters but line breaks.
@@ -36,6 +38,17 @@ public struct Watermark: Sendable, Hashable, Codable {
     public var replicate: Bool
     /// The watermark's width as a fraction of the result's (0: its own size).
     public var scale: Double
+    /// Without a `scale`: fitted into this many CSS pixels, enlarged if need
+    /// be; 0 for a side follows the other by the aspect ratio, 0 for both
+    /// keeps its size (imgproxy Pro's `wms`).
+    public var fitWidth = 0
+    public var fitHeight = 0
+    /// Degrees clockwise, -360 to 360 (Pro's `wmr`); any angle, onto
+    /// transparency.
+    public var rotation: Double = 0
+    /// Above 0: a soft black shadow whose blur has this sigma, in pixels
+    /// (Pro's `wmsh`), up to 100.
+    public var shadowSigma: Double = 0
 
     public init(image: WatermarkImage, opacity: Double, gravity: Gravity = .centre, replicate: Bool = false, scale: Double = 0) {
         self.init(.image(image), opacity: opacity, gravity: gravity, replicate: replicate, scale: scale)
@@ -60,7 +73,11 @@ public struct Watermark: Sendable, Hashable, Codable {
         case .image(let image): image.key
         case .text(let text): "text-" + String(Checksum.of(Data(text.utf8)), radix: 16)
         }
-        return "watermark:\(what):\(ImageOperation.format(opacity)):\(replicate ? "replicate:\(ImageOperation.format(gravity.x)):\(ImageOperation.format(gravity.y))" : gravity.key):\(ImageOperation.format(scale))"
+        var key = "watermark:\(what):\(ImageOperation.format(opacity)):\(replicate ? "replicate:\(ImageOperation.format(gravity.x)):\(ImageOperation.format(gravity.y))" : gravity.key):\(ImageOperation.format(scale))"
+        if fitWidth != 0 || fitHeight != 0 { key += ":fit:\(fitWidth)x\(fitHeight)" }
+        if rotation != 0 { key += ":turn:" + ImageOperation.format(rotation) }
+        if shadowSigma != 0 { key += ":shadow:" + ImageOperation.format(shadowSigma) }
+        return key
     }
 }
 

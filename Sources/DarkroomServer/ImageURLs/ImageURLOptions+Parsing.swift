@@ -211,6 +211,19 @@ extension ImageURLOptions {
             guard Watermark.isValidText(text) else { throw .init("option '\(a.name)': \(Watermark.textRule)") }
             o.watermarkText = text
         }
+        add("watermark_size", "wms") { o, a throws(ImageURLError) in
+            try a.need(1...2)
+            o.watermarkWidth = try a.size(0, "width") ?? 0
+            o.watermarkHeight = try a.size(1, "height") ?? 0
+        }
+        add("watermark_rotate", "wm_rot", "wmr") { o, a throws(ImageURLError) in
+            try a.need(1...1)
+            o.watermarkRotation = try a.number(0, "angle", -360...360) ?? 0
+        }
+        add("watermark_shadow", "wmsh") { o, a throws(ImageURLError) in
+            try a.need(1...1)
+            o.watermarkShadow = try a.number(0, "sigma", 0...100) ?? 0
+        }
         add("watermark_url", "wmu") { o, a throws(ImageURLError) in
             // A base64url-encoded URL; empty clears it.
             try a.need(0...1)

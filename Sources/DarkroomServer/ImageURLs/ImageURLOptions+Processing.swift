@@ -74,8 +74,11 @@ extension ImageURLOptions {
         // URL's is named by the URL; its bytes come in before processing.
         let fetched = watermarkURL.map { WatermarkImage(data: Data(), key: Self.watermarkKey(for: $0)) }
         if let watermark, let content = watermarkText.map(Watermark.Content.text) ?? (fetched ?? image).map(Watermark.Content.image) {
-            operations.append(.watermark(Watermark(content, opacity: watermark.opacity, gravity: watermark.gravity,
-                                                   replicate: watermark.replicate, scale: watermark.scale)))
+            var laid = Watermark(content, opacity: watermark.opacity, gravity: watermark.gravity,
+                                 replicate: watermark.replicate, scale: watermark.scale)
+            (laid.fitWidth, laid.fitHeight) = (watermarkWidth, watermarkHeight)
+            (laid.rotation, laid.shadowSigma) = (watermarkRotation, watermarkShadow)
+            operations.append(.watermark(laid))
         }
         var output = OutputOptions(format: format, progressive: encoder.progressiveJPEG)
         output.encoder = encoderOverrides.applied(to: encoder.settings, progressive: &output.progressive)

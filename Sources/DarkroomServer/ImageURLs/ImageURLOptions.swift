@@ -103,6 +103,14 @@ public struct ImageURLOptions: Sendable, Hashable {
     /// laid over the result in the server's watermark's place (`wmu`, from
     /// imgproxy's Pro edition).
     public var watermarkURL: URL?
+    /// imgproxy Pro's `wms`: the box a watermark without a scale is
+    /// fitted into, in CSS pixels (0 follows the other side).
+    public var watermarkWidth = 0
+    public var watermarkHeight = 0
+    /// Pro's `wmr`: degrees clockwise.
+    public var watermarkRotation: Double = 0
+    /// Pro's `wmsh`: the shadow's blur sigma; 0 is none.
+    public var watermarkShadow: Double = 0
     /// The answer's file name, without extension (`fn`).
     public var filename: String?
     /// Content-Disposition: attachment rather than inline (`att`).
