@@ -108,6 +108,19 @@ extension ServeCommand {
         if c.alwaysRasterizeSVG, !c.limits.svgRendering {
             throw ValidationError("--always-rasterize-svg needs --svg-render: libvips' SVG renderer is off by default, as it marks it untrusted")
         }
+        c.bestFormatByDefault = try bestFormatByDefault || env("BEST_FORMAT_BY_DEFAULT").map { try Self.boolean($0, "DARKROOM_BEST_FORMAT_BY_DEFAULT") } ?? false
+        if let text = bestFormatComplexityThreshold ?? env("BEST_FORMAT_COMPLEXITY_THRESHOLD") {
+            guard let value = Double(text), value.isFinite, (0...255).contains(value) else {
+                throw ValidationError("--best-format-complexity-threshold '\(text)' is not a number from 0 to 255")
+            }
+            c.bestFormatComplexityThreshold = value
+        }
+        if let text = bestFormatMaxResolution ?? env("BEST_FORMAT_MAX_RESOLUTION") {
+            guard let megapixels = Double(text), megapixels.isFinite, (0...10_000).contains(megapixels) else {
+                throw ValidationError("--best-format-max-resolution '\(text)' is not a number of megapixels from 0 to 10000")
+            }
+            c.bestFormatMaxPixels = Int((megapixels * 1_000_000).rounded())
+        }
         if let text = sanitizeSVG ?? env("SANITIZE_SVG") { c.limits.sanitizesSVG = try Self.boolean(text, "--sanitize-svg") }
         if let seconds = try number(downloadTimeout, "DOWNLOAD_TIMEOUT", "download-timeout", minimum: 1) { c.downloadTimeout = .seconds(seconds) }
         if let age = try number(cacheMaxAge, "CACHE_MAX_AGE", "cache-max-age") { c.cacheMaxAge = age }

@@ -56,6 +56,15 @@ public struct ServerConfiguration: Sendable {
     /// instead of answering them as SVG (imgproxy's
     /// `IMGPROXY_ALWAYS_RASTERIZE_SVG`); needs ``ImageLimits/svgRendering``.
     public var alwaysRasterizeSVG = false
+    /// imgproxy Pro's `best` format for every URL that names no format
+    /// (`IMGPROXY_BEST_FORMAT_BY_DEFAULT`).
+    public var bestFormatByDefault = false
+    /// Below this complexity `best` tries lossless encodings
+    /// (`IMGPROXY_BEST_FORMAT_COMPLEXITY_THRESHOLD`, 5.5).
+    public var bestFormatComplexityThreshold = 5.5
+    /// Above this many pixels `best` writes one format without trying the
+    /// others; 0: never (`IMGPROXY_BEST_FORMAT_MAX_RESOLUTION`, in megapixels there).
+    public var bestFormatMaxPixels = 0
     /// A client's cookies sent on to its sources, and to which
     /// (imgproxy's `IMGPROXY_COOKIE_PASSTHROUGH`); nil: none are.
     public var cookiePassthrough: CookiePassthrough?

@@ -48,6 +48,20 @@ public struct OutputOptions: Sendable, Hashable, Codable {
     /// step works on them (resizes, crops, turns, flips, blur, sharpen), as
     /// imgproxy's `preserve_hdr`; otherwise 8-bit sRGB, as always.
     public var preserveHDR = false
+    /// imgproxy Pro's `best` format: with no ``format``, the image is
+    /// written in each candidate and the smallest answered. Candidates are
+    /// JPEG and PNG, and WebP and AVIF where ``acceptedFormats`` names them;
+    /// an image simpler than ``bestComplexityThreshold`` tries lossless
+    /// PNG and WebP, any other the lossy formats at the quality asked.
+    public var best = false
+    /// The complexity below which `best` tries lossless encodings: the mean
+    /// luma step between neighbouring pixels, 0 to 255, on a thumbnail of
+    /// at most 256 pixels a side. Pro's default, 5.5.
+    public var bestComplexityThreshold = 5.5
+    /// Above this many pixels (0: never), `best` writes the one format it
+    /// expects to win (AVIF, then WebP, then JPEG, or PNG for lossless)
+    /// without trying the others (Pro's `BEST_FORMAT_MAX_RESOLUTION`).
+    public var bestMaxPixels = 0
 
     /// The formats that carry more than 8 bits a sample.
     static let highBitDepthFormats: Set<ImageFormat> = [.png, .tiff, .avif, .jxl]
@@ -81,6 +95,7 @@ public struct OutputOptions: Sendable, Hashable, Codable {
         if let animationFormat { text += ":anim-\(animationFormat.rawValue)" }
         if keepsVectors { text += ":vectors" }
         if preserveHDR { text += ":hdr" }
+        if best, format == nil { text += ":best\(bestComplexityThreshold)-\(bestMaxPixels)" }
         let encoderSettings = encoder.identifier
         if !encoderSettings.isEmpty { text += ":enc-" + encoderSettings }
         if !relevant.isEmpty {

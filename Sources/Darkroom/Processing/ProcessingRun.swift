@@ -160,6 +160,9 @@ struct ProcessingRun {
 
         // 5. Encode: the long call, where libvips computes every pixel.
         return try Traces.span("darkroom.encode", under: trace) { () throws(DarkroomError) in
+            if options.output.best, options.output.format == nil {
+                return try encodeBest(image, sourceFormat: format, source: source)
+            }
             let outputFormat = try outputFormat(source: format, hasAlpha: image.hasAlpha)
             if outputFormat == .ico, max(image.width, image.height) > VImage.maxIconSide {
                 // As imgproxy: an icon is made to fit its format's limit.
@@ -238,7 +241,8 @@ struct ProcessingRun {
         return options.output.formatKeeping(source, hasAlpha: hasAlpha)
     }
 
-    func encode(_ image: VImage, as format: ImageFormat, sourceFormat: ImageFormat) throws(DarkroomError) -> ByteBuffer {
+    /// - Parameter lossless: WebP written lossless (for the `best` format).
+    func encode(_ image: VImage, as format: ImageFormat, sourceFormat: ImageFormat, lossless: Bool = false) throws(DarkroomError) -> ByteBuffer {
         var quality = options.output.quality(for: format)
         guard (1...100).contains(quality) else {
             throw .invalidOption("quality \(quality) is outside 1...100")
@@ -248,7 +252,7 @@ struct ProcessingRun {
             return switch format {
             case .jpeg: .jpeg(quality: quality, progressive: options.output.progressive, tuning: settings.jpegTuning(progressive: options.output.progressive).applicable)
             case .png: settings.pngTuning.map(VImage.Encoder.pngTuned) ?? .png
-            case .webp: .webp(quality: quality, tuning: settings.webpTuning)
+            case .webp: lossless ? .webpLossless : .webp(quality: quality, tuning: settings.webpTuning)
             case .avif: .avif(quality: quality, tuning: settings.avifTuning)
             case .heic: .heic(quality: quality)
             case .gif: .gif

@@ -234,8 +234,12 @@ struct ImageRoutes: Sendable {
         }
         var (format, negotiated): (ImageFormat?, Bool) = (nil, false)
         // A raw answer is the source's bytes, whatever is asked or accepted.
-        if !url.options.raw {
-            let asked = url.options.format ?? url.requestedExtension
+        let asked = url.options.format ?? url.requestedExtension
+        // imgproxy Pro's `best`: the smallest of the formats the client takes.
+        let best = !url.options.raw && (asked?.lowercased() == "best" || asked == nil && configuration.bestFormatByDefault)
+        if best {
+            negotiated = true
+        } else if !url.options.raw {
             switch Self.format(asked: asked, accept: accept) {
             case .success(let answer): (format, negotiated) = answer
             case .failure(let error):
@@ -251,12 +255,17 @@ struct ImageRoutes: Sendable {
         }
         for warning in url.options.warnings { logger.warning("\(warning)", metadata: ["url": "\(path)"]) }
         var options = url.options.processing(format: format, watermark: configuration.watermark, encoder: configuration.encoder)
+        if best {
+            options.output.best = true
+            options.output.bestComplexityThreshold = configuration.bestFormatComplexityThreshold
+            options.output.bestMaxPixels = configuration.bestFormatMaxPixels
+        }
         if format == nil, !url.options.raw {
             // The source's format only if the client takes it.
             options.output.acceptedFormats = accept.accepted
         }
         // As imgproxy: an SVG source asked without a format is answered as SVG.
-        let askedByName = (url.options.format ?? url.requestedExtension).map { $0 != "auto" } ?? false
+        let askedByName = asked.map { $0 != "auto" } ?? false
         options.output.keepsVectors = !askedByName && !configuration.alwaysRasterizeSVG
         if negotiated, let format, !format.animates, accept.accepted?.contains(.webp) ?? true {
             // AVIF chosen by Accept cannot animate here: an animated GIF or
