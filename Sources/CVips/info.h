@@ -71,4 +71,25 @@ static inline const char *darkroom_exif_title(const char *name, int ifd) {
     return exif_tag_get_title_in_ifd(tag, (ExifIfd) ifd);
 }
 
+/// 8-bit luma (BT.601, rounded) of an 8-bit sRGB image, alpha ignored:
+/// what SSIM compares.
+static inline int darkroom_vips_luma(VipsImage *in, VipsImage **out) {
+    VipsImage *t[3] = {NULL};
+    double weights[3] = {0.299, 0.587, 0.114};
+    VipsImage *matrix = vips_image_new_matrix_from_array(3, 1, weights, 3);
+    int result = -1;
+    if (matrix != NULL &&
+        vips_extract_band(in, &t[0], 0, "n", 3, NULL) == 0 &&
+        vips_recomb(t[0], &t[1], matrix, NULL) == 0 &&
+        vips_linear1(t[1], &t[2], 1.0, 0.5, NULL) == 0 &&
+        vips_cast(t[2], out, VIPS_FORMAT_UCHAR, NULL) == 0) {
+        result = 0;
+    }
+    if (matrix) g_object_unref(matrix);
+    for (int i = 0; i < 3; i++) {
+        if (t[i]) g_object_unref(t[i]);
+    }
+    return result;
+}
+
 #endif

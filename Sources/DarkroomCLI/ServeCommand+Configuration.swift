@@ -260,6 +260,7 @@ extension ServeCommand {
         c.encoder.progressiveJPEG = jpegProgressive || envFlag("JPEG_PROGRESSIVE")
         c.encoder.settings = try encoderSettings(env: env)
         c.encoder.unsharpMasking = try unsharpMaskingSetting(env: env)
+        c.encoder.autoquality = try autoqualitySetting(env: env)
         c.encoder.preserveHDR = try preserveHdr || env("PRESERVE_HDR").map { try Self.boolean($0, "DARKROOM_PRESERVE_HDR") } ?? false
         c.allowSecurityOptions = allowSecurityOptions || envFlag("ALLOW_SECURITY_OPTIONS")
         if let text = env("ALLOWED_PROCESSING_OPTIONS") {

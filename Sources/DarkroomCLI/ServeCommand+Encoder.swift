@@ -84,4 +84,33 @@ extension ServeCommand {
         }
         return setting
     }
+
+    /// `--autoquality METHOD[:TARGET:MIN:MAX:ALLOWED_ERROR]`, else the
+    /// variables, read as a URL's `aq` is; with the per-format ranges.
+    func autoqualitySetting(env: (String) -> String?) throws -> Autoquality? {
+        var values = autoquality.map { $0.split(separator: ":", omittingEmptySubsequences: false).map(String.init) }
+        if values == nil, let method = env("AUTOQUALITY_METHOD") {
+            values = [method] + ["TARGET", "MIN", "MAX", "ALLOWED_ERROR"].map { env("AUTOQUALITY_\($0)") ?? "" }
+        }
+        guard let values else { return nil }
+        let parsed: AutoqualityOverride
+        do {
+            parsed = try AutoqualityOverride.parse(values, name: "--autoquality")
+        } catch {
+            throw ValidationError(error.message)
+        }
+        guard var setting = parsed.resolved(over: nil) else { return nil }
+        for (text, name) in [(autoqualityFormatMin ?? env("AUTOQUALITY_FORMAT_MIN"), "min"), (autoqualityFormatMax ?? env("AUTOQUALITY_FORMAT_MAX"), "max")] {
+            guard let text else { continue }
+            for pair in text.split(separator: ",") {
+                let parts = pair.split(separator: "=")
+                guard parts.count == 2, let format = ImageFormat(name: String(parts[0]).trimmingCharacters(in: .whitespaces)),
+                      let quality = Int(parts[1].trimmingCharacters(in: .whitespaces)), (1...100).contains(quality) else {
+                    throw ValidationError("autoquality format \(name) '\(pair)': expected FORMAT=QUALITY, the quality 1 to 100")
+                }
+                if name == "min" { setting.formatMin[format] = quality } else { setting.formatMax[format] = quality }
+            }
+        }
+        return setting
+    }
 }

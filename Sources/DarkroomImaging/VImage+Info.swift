@@ -57,4 +57,9 @@ extension VImage {
         guard (0...4).contains(ifd) else { return nil }
         return darkroom_exif_title(name, Int32(ifd)).map { String(cString: $0) }
     }
+
+    /// 8-bit luma of an 8-bit sRGB image with 3 or 4 bands.
+    package func luma() throws(VipsError) -> VImage {
+        try VImage.make("luma") { darkroom_vips_luma(pointer, $0) }
+    }
 }

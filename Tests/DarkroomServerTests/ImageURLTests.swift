@@ -205,6 +205,23 @@ import Testing
         }
     }
 
+    @Test func autoqualityAsPro() throws {
+        let server = Autoquality(method: .dssim, target: 0.02, minQuality: 70, maxQuality: 80, allowedError: 0.001)
+        var defaults = ImageURLOptions.EncoderDefaults()
+        defaults.autoquality = server
+        func chosen(_ path: String) throws -> Autoquality? {
+            try parse("/_/\(path)/plain/http://x.org/a.jpg").options.processing(format: .jpeg, encoder: defaults).output.autoquality
+        }
+        #expect(try chosen("q:0") == server, "the server's when the URL says nothing")
+        #expect(try chosen("aq:none") == nil)
+        #expect(try chosen("aq:dssim:0.01") == Autoquality(method: .dssim, target: 0.01, minQuality: 70, maxQuality: 80, allowedError: 0.001))
+        #expect(try chosen("autoquality:size:10240:10:60") == Autoquality(method: .size, target: 10240, minQuality: 10, maxQuality: 60))
+        #expect(try chosen("aq:ml::60:90:0.002") == Autoquality(method: .dssim, target: 0.02, minQuality: 60, maxQuality: 90, allowedError: 0.002))
+        for bad in ["aq:fast", "aq:dssim:2", "aq:size:0", "aq:dssim:0.02:0", "aq:dssim:0.02:70:101", "aq:dssim:0.02:70:80:5", "aq"] {
+            #expect(throws: ImageURLError.self, "\(bad)") { try parse("/_/\(bad)/plain/http://x.org/a.jpg") }
+        }
+    }
+
     @Test func watermarkSizeTurnAndShadowAsPro() throws {
         let options = try parse("/_/wm:1:ce/wmt:RGFya3Jvb20/wms:120:0/wmr:-30/wmsh:2.5/plain/http://x.org/a.jpg").options
         guard case .watermark(let mark)? = options.processing(format: nil).operations.last else {

@@ -62,6 +62,9 @@ public struct OutputOptions: Sendable, Hashable, Codable {
     /// expects to win (AVIF, then WebP, then JPEG, or PNG for lossless)
     /// without trying the others (Pro's `BEST_FORMAT_MAX_RESOLUTION`).
     public var bestMaxPixels = 0
+    /// imgproxy Pro's autoquality, for JPEG, WebP, AVIF, HEIC and JPEG XL
+    /// answers; ``maxBytes`` takes its place where both are set.
+    public var autoquality: Autoquality?
 
     /// The formats that carry more than 8 bits a sample.
     static let highBitDepthFormats: Set<ImageFormat> = [.png, .tiff, .avif, .jxl]
@@ -96,6 +99,7 @@ public struct OutputOptions: Sendable, Hashable, Codable {
         if keepsVectors { text += ":vectors" }
         if preserveHDR { text += ":hdr" }
         if best, format == nil { text += ":best\(bestComplexityThreshold)-\(bestMaxPixels)" }
+        if let autoquality { text += ":" + autoquality.identifier }
         let encoderSettings = encoder.identifier
         if !encoderSettings.isEmpty { text += ":enc-" + encoderSettings }
         if !relevant.isEmpty {

@@ -28,7 +28,7 @@ extension ProcessingRun {
     func thumbnailPixels(_ raw: UnsafeRawBufferPointer, format: ImageFormat) throws(DarkroomError) -> (RGBXImage, Thumbnail.Header)? {
         guard let kind = Self.thumbnailFormat(format),
               (options.output.format ?? options.output.formatKeeping(format, hasAlpha: false)) == .jpeg, !options.output.progressive,
-              options.output.maxBytes == nil, !options.output.encoder.tunesJPEG, !options.output.best || options.output.format != nil,
+              options.output.maxBytes == nil, !options.output.encoder.tunesJPEG, !options.output.best || options.output.format != nil, options.output.autoquality == nil,
               (1...100).contains(options.output.quality(for: .jpeg)),
               case .resize(let resize)? = options.operations.first, resize.gravity.kind != .smart, resize.gravity.isValid,
               let sepia = Self.sepiaAfterResize(options.operations.dropFirst())

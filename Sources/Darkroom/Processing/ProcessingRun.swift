@@ -280,6 +280,9 @@ struct ProcessingRun {
         try reserveMemory(MemoryCost.product(MemoryCost.encode(format, width: image.width, height: frameHeight, frames: frames, progressive: output.progressive),
                                              image.bytesPerSample),
                           for: "writing the \(image.width) x \(frameHeight)\(frames > 1 ? " x \(frames) frames" : "") image as \(format.rawValue.uppercased())")
+        if let autoquality = options.output.autoquality, options.output.maxBytes == nil, !lossless, Autoquality.formats.contains(format) {
+            return try encodeChoosingQuality(image, as: format, sourceFormat: sourceFormat, autoquality: autoquality, strip: strip, encoder: encoder)
+        }
         guard let maxBytes = options.output.maxBytes, [.jpeg, .webp, .avif, .jxl].contains(format) else {
             let encoder = try encoder(quality)
             return try computingPixels(of: image, sourceFormat: sourceFormat) { () throws(VipsError) in

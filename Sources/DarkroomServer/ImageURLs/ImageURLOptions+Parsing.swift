@@ -211,6 +211,9 @@ extension ImageURLOptions {
             guard Watermark.isValidText(text) else { throw .init("option '\(a.name)': \(Watermark.textRule)") }
             o.watermarkText = text
         }
+        add("autoquality", "aq") { o, a throws(ImageURLError) in
+            o.autoquality = try AutoqualityOverride.parse(a.values, name: a.name)
+        }
         add("watermark_size", "wms") { o, a throws(ImageURLError) in
             try a.need(1...2)
             o.watermarkWidth = try a.size(0, "width") ?? 0

@@ -20,6 +20,9 @@ extension ImageURLOptions {
         /// imgproxy Pro's `IMGPROXY_UNSHARP_MASKING_*`, which a URL's `ush`
         /// overrides: off unless set, as imgproxy's open-source edition.
         public var unsharpMasking = UnsharpMasking()
+        /// imgproxy Pro's `IMGPROXY_AUTOQUALITY_*`, which a URL's `aq`
+        /// overrides: off unless set.
+        public var autoquality: Autoquality?
 
         public init() {}
     }
@@ -92,6 +95,7 @@ extension ImageURLOptions {
             output.formatQuality = encoder.formatQuality.merging(formatQuality) { $1 }
         }
         output.maxBytes = maxBytes > 0 ? maxBytes : nil
+        output.autoquality = autoquality.map { $0.resolved(over: encoder.autoquality) } ?? encoder.autoquality
         output.skipProcessing = skipProcessing
         output.stripMetadata = stripMetadata
         output.keepCopyright = keepCopyright

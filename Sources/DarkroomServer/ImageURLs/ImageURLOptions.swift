@@ -30,6 +30,8 @@ public struct ImageURLOptions: Sendable, Hashable {
     public var formatQuality: [ImageFormat: Int] = [:]
     /// The most bytes of a JPEG, WebP or AVIF answer (`mb`); 0: no limit.
     public var maxBytes = 0
+    /// imgproxy Pro's `aq`, over the server's autoquality.
+    public var autoquality: AutoqualityOverride?
     /// Source formats answered unprocessed (`skp`).
     public var skipProcessing: Set<ImageFormat> = []
     /// Drop EXIF, XMP and IPTC (`sm`), but the EXIF copyright (`kcr`); turn
