@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""What imgproxy Pro's best format and autoquality cost per image, against
+one plain encode, in one run of a release `darkroom serve` on loopback.
+
+Every request fits a corpus photo inside 512 x 512 and names a background
+colour never used before (the photos have no alpha, so it changes the
+cache key and not the work), so each is a miss that decodes, resizes and
+encodes. One
+client, requests one after another: the figure is the time of one answer,
+not throughput. The variants run in rounds, their order alternating; each
+round asks every photo once per variant. Printed: the median time with
+min-max over the rounds' medians, and the median answer's bytes and format.
+
+    python3 bench/quality_costs.py [--darkroom .build/release/darkroom] [--rounds 3]
+"""
+import argparse
+import http.client
+import os
+import socket
+import statistics
+import subprocess
+import time
+
+ACCEPT = "image/avif,image/webp,image/apng,image/*,*/*;q=0.8"
+VARIANTS = [
+    ("WebP q79 (one encode)", "f:webp"),
+    ("AVIF q63 (one encode)", "f:avif"),
+    ("f:best (AVIF, WebP, JPEG tried)", "f:best"),
+    ("aq:dssim 0.02, WebP 70-80", "f:webp/aq:dssim:0.02:70:80:0.001"),
+    ("aq:size 20000, WebP 10-90", "f:webp/aq:size:20000:10:90"),
+]
+PHOTOS = ["Blinds.jpg", "Dune.jpg", "Garden.jpg", "Storm.jpg"]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--darkroom", default=".build/release/darkroom")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    corpus = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "corpus")
+    port = free_port()
+    server = subprocess.Popen([args.darkroom, "serve", "--port", str(port), "--local-root", corpus,
+                               "--memory-cache-mb", "0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(200):
+            try:
+                http.client.HTTPConnection("127.0.0.1", port, timeout=1).request("GET", "/health")
+                break
+            except OSError:
+                time.sleep(0.05)
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        counter = 0
+
+        def ask(options, photo):
+            nonlocal counter
+            counter += 1
+            path = f"/img/_/rs:fit:512:512/bg:{counter // 256}:{counter % 256}:7/{options}/plain/local:///photos/{photo}"
+            start = time.perf_counter()
+            connection.request("GET", path, headers={"Accept": ACCEPT})
+            response = connection.getresponse()
+            body = response.read()
+            elapsed = time.perf_counter() - start
+            if response.status != 200:
+                raise SystemExit(f"{path}: {response.status} {body[:200]!r}")
+            return elapsed, len(body), response.getheader("Content-Type")
+
+        for name, options in VARIANTS:   # warm-up: libvips, the codecs, the page cache
+            ask(options, PHOTOS[0])
+        medians = {name: [] for name, _ in VARIANTS}
+        answers = {name: [] for name, _ in VARIANTS}
+        for round_index in range(args.rounds):
+            order = VARIANTS if round_index % 2 == 0 else list(reversed(VARIANTS))
+            for name, options in order:
+                times = []
+                for photo in PHOTOS:
+                    elapsed, size, kind = ask(options, photo)
+                    times.append(elapsed)
+                    answers[name].append((size, kind))
+                medians[name].append(statistics.median(times))
+        base = statistics.median(medians[VARIANTS[0][0]])
+        print(f"| {len(PHOTOS)} photos, fit 512, one client | time (median, min-max of {args.rounds} rounds) | vs one WebP encode | median bytes | formats |")
+        print("|---|---|---|---|---|")
+        for name, _ in VARIANTS:
+            values = medians[name]
+            sizes = sorted(size for size, _ in answers[name])
+            kinds = sorted({kind.split("/")[-1] for _, kind in answers[name]})
+            print(f"| {name} | {statistics.median(values) * 1000:.0f} ms ({min(values) * 1000:.0f}-{max(values) * 1000:.0f}) "
+                  f"| {statistics.median(values) / base:.2f}x | {sizes[len(sizes) // 2]:,} | {', '.join(kinds)} |")
+    finally:
+        server.terminate()
+        server.wait()
+
+
+if __name__ == "__main__":
+    main()
