@@ -74,11 +74,12 @@ static inline int darkroom_vips_jpegload(const void *buf, size_t len, VipsImage 
                                 NULL);
 }
 
-/// WebP: `pages` frames from the first (1 for a still image), stacked
+/// WebP: `pages` frames from frame `page` (1 for a still image), stacked
 /// top to bottom with their "page-height", "delay" and "loop".
-static inline int darkroom_vips_webpload(const void *buf, size_t len, VipsImage **out, double scale, int access, int pages) {
+static inline int darkroom_vips_webpload(const void *buf, size_t len, VipsImage **out, double scale, int access, int page, int pages) {
     return vips_webpload_buffer((void *)buf, len, out,
                                 "scale", scale,
+                                "page", page,
                                 "n", pages,
                                 "access", (VipsAccess)access,
                                 "fail_on", VIPS_FAIL_ON_TRUNCATED,
@@ -102,18 +103,22 @@ static inline int darkroom_vips_heifload(const void *buf, size_t len, VipsImage 
                                 NULL);
 }
 
-static inline int darkroom_vips_tiffload(const void *buf, size_t len, VipsImage **out, int access) {
+/// TIFF: `pages` pages from page `page`, stacked (pages of one size only).
+static inline int darkroom_vips_tiffload(const void *buf, size_t len, VipsImage **out, int access, int page, int pages) {
     return vips_tiffload_buffer((void *)buf, len, out,
                                 "access", (VipsAccess)access,
+                                "page", page,
+                                "n", pages,
                                 "fail_on", VIPS_FAIL_ON_TRUNCATED,
                                 NULL);
 }
 
-/// GIF: `pages` frames from the first, stacked as WebP's are.
-static inline int darkroom_vips_gifload(const void *buf, size_t len, VipsImage **out, int access, int pages) {
+/// GIF: `pages` frames from frame `page`, stacked as WebP's are.
+static inline int darkroom_vips_gifload(const void *buf, size_t len, VipsImage **out, int access, int page, int pages) {
     return vips_gifload_buffer((void *)buf, len, out,
                                "access", (VipsAccess)access,
                                "fail_on", VIPS_FAIL_ON_TRUNCATED,
+                               "page", page,
                                "n", pages,
                                NULL);
 }

@@ -5,6 +5,12 @@ extension VImage {
     /// (an animation loaded with more than one page); else the height.
     package var pageHeight: Int { Int(darkroom_vips_page_height(pointer)) }
 
+    /// Stacked frames or pages as one still image: no page height, frame
+    /// count, delays or loop left for an encoder to animate.
+    package func asOnePage() throws(VipsError) -> VImage {
+        try VImage.make("copy") { darkroom_vips_one_page(pointer, $0) }
+    }
+
     /// How long each frame shows, in milliseconds (empty for a still image).
     package var frameDelays: [Int] {
         var delays: UnsafeMutablePointer<Int32>?

@@ -16,9 +16,10 @@ extension VImage {
     /// - Parameter randomAccess: decode to memory on first use instead of
     ///   streaming, for images whose lines are read out of order (EXIF
     ///   rotation).
-    /// - Parameter pages: for GIF and WebP, how many frames to decode from
-    ///   the first, stacked top to bottom (see ``joiningFrames(_:timing:)``),
-    ///   -1 for all; the other loaders read one.
+    /// - Parameter page: for GIF, WebP and TIFF, the first frame or page.
+    /// - Parameter pages: for GIF, WebP and TIFF, how many frames or pages
+    ///   to decode from `page`, stacked top to bottom (see
+    ///   ``joiningFrames(_:timing:)``), -1 for all; the other loaders read one.
     /// - Parameter thumbnail: for HEIF and AVIF, the embedded thumbnail
     ///   where there is one.
     /// - Important: `bytes` must stay valid until the image and every image
@@ -48,10 +49,12 @@ extension VImage {
         loader: Loader,
         shrink: Int = 1,
         randomAccess: Bool = false,
+        page: Int = 0,
         pages: Int = 1,
         thumbnail: Bool = false
     ) throws(VipsError) -> VImage {
         let pages = Int32(pages < 0 ? -1 : max(1, pages))
+        let page = Int32(max(0, page))
         let base = bytes.baseAddress
         let count = bytes.count
         let access = Int32(randomAccess ? VIPS_ACCESS_RANDOM.rawValue : VIPS_ACCESS_SEQUENTIAL.rawValue)
@@ -59,15 +62,15 @@ extension VImage {
         case .jpeg:
             return try make("jpegload_buffer") { darkroom_vips_jpegload(base, count, $0, Int32(shrink), access) }
         case .webp:
-            return try make("webpload_buffer") { darkroom_vips_webpload(base, count, $0, 1.0 / Double(max(shrink, 1)), access, pages) }
+            return try make("webpload_buffer") { darkroom_vips_webpload(base, count, $0, 1.0 / Double(max(shrink, 1)), access, page, pages) }
         case .png:
             return try make("pngload_buffer") { darkroom_vips_pngload(base, count, $0, access) }
         case .heif:
             return try make("heifload_buffer") { darkroom_vips_heifload(base, count, $0, access, thumbnail ? 1 : 0) }
         case .tiff:
-            return try make("tiffload_buffer") { darkroom_vips_tiffload(base, count, $0, access) }
+            return try make("tiffload_buffer") { darkroom_vips_tiffload(base, count, $0, access, page, pages) }
         case .gif:
-            return try make("gifload_buffer") { darkroom_vips_gifload(base, count, $0, access, pages) }
+            return try make("gifload_buffer") { darkroom_vips_gifload(base, count, $0, access, page, pages) }
         case .jxl:
             return try make("jxlload_buffer") { darkroom_vips_jxlload(base, count, $0, access) }
         }

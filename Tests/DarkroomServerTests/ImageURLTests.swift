@@ -205,6 +205,17 @@ import Testing
         }
     }
 
+    @Test func pagesAsPro() throws {
+        let options = try parse("/_/pg:2/pgs:3/da:1/plain/http://x.org/a.gif").options.processing(format: .png)
+        #expect(options.pages == PageSelection(first: 2, count: 3, disableAnimation: true))
+        let long = try parse("/_/page:1/pages:2/disable_animation:t/plain/http://x.org/a.gif").options.processing(format: .png)
+        #expect(long.pages == PageSelection(first: 1, count: 2, disableAnimation: true))
+        #expect(try parse("/_/plain/http://x.org/a.gif").options.processing(format: .png).pages == PageSelection())
+        for bad in ["pg:-1", "pgs:0", "pgs:101", "pg:x", "da:1:2"] {
+            #expect(throws: ImageURLError.self, "\(bad)") { try parse("/_/\(bad)/plain/http://x.org/a.jpg") }
+        }
+    }
+
     @Test func autoqualityAsPro() throws {
         let server = Autoquality(method: .dssim, target: 0.02, minQuality: 70, maxQuality: 80, allowedError: 0.001)
         var defaults = ImageURLOptions.EncoderDefaults()

@@ -16,6 +16,9 @@ public struct ProcessingOptions: Sendable, Hashable, Codable {
     /// place of the image where it has one, and then counts as the source
     /// (imgproxy's `enforce_thumbnail`); other sources are read whole.
     public var enforceThumbnail = false
+    /// Which frames or pages of a GIF, WebP or TIFF source make a still
+    /// answer (imgproxy Pro's `page`, `pages` and `disable_animation`).
+    public var pages = PageSelection()
 
     public init(
         operations: [ImageOperation] = [],
@@ -39,6 +42,7 @@ public struct ProcessingOptions: Sendable, Hashable, Codable {
         parts.append(autoRotate ? "rotate" : "norotate")
         parts.append(output.identifier)
         if enforceThumbnail { parts.append("eth") }
+        if pages != PageSelection() { parts.append(pages.identifier) }
         if limits.maxAnimationFrames != ImageLimits.default.maxAnimationFrames {
             parts.append("frames\(limits.maxAnimationFrames)")
         }
@@ -52,4 +56,26 @@ public struct ProcessingOptions: Sendable, Hashable, Codable {
         if !limits.sanitizesSVG { parts.append("svg-unsanitised") }
         return parts.joined(separator: "/")
     }
+}
+
+/// The frames or pages a still answer is made of, as imgproxy Pro reads
+/// `page`, `pages` and `disable_animation`: `count` of them from `first`
+/// (0-based), stacked top to bottom and left-aligned. An animated source
+/// answered as an animation uses every frame, unless `disableAnimation`.
+public struct PageSelection: Sendable, Hashable, Codable {
+    public var first = 0
+    public var count = 1
+    /// Every source is answered as a still image.
+    public var disableAnimation = false
+
+    public init(first: Int = 0, count: Int = 1, disableAnimation: Bool = false) {
+        self.first = first
+        self.count = count
+        self.disableAnimation = disableAnimation
+    }
+
+    var identifier: String { "pages\(first)+\(count)\(disableAnimation ? "-still" : "")" }
+
+    /// The most pages one answer stacks.
+    public static let maxCount = 100
 }

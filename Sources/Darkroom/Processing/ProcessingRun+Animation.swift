@@ -7,7 +7,7 @@ extension ProcessingRun {
     /// source is animated and its answer animates too; nil otherwise (the
     /// first frame is then answered as a still image).
     func animation(of header: VImage, format: ImageFormat) -> (frames: Int, format: ImageFormat)? {
-        guard format.animates else { return nil }
+        guard format.animates, !options.pages.disableAnimation else { return nil }
         let frames = min(header.pageCount, options.limits.maxAnimationFrames)
         guard frames > 1, let output = animatedFormat(source: format) else { return nil }
         return (frames, output)

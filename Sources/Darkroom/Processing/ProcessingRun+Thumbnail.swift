@@ -29,6 +29,7 @@ extension ProcessingRun {
         guard let kind = Self.thumbnailFormat(format),
               (options.output.format ?? options.output.formatKeeping(format, hasAlpha: false)) == .jpeg, !options.output.progressive,
               options.output.maxBytes == nil, !options.output.encoder.tunesJPEG, !options.output.best || options.output.format != nil, options.output.autoquality == nil,
+              options.pages.first == 0, options.pages.count == 1,
               (1...100).contains(options.output.quality(for: .jpeg)),
               case .resize(let resize)? = options.operations.first, resize.gravity.kind != .smart, resize.gravity.isValid,
               let sepia = Self.sepiaAfterResize(options.operations.dropFirst())

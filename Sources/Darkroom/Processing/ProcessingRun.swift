@@ -98,9 +98,16 @@ struct ProcessingRun {
     /// pixels, "process" builds the steps, and "encode" is where both run.
     private func run(_ raw: UnsafeRawBufferPointer, format: ImageFormat) throws(DarkroomError) -> ProcessedImage {
         // 1. The header only: no pixels are decoded yet.
-        let header = try load(raw, format: format, shrink: 1)
+        var header = try load(raw, format: format, shrink: 1)
         // An animation answered as one counts the pixels of every frame.
         let animation = options.output.skips(format) ? nil : animation(of: header, format: format)
+        // A still answer of other frames or pages than the first: they are
+        // the source from here on.
+        let selected = animation == nil && !options.output.skips(format) ? try selectedPages(of: header, format: format) : nil
+        if let selected {
+            let stack = try load(raw, format: format, shrink: 1, page: selected.first, pages: selected.count)
+            header = try vips("stacking the pages") { try stack.asOnePage() }
+        }
         let frames = animation?.frames ?? 1
         let pixels = header.width.multipliedReportingOverflow(by: header.height)
         let allPixels = pixels.partialValue.multipliedReportingOverflow(by: frames)
@@ -140,7 +147,11 @@ struct ProcessingRun {
         let rotates = orientation != 1
         var image = try Traces.span("darkroom.decode", under: trace) { () throws(DarkroomError) in
             try checkWholeDecode(of: header, format: format, shrink: plan.factor, randomAccess: rotates)
-            var image = plan.factor > 1 || rotates ? try load(raw, format: format, shrink: plan.factor, randomAccess: rotates) : header
+            var image = header
+            if plan.factor > 1 || rotates {
+                let loaded = try load(raw, format: format, shrink: plan.factor, randomAccess: rotates, page: selected?.first ?? 0, pages: selected?.count ?? 1)
+                image = selected == nil ? loaded : try vips("stacking the pages") { try loaded.asOnePage() }
+            }
             try killSwitch.check()
 
             // 3. Pixels to 8-bit sRGB (16 where kept), upright.
@@ -214,16 +225,33 @@ struct ProcessingRun {
         }
     }
 
-    func load(_ raw: UnsafeRawBufferPointer, format: ImageFormat, shrink: Int, randomAccess: Bool = false, pages: Int = 1) throws(DarkroomError) -> VImage {
+    func load(_ raw: UnsafeRawBufferPointer, format: ImageFormat, shrink: Int, randomAccess: Bool = false, page: Int = 0, pages: Int = 1) throws(DarkroomError) -> VImage {
         // Every load, the header's too: no libheif call sees a file the
         // structure check refuses (the check reads a few boxes).
         try checkStructure(raw, format: format)
         do {
-            return try VImage.load(raw, loader: format.loader, shrink: shrink, randomAccess: randomAccess, pages: pages,
-                                  thumbnail: options.enforceThumbnail)
+            return try VImage.load(raw, loader: format.loader, shrink: shrink, randomAccess: randomAccess,
+                                   page: page, pages: pages, thumbnail: options.enforceThumbnail)
         } catch {
             throw DarkroomError(.corruptImage, "the \(format.rawValue.uppercased()) image could not be read", underlying: error.message)
         }
+    }
+
+    /// The frames or pages ``ProcessingOptions/pages`` asks of a GIF, WebP
+    /// or TIFF source, within those it has; nil for the first alone (and
+    /// for other formats, which have one).
+    func selectedPages(of header: VImage, format: ImageFormat) throws(DarkroomError) -> (first: Int, count: Int)? {
+        let asked = options.pages
+        guard asked.first >= 0, (1...PageSelection.maxCount).contains(asked.count) else {
+            throw .invalidOption("pages \(asked.first) + \(asked.count): the first is 0 or more, the count 1 to \(PageSelection.maxCount)")
+        }
+        guard [.gif, .webp, .tiff].contains(format), asked.first > 0 || asked.count > 1 else { return nil }
+        let total = max(1, header.pageCount)
+        guard asked.first < total else {
+            throw .invalidOption("page \(asked.first) was asked of a source with \(total) page\(total == 1 ? "" : "s") (counted from 0)")
+        }
+        let count = min(asked.count, total - asked.first)
+        return asked.first == 0 && count == 1 ? nil : (asked.first, count)
     }
 
     private func outputFormat(source: ImageFormat, hasAlpha: Bool) throws(DarkroomError) -> ImageFormat {

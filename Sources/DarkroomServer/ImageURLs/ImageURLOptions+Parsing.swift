@@ -211,6 +211,18 @@ extension ImageURLOptions {
             guard Watermark.isValidText(text) else { throw .init("option '\(a.name)': \(Watermark.textRule)") }
             o.watermarkText = text
         }
+        add("page", "pg") { o, a throws(ImageURLError) in
+            try a.need(1...1)
+            o.pageSelection.first = try a.whole(0, "page", 0...100_000) ?? 0
+        }
+        add("pages", "pgs") { o, a throws(ImageURLError) in
+            try a.need(1...1)
+            o.pageSelection.count = try a.whole(0, "page count", 1...PageSelection.maxCount) ?? 1
+        }
+        add("disable_animation", "da") { o, a throws(ImageURLError) in
+            try a.need(1...1)
+            o.pageSelection.disableAnimation = a.bool(0) ?? false
+        }
         add("autoquality", "aq") { o, a throws(ImageURLError) in
             o.autoquality = try AutoqualityOverride.parse(a.values, name: a.name)
         }

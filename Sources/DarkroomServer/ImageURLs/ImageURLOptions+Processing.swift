@@ -102,6 +102,7 @@ extension ImageURLOptions {
         output.stripColourProfile = stripColourProfile
         var options = ProcessingOptions(operations: operations, output: output, autoRotate: autoRotate)
         options.enforceThumbnail = enforceThumbnail
+        options.pages = pageSelection
         return options
     }
 

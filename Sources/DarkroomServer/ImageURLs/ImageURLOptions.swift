@@ -30,6 +30,8 @@ public struct ImageURLOptions: Sendable, Hashable {
     public var formatQuality: [ImageFormat: Int] = [:]
     /// The most bytes of a JPEG, WebP or AVIF answer (`mb`); 0: no limit.
     public var maxBytes = 0
+    /// imgproxy Pro's `pg`, `pgs` and `da`: the frames or pages of a still answer.
+    public var pageSelection = PageSelection()
     /// imgproxy Pro's `aq`, over the server's autoquality.
     public var autoquality: AutoqualityOverride?
     /// Source formats answered unprocessed (`skp`).
