@@ -39,7 +39,7 @@ import TestSupport
             ("/_/chs:crc32/plain/http://e.com/a.jpg", "hashsum type"),
             ("/_/hs:md5:abc/plain/http://e.com/a.jpg", "32 hex digits"),
             ("/_/do:1/plain/http://e.com/a.jpg", "object detection"),
-            ("/_/pg:2/plain/http://e.com/a.jpg", "first page"),
+            ("/_/pg:-1/plain/http://e.com/a.jpg", "0 to 100000"),
             ("/_/msr:1/plain/http://e.com/a.jpg", "security option"),
             ("/_/nonsense:1/plain/http://e.com/a.jpg", "unknown option"),
             ("/_/exp:1000/plain/http://e.com/a.jpg", "expired"),

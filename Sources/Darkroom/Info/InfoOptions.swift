@@ -37,6 +37,8 @@ public struct InfoOptions: Sendable, Hashable {
     public var perceptualHash = false
     /// Checksums of the source's bytes.
     public var hashsums: [Hashsum.Kind] = []
+    /// The frame or page of a GIF, WebP or TIFF source described, from 0.
+    public var page = 0
 
     public init() {}
 
@@ -54,11 +56,12 @@ public struct InfoOptions: Sendable, Hashable {
          average, averageIgnoresTransparent, dominantColours, buildMissedColours, thumbHashHex, perceptualHash]
             .map { $0 ? "1" : "0" }.joined()
             + ":\(crop.map { "\($0.width)x\($0.height)@\($0.gravity.key)" } ?? "-"):\(paletteColours)"
-            + ":\(blurHashComponents.x)x\(blurHashComponents.y):\(hashsums.map(\.rawValue).joined(separator: ","))"
+            + ":\(blurHashComponents.x)x\(blurHashComponents.y):\(hashsums.map(\.rawValue).joined(separator: ",")):p\(page)"
     }
 
     /// Why these options cannot be answered, or nil.
     public var problem: String? {
+        if !(0...100_000).contains(page) { return "a page is 0 to 100000, not \(page)" }
         if paletteColours != 0, !(2...256).contains(paletteColours) {
             return "a palette has 2 to 256 colours, not \(paletteColours)"
         }

@@ -17,7 +17,14 @@ extension ProcessingRun {
         if format == .svg { return try svgInspect(includeGPS: includeGPS, asked: asked) }
         return try withRawBytes(of: data) { raw throws(DarkroomError) in
             _ = try checkedJPEGStructure(raw, format: format)
-            let header = try load(raw, format: format, shrink: 1)
+            var header = try load(raw, format: format, shrink: 1)
+            let pages = max(1, header.pageCount)
+            if asked.page > 0 {
+                guard [.gif, .webp, .tiff].contains(format), asked.page < pages else {
+                    throw .invalidOption("page \(asked.page) was asked of a source with \(pages) page\(pages == 1 ? "" : "s") (counted from 0)")
+                }
+                header = try load(raw, format: format, shrink: 1, page: asked.page)
+            }
             let pixels = header.width.multipliedReportingOverflow(by: header.height)
             if pixels.overflow || pixels.partialValue > options.limits.maxSourcePixels {
                 throw DarkroomError(.tooManyPixels, "the image is \(header.width) x \(header.height) pixels, over the limit of \(options.limits.maxSourcePixels) pixels")
@@ -33,7 +40,7 @@ extension ProcessingRun {
             let plan = ShrinkOnLoad.plan(operations: [.resize(fit)], format: format, width: upright.width, height: upright.height)
             let rotates = orientation != 1
             try checkWholeDecode(of: header, format: format, shrink: plan.factor, randomAccess: rotates)
-            var image = plan.factor > 1 || rotates ? try load(raw, format: format, shrink: plan.factor, randomAccess: rotates) : header
+            var image = plan.factor > 1 || rotates ? try load(raw, format: format, shrink: plan.factor, randomAccess: rotates, page: asked.page) : header
             try killSwitch.check()
             image = try inSRGB(image)
             image = try vips("rotating by EXIF orientation") { try image.autoRotated(orientation: orientation) }
@@ -52,14 +59,14 @@ extension ProcessingRun {
             let (width, height) = (thumbnail.width, thumbnail.height)
             let thumbHash = ThumbHash.encode(width: min(width, side), height: min(height, side), rgba: rgba)
             var info = ImageInfo(format: format, width: upright.width, height: upright.height, orientation: orientation,
-                                 frames: max(1, header.pageCount), exif: exif,
+                                 frames: pages, exif: exif,
                                  dominantColour: Self.dominantColour(rgba),
                                  blurHash: BlurHash.encode(width: width, height: height, bands: 4, pixels: rgba,
                                                            componentsX: asked.blurHashComponents.x, componentsY: asked.blurHashComponents.y),
                                  thumbHash: Data(thumbHash).base64EncodedString())
             try describeHeader(header, asked: asked, includeGPS: includeGPS, into: &info)
             if asked.checkTransparency {
-                info.hasTransparency = header.hasAlpha ? try hasTransparentPixel(raw, format: format, header: header) : false
+                info.hasTransparency = header.hasAlpha ? try hasTransparentPixel(raw, format: format, header: header, page: asked.page) : false
             }
             if asked.thumbHashHex { info.thumbHashHex = thumbHash.map { String(format: "%02X", $0) }.joined() }
             if asked.paletteColours > 0 { info.palette = Palette.colours(rgba, count: asked.paletteColours) }
@@ -110,9 +117,9 @@ extension ProcessingRun {
 
     /// Whether any pixel is less than opaque: the whole image is decoded,
     /// within the same limits as processing.
-    private func hasTransparentPixel(_ raw: UnsafeRawBufferPointer, format: ImageFormat, header: VImage) throws(DarkroomError) -> Bool {
+    private func hasTransparentPixel(_ raw: UnsafeRawBufferPointer, format: ImageFormat, header: VImage, page: Int) throws(DarkroomError) -> Bool {
         try checkWholeDecode(of: header, format: format, shrink: 1, randomAccess: false)
-        let image = try load(raw, format: format, shrink: 1)
+        let image = try load(raw, format: format, shrink: 1, page: page)
         let opaque: Double = switch image.sampleFormatName {
         case "ushort": 65535
         case "float", "double": 1

@@ -132,11 +132,9 @@ public struct InfoURL: Sendable {
             }
             u.expectedHashsum = (kind, hex)
         }
-        add("page", "pg") { _, a throws(ImageURLError) in
+        add("page", "pg") { u, a throws(ImageURLError) in
             try a.need(1...1)
-            guard try a.whole(0, "page", 0...100_000) == 0 else {
-                throw .init("option '\(a.name)': only the first page is described")
-            }
+            u.info.page = try a.whole(0, "page", 0...100_000) ?? 0
         }
         add("detect_objects", "do") { _, a throws(ImageURLError) in
             try a.need(1...1)

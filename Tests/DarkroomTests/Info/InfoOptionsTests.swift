@@ -90,6 +90,16 @@ import TestSupport
         pixels.bytes[(40 * 64 + 50) * 4 + 3] = 254
         let onePixel = try await facts(Data(try pixels.pngData()))
         #expect(onePixel.hasTransparency == true)
+        // A frame of an animation: its own pixels, the source's page count.
+        let third = try await info(try Fixtures.data("animated.gif")) { $0.page = 2; $0.average = true; $0.pagesNumber = true }
+        let first = try await info(try Fixtures.data("animated.gif")) { $0.average = true }
+        #expect(third.pagesNumber == 4 && third.frames == 4 && third.average != first.average, "\(String(describing: third.average))")
+        do {
+            _ = try await info(try Fixtures.data("animated.gif")) { $0.page = 4 }
+            Issue.record("page 4 of 4 was described")
+        } catch {
+            #expect((error as? DarkroomError)?.reason.contains("4 pages") == true, "\(error)")
+        }
         let plain = try await info(try Fixtures.data("alpha.png"))
         #expect(plain.colourspace == nil && plain.bands == nil && plain.hasAlpha == nil && plain.hasTransparency == nil)
     }
