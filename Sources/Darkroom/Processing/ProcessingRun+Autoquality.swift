@@ -39,6 +39,9 @@ extension ProcessingRun {
         case .dssim:
             let reference = try luma(of: pixels)
             guard pixels.width > 2 * SSIM.radius, pixels.height > 2 * SSIM.radius else { return try write(range.upperBound) }
+            // Each candidate decoded back whole (one at a time), and its luma.
+            try reserveMemory(MemoryCost.product(pixels.width, pixels.height, 5),
+                              for: "reading the \(pixels.width) x \(pixels.height) candidates back")
             // The lowest quality that meets the target; the highest when none does.
             var meets: Int?
             while low <= high {
