@@ -42,7 +42,9 @@ public final class OTLPReceiver: @unchecked Sendable {  // immutable after start
         process.executableURL = python
         process.arguments = [script.path, folder.appendingPathComponent("spans.jsonl").path]
         try DarkroomProcess.runLogging(process, to: log)
-        let deadline = ContinuousClock.now + .seconds(60)
+        // Python and protobuf start in well under a second on an idle
+        // machine, and took over a minute while the whole suite ran on two cores.
+        let deadline = ContinuousClock.now + .seconds(300)
         while ContinuousClock.now < deadline, process.isRunning {
             let text = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening ") }), let port = Int(line.dropFirst(10)) {

@@ -100,7 +100,7 @@ public final class SeaweedFS: @unchecked Sendable {
         self.process = process
         // Up means the gateway answers with S3's own status (403 to an
         // unsigned request), not merely that its port is open.
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(300)  // a busy machine, as the OTLP receiver's
         while ContinuousClock.now < deadline {
             if await answers() { return }
             guard process.isRunning else { break }
