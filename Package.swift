@@ -53,10 +53,16 @@ let package = Package(
             // instead (the suite runs thousands of images through it).
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("deflate"), .linkedLibrary("webp"), .linkedLibrary("m")]
         ),
+        // Faces, by dlib's frontal face detector (its model is built into
+        // libdlib). C++ behind a C header; dlib's headers call LAPACK and BLAS.
+        .target(
+            name: "CFaces",
+            linkerSettings: [.linkedLibrary("dlib"), .linkedLibrary("lapack"), .linkedLibrary("blas")]
+        ),
         // The only module that imports the C modules. Its API is `package`.
         .target(
             name: "DarkroomImaging",
-            dependencies: ["CVips", "CCairo", "CThumbnail"]
+            dependencies: ["CVips", "CCairo", "CThumbnail", "CFaces"]
         ),
         // The public library.
         .target(

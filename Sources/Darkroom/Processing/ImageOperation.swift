@@ -39,6 +39,17 @@ public enum ImageOperation: Sendable, Hashable, Codable {
     /// result's pixels) inside each area, given as fractions of the upright
     /// source's sides.
     case blurAreas(sigma: Double, areas: [BlurArea])
+    /// imgproxy Pro's `blur_detections`: a Gaussian blur of `sigma` (in the
+    /// result's pixels) over each detected object of `classes`.
+    case blurDetections(sigma: Double, classes: ObjectClasses)
+    /// imgproxy Pro's `draw_detections`: each detected object of `classes`
+    /// outlined, with its class and confidence.
+    case drawDetections(classes: ObjectClasses)
+    /// imgproxy Pro's `crop_objects`: a cut around every detected object of
+    /// `classes`, `scale` times their box (1: exactly the box), widened to
+    /// the shape of a fill that follows; a `cropPlaced` step right after it
+    /// is skipped when objects were found, and nothing is cut when none were.
+    case cropObjects(scale: Double, classes: ObjectClasses)
     /// imgproxy Pro's unsharp masking, after a resize: `always`, or only
     /// where the resize before it made the image smaller and no `sharpen`
     /// step follows (`onDownscale`, Pro's `auto`).
@@ -113,6 +124,12 @@ public enum ImageOperation: Sendable, Hashable, Codable {
             return "background:\(colour.hex):\(Self.format(alpha))"
         case .blurAreas(let sigma, let areas):
             return "blur-areas:\(Self.format(sigma))" + areas.map { ":\(Self.format($0.left)),\(Self.format($0.top)),\(Self.format($0.width)),\(Self.format($0.height))" }.joined()
+        case .blurDetections(let sigma, let classes):
+            return "blur-detections:\(Self.format(sigma)):\(classes.identifier)"
+        case .drawDetections(let classes):
+            return "draw-detections:\(classes.identifier)"
+        case .cropObjects(let scale, let classes):
+            return "crop-objects:\(Self.format(scale)):\(classes.identifier)"
         case .blur(let sigma):
             return "blur:\(Self.format(sigma))"
         case .sharpen(let sigma):
@@ -158,7 +175,18 @@ extension ImageOperation {
         switch self {
         case .resize, .padding, .extend, .frame: true
         case .crop, .cropPlaced, .trim, .sepia, .grayscale, .blur, .sharpen, .rotate, .flip, .pixelate, .background, .watermark,
-             .adjust, .duotone, .colorize, .backgroundWithAlpha, .blurAreas, .unsharpMasking, .gradient: false
+             .adjust, .duotone, .colorize, .backgroundWithAlpha, .blurAreas, .unsharpMasking, .gradient,
+             .blurDetections, .drawDetections, .cropObjects: false
+        }
+    }
+
+    /// Whether the step looks for objects in the image.
+    var detectsObjects: Bool {
+        switch self {
+        case .blurDetections, .drawDetections, .cropObjects: true
+        case .resize(let resize): resize.gravity.kind == .objects
+        case .cropPlaced(_, _, let gravity): gravity.kind == .objects
+        default: false
         }
     }
 }

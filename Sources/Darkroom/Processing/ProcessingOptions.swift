@@ -19,6 +19,10 @@ public struct ProcessingOptions: Sendable, Hashable, Codable {
     /// Which frames or pages of a GIF, WebP or TIFF source make a still
     /// answer (imgproxy Pro's `page`, `pages` and `disable_animation`).
     public var pages = PageSelection()
+    /// How objects are found, for the steps that look for them.
+    public var objectDetection = ObjectDetection()
+    /// Where object gravity puts the objects in its cut.
+    public var objectsPosition = ObjectsPosition.centre
 
     public init(
         operations: [ImageOperation] = [],
@@ -43,6 +47,10 @@ public struct ProcessingOptions: Sendable, Hashable, Codable {
         parts.append(output.identifier)
         if enforceThumbnail { parts.append("eth") }
         if pages != PageSelection() { parts.append(pages.identifier) }
+        if operations.contains(where: \.detectsObjects) {
+            parts.append(objectDetection.identifier)
+            if objectsPosition != .centre { parts.append(objectsPosition.identifier) }
+        }
         if limits.maxAnimationFrames != ImageLimits.default.maxAnimationFrames {
             parts.append("frames\(limits.maxAnimationFrames)")
         }

@@ -17,6 +17,8 @@ extension ProcessingRun {
         case .crop(let rect):
             return try crop(image, rect)
         case .cropPlaced(let width, let height, let gravity):
+            // crop_objects, just before, takes precedence where it found objects.
+            if layout.croppedToObjects { return image }
             // Whole sides, fractions of them, or pixels.
             func side(_ value: Double, of whole: Int) throws(DarkroomError) -> Int {
                 guard value.isFinite, (0...1_000_000).contains(value) else {
@@ -73,17 +75,19 @@ extension ProcessingRun {
             guard alpha.isFinite, (0...1).contains(alpha) else { throw .invalidOption("background alpha \(alpha) is outside 0...1") }
             if alpha == 1 { return try flattened(image, onto: colour) }
             return try vips("filling the transparency") { try image.flattened(onto: colour.channels, alpha: alpha) }
+        case .blurDetections(let sigma, let classes):
+            return try blurringDetections(image, sigma: sigma, classes: classes)
+        case .drawDetections(let classes):
+            return try drawingDetections(image, classes: classes)
+        case .cropObjects(let scale, let classes):
+            return try croppingToObjects(image, scale: scale, classes: classes, layout: &layout)
         case .blurAreas(let sigma, let areas):
             guard sigma.isFinite, sigma > 0, sigma <= 100 else { throw .invalidOption("blur_areas sigma \(sigma) is outside 0...100") }
             guard areas.count <= 64, areas.allSatisfy({ [$0.left, $0.top, $0.width, $0.height].allSatisfy { $0.isFinite && (0...1).contains($0) } }) else {
                 throw .invalidOption("blur_areas takes at most 64 areas, each as fractions from 0 to 1")
             }
             // The sigma is the result's: this image is larger by the resize to come.
-            var scaled = sigma
-            if case .resize(let resize)? = options.operations.first(where: { if case .resize = $0 { true } else { false } }), resize.gravity.isValid {
-                let geometry = resize.geometry(sourceWidth: image.width, sourceHeight: image.height, maxResultDimension: options.limits.maxResultDimension)
-                if geometry.scaledWidth > 0 { scaled = sigma * max(1, Double(image.width) / Double(geometry.scaledWidth)) }
-            }
+            let scaled = sigma * pixelsPerResultPixel(image)
             try checkCost(of: "blur", sigma: scaled, on: image)
             let rectangles = areas.map { $0.pixels(width: image.width, height: image.height) }
             return try vips("blurring areas") { try image.blurred(sigma: scaled, areas: rectangles) }
@@ -181,7 +185,7 @@ extension ProcessingRun {
         }
         let spareX = canvas.width - image.width, spareY = canvas.height - image.height
         if spareX == 0 && spareY == 0 { return image }
-        let (left, top) = (gravity.kind == .smart ? Gravity.centre : gravity).placement(outer: canvas, inner: (image.width, image.height))
+        let (left, top) = (gravity.readsPixels ? Gravity.centre : gravity).placement(outer: canvas, inner: (image.width, image.height))
         return try pad(image, top: top, right: spareX - left, bottom: spareY - top, left: left, background: background)
     }
 
@@ -222,7 +226,7 @@ extension ProcessingRun {
     /// on a whole 4-megapixel photo.
     static let maxKernelCost = 50_000_000.0
 
-    private func checkCost(of step: String, sigma: Double, on image: VImage) throws(DarkroomError) {
+    func checkCost(of step: String, sigma: Double, on image: VImage) throws(DarkroomError) {
         let pixels = Double(image.width) * Double(image.height)
         guard pixels * sigma > Self.maxKernelCost else { return }
         let most = (Self.maxKernelCost / pixels * 10).rounded(.down) / 10
@@ -242,6 +246,16 @@ extension ProcessingRun {
         let geometry = resize.geometry(sourceWidth: referenceSize.width, sourceHeight: referenceSize.height, frame: layout.frame,
                                        maxResultDimension: options.limits.maxResultDimension)
         layout.geometry = geometry
+        var image = image
+        // Object gravity looks on the image before it is made smaller,
+        // where faces are larger, when the fill will cut.
+        var objects: [ObjectFocus.Weighted]?
+        let cuts = ResizeGeometry.minNonZero(geometry.cropWidth, geometry.scaledWidth) < geometry.scaledWidth
+            || ResizeGeometry.minNonZero(geometry.cropHeight, geometry.scaledHeight) < geometry.scaledHeight
+        if cuts, resize.gravity.kind == .objects {
+            image = try materialised(image, for: "looking for objects in")
+            objects = try self.objects(in: image, classes: resize.gravity.objectClasses)
+        }
         var result = image
         if geometry.scaledWidth != image.width || geometry.scaledHeight != image.height {
             let h = Double(geometry.scaledWidth) / Double(image.width)
@@ -251,7 +265,9 @@ extension ProcessingRun {
         let width = ResizeGeometry.minNonZero(geometry.cropWidth, result.width)
         let height = ResizeGeometry.minNonZero(geometry.cropHeight, result.height)
         guard width < result.width || height < result.height else { return result }
-        return try cut(result, width: width, height: height, gravity: resize.gravity, offsetScale: geometry.dprScale)
+        let (h, v) = (Double(result.width) / Double(image.width), Double(result.height) / Double(image.height))
+        return try cut(result, width: width, height: height, gravity: resize.gravity, offsetScale: geometry.dprScale,
+                       objects: objects?.map { ObjectFocus.Weighted(object: $0.object.scaled(horizontal: h, vertical: v), weight: $0.weight) })
     }
 
     /// imgproxy's extend, extend-aspect-ratio and padding, in that order,
@@ -284,7 +300,7 @@ extension ProcessingRun {
     /// larger on either side.
     private func canvas(_ image: VImage, width: Int, height: Int, gravity: Gravity, offsetScale: Double,
                         background: RGBColour?) throws(DarkroomError) -> VImage {
-        guard gravity.isValid, gravity.kind != .smart else { throw .invalidOption("extend gravity \(gravity.key) is not a side, a corner, the centre or a focus point") }
+        guard gravity.isValid, !gravity.readsPixels else { throw .invalidOption("extend gravity \(gravity.key) is not a side, a corner, the centre or a focus point") }
         if width <= image.width && height <= image.height { return image }
         let canvas = (width: width > 0 ? width : image.width, height: height > 0 ? height : image.height)
         try checkResultSize(width: canvas.width, height: canvas.height)
@@ -300,9 +316,20 @@ extension ProcessingRun {
     }
 
     /// Cuts a `width` x `height` region out of `image`, placed by `gravity`.
-    private func cut(_ image: VImage, width: Int, height: Int, gravity: Gravity, offsetScale: Double = 1) throws(DarkroomError) -> VImage {
+    /// Object gravity uses `objects` (in `image`'s pixels) where given,
+    /// else looks for them.
+    private func cut(_ image: VImage, width: Int, height: Int, gravity: Gravity, offsetScale: Double = 1,
+                     objects: [ObjectFocus.Weighted]? = nil) throws(DarkroomError) -> VImage {
         guard gravity.isValid else { throw .invalidOption("gravity \(gravity.key) is out of range") }
         let width = min(width, image.width), height = min(height, image.height)
+        if gravity.kind == .objects {
+            let (pixels, placement) = try objectsCut(image, width: width, height: height, gravity: gravity, offsetScale: offsetScale, objects: objects)
+            guard let (left, top) = placement else {
+                // None found: imgproxy Pro's fallback.
+                return try cut(pixels, width: width, height: height, gravity: options.objectDetection.fallbackToSmart ? .smart : .centre, offsetScale: offsetScale)
+            }
+            return try vips("crop") { try pixels.cropped(left: left, top: top, width: width, height: height) }
+        }
         if gravity.kind == .smart {
             // The search reads the image in memory, every pixel computed
             // under the kill switch.

@@ -31,7 +31,7 @@ extension ProcessingRun {
               options.output.maxBytes == nil, !options.output.encoder.tunesJPEG, !options.output.best || options.output.format != nil, options.output.autoquality == nil,
               options.pages.first == 0, options.pages.count == 1,
               (1...100).contains(options.output.quality(for: .jpeg)),
-              case .resize(let resize)? = options.operations.first, resize.gravity.kind != .smart, resize.gravity.isValid,
+              case .resize(let resize)? = options.operations.first, !resize.gravity.readsPixels, resize.gravity.isValid,
               let sepia = Self.sepiaAfterResize(options.operations.dropFirst())
         else { return nil }
         // As on the libvips path, and before any of its numbers is used.

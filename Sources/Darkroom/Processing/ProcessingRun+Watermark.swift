@@ -70,7 +70,7 @@ extension ProcessingRun {
         guard watermark.scale.isFinite, (0...100).contains(watermark.scale) else {
             throw .invalidOption("watermark scale \(watermark.scale) is outside 0...100")
         }
-        guard watermark.gravity.isValid, watermark.gravity.kind != .smart, watermark.gravity.kind != .focusPoint else {
+        guard watermark.gravity.isValid, !watermark.gravity.readsPixels, watermark.gravity.kind != .focusPoint else {
             throw .invalidOption("watermark position \(watermark.gravity.key) is not a side, a corner or the centre")
         }
         let limit = options.limits.maxResultDimension

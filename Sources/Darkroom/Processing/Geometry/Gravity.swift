@@ -1,6 +1,7 @@
 /// Where a cut keeps the image when it must cut some of it away, and where
 /// an image sits on a larger canvas: a side, a corner or the centre, moved
-/// by an offset; the most interesting region; or a focus point.
+/// by an offset; the most interesting region; a focus point; or the
+/// detected objects.
 public struct Gravity: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
         case centre, north, south, east, west
@@ -9,6 +10,9 @@ public struct Gravity: Sendable, Hashable {
         case smart
         /// A point given as fractions of the width and height (imgproxy's `fp`).
         case focusPoint = "focus-point"
+        /// The detected objects of ``Gravity/objectClasses`` (imgproxy
+        /// Pro's `obj` and `objw`), placed as ``ObjectsPosition`` says.
+        case objects
     }
 
     public var kind: Kind
@@ -19,12 +23,25 @@ public struct Gravity: Sendable, Hashable {
     public var x: Double
     /// As `x`, downwards.
     public var y: Double
+    /// For object gravity: which objects count, and by how much.
+    public var objectClasses = ObjectClasses.all
 
     public init(_ kind: Kind, x: Double = 0, y: Double = 0) {
         self.kind = kind
         self.x = x
         self.y = y
     }
+
+    /// The cut kept around the detected objects of `classes`.
+    public static func objects(_ classes: ObjectClasses = .all) -> Gravity {
+        var gravity = Gravity(.objects)
+        gravity.objectClasses = classes
+        return gravity
+    }
+
+    /// Whether the placement depends on the pixels (smart and object
+    /// gravity), not on the sizes alone.
+    public var readsPixels: Bool { kind == .smart || kind == .objects }
 
     public static let centre = Gravity(.centre)
     public static let north = Gravity(.north)
@@ -46,13 +63,15 @@ public struct Gravity: Sendable, Hashable {
     /// Stable text for cache keys: the kind alone when there is no offset,
     /// so keys made before offsets existed stay the same.
     public var key: String {
-        kind != .focusPoint && x == 0 && y == 0 ? kind.rawValue : "\(kind.rawValue):\(ImageOperation.format(x)):\(ImageOperation.format(y))"
+        if kind == .objects { return objectClasses.entries.isEmpty ? kind.rawValue : "\(kind.rawValue):\(objectClasses.identifier)" }
+        return kind != .focusPoint && x == 0 && y == 0 ? kind.rawValue : "\(kind.rawValue):\(ImageOperation.format(x)):\(ImageOperation.format(y))"
     }
 
     /// Whether the numbers can be used: finite, a focus point inside the
     /// image, offsets within the largest image there is.
     public var isValid: Bool {
         guard x.isFinite, y.isFinite else { return false }
+        if kind == .objects { return objectClasses.isValid && x == 0 && y == 0 }
         return kind == .focusPoint ? (0...1).contains(x) && (0...1).contains(y) : abs(x) <= 1_000_000 && abs(y) <= 1_000_000
     }
 }
@@ -62,6 +81,13 @@ extension Gravity: Codable {
     /// always was.
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
+        if text == Kind.objects.rawValue || text.hasPrefix(Kind.objects.rawValue + ":") {
+            guard let classes = ObjectClasses(identifier: text.dropFirst(Kind.objects.rawValue.count)) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "'\(text)' is not an object gravity"))
+            }
+            self = .objects(classes)
+            return
+        }
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard let kind = Kind(rawValue: String(parts[0])), parts.count == 1 || parts.count == 3,
               let x = parts.count == 3 ? Double(parts[1]) : 0, let y = parts.count == 3 ? Double(parts[2]) : 0,
@@ -86,8 +112,8 @@ extension Gravity {
     /// is in pixels, multiplied by `offsetScale` (the device pixel ratio
     /// the resize settled on); a smaller one is a fraction of the outer
     /// side. Kept inside; with `allowOverflow` (a watermark), it may hang
-    /// over every edge but one pixel. Smart gravity is placed by libvips;
-    /// centre stands in here.
+    /// over every edge but one pixel. Smart gravity is placed by libvips and
+    /// object gravity by ``ObjectFocus``; centre stands in here.
     func placement(outer: (width: Int, height: Int), inner: (width: Int, height: Int),
                    offsetScale: Double = 1, allowOverflow: Bool = false) -> (left: Int, top: Int) {
         var left: Int, top: Int

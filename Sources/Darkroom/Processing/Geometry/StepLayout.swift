@@ -4,6 +4,9 @@
 struct StepLayout {
     var geometry: ResizeGeometry?
     var frame: Frame?
+    /// Whether a `crop_objects` step cut the image to its objects, so that
+    /// the placed crop after it is skipped.
+    var croppedToObjects = false
 
     /// The device pixel ratio the last resize settled on; 1 before any.
     var dprScale: Double { geometry?.dprScale ?? 1 }
