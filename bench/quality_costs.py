@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""What imgproxy Pro's best format and autoquality cost per image, against
-one plain encode, in one run of a release `darkroom serve` on loopback.
+"""What imgproxy Pro's best format and autoquality (`--set quality`), or its
+face options (`--set faces`), cost per image, against the plain run, in one
+run of a release `darkroom serve` on loopback.
 
 Every request fits a corpus photo inside 512 x 512 and names a background
 colour never used before (the photos have no alpha, so it changes the
@@ -11,7 +12,11 @@ not throughput. The variants run in rounds, their order alternating; each
 round asks every photo once per variant. Printed: the median time with
 min-max over the rounds' medians, and the median answer's bytes and format.
 
-    python3 bench/quality_costs.py [--darkroom .build/release/darkroom] [--rounds 3]
+    python3 bench/quality_costs.py [--darkroom .build/release/darkroom] [--rounds 3] [--set quality|faces]
+
+The face set searches the corpus photos, which have no faces: the search
+costs the same whether it finds any, and object gravity then falls back to
+smart gravity, so `g:obj` against `g:sm` is the search's own cost.
 """
 import argparse
 import http.client
@@ -22,13 +27,23 @@ import subprocess
 import time
 
 ACCEPT = "image/avif,image/webp,image/apng,image/*,*/*;q=0.8"
-VARIANTS = [
-    ("WebP q79 (one encode)", "f:webp"),
-    ("AVIF q63 (one encode)", "f:avif"),
-    ("f:best (AVIF, WebP, JPEG tried)", "f:best"),
-    ("aq:dssim 0.02, WebP 70-80", "f:webp/aq:dssim:0.02:70:80:0.001"),
-    ("aq:size 20000, WebP 10-90", "f:webp/aq:size:20000:10:90"),
-]
+# Each set: its resize, then (name, options); the first is the baseline.
+SETS = {
+    "quality": ("rs:fit:512:512", "one WebP encode", [
+        ("WebP q79 (one encode)", "f:webp"),
+        ("AVIF q63 (one encode)", "f:avif"),
+        ("f:best (AVIF, WebP, JPEG tried)", "f:best"),
+        ("aq:dssim 0.02, WebP 70-80", "f:webp/aq:dssim:0.02:70:80:0.001"),
+        ("aq:size 20000, WebP 10-90", "f:webp/aq:size:20000:10:90"),
+    ]),
+    "faces": ("rs:fill:400:400", "smart gravity", [
+        ("g:sm (libvips' attention)", "g:sm"),
+        ("g:obj (face search, then g:sm)", "g:obj"),
+        ("g:ce, libvips path (sharpen 0.01)", "sh:0.01"),
+        ("bd:10 (face search, nothing to blur)", "bd:10"),
+        ("dd:1 (face search, nothing to draw)", "dd:1"),
+    ]),
+}
 PHOTOS = ["Blinds.jpg", "Dune.jpg", "Garden.jpg", "Storm.jpg"]
 
 
@@ -42,7 +57,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--darkroom", default=".build/release/darkroom")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--set", choices=sorted(SETS), default="quality")
     args = parser.parse_args()
+    resize, baseline, variants = SETS[args.set]
     corpus = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "corpus")
     port = free_port()
     server = subprocess.Popen([args.darkroom, "serve", "--port", str(port), "--local-root", corpus,
@@ -60,7 +77,7 @@ def main():
         def ask(options, photo):
             nonlocal counter
             counter += 1
-            path = f"/img/_/rs:fit:512:512/bg:{counter // 256}:{counter % 256}:7/{options}/plain/local:///photos/{photo}"
+            path = f"/img/_/{resize}/bg:{counter // 256}:{counter % 256}:7/{options}/plain/local:///photos/{photo}"
             start = time.perf_counter()
             connection.request("GET", path, headers={"Accept": ACCEPT})
             response = connection.getresponse()
@@ -70,12 +87,12 @@ def main():
                 raise SystemExit(f"{path}: {response.status} {body[:200]!r}")
             return elapsed, len(body), response.getheader("Content-Type")
 
-        for name, options in VARIANTS:   # warm-up: libvips, the codecs, the page cache
+        for name, options in variants:   # warm-up: libvips, the codecs, the page cache
             ask(options, PHOTOS[0])
-        medians = {name: [] for name, _ in VARIANTS}
-        answers = {name: [] for name, _ in VARIANTS}
+        medians = {name: [] for name, _ in variants}
+        answers = {name: [] for name, _ in variants}
         for round_index in range(args.rounds):
-            order = VARIANTS if round_index % 2 == 0 else list(reversed(VARIANTS))
+            order = variants if round_index % 2 == 0 else list(reversed(variants))
             for name, options in order:
                 times = []
                 for photo in PHOTOS:
@@ -83,10 +100,10 @@ def main():
                     times.append(elapsed)
                     answers[name].append((size, kind))
                 medians[name].append(statistics.median(times))
-        base = statistics.median(medians[VARIANTS[0][0]])
-        print(f"| {len(PHOTOS)} photos, fit 512, one client | time (median, min-max of {args.rounds} rounds) | vs one WebP encode | median bytes | formats |")
+        base = statistics.median(medians[variants[0][0]])
+        print(f"| {len(PHOTOS)} photos, {resize}, one client | time (median, min-max of {args.rounds} rounds) | vs {baseline} | median bytes | formats |")
         print("|---|---|---|---|---|")
-        for name, _ in VARIANTS:
+        for name, _ in variants:
             values = medians[name]
             sizes = sorted(size for size, _ in answers[name])
             kinds = sorted({kind.split("/")[-1] for _, kind in answers[name]})

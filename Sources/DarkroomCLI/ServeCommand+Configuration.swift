@@ -121,6 +121,27 @@ extension ServeCommand {
             }
             c.bestFormatMaxPixels = Int((megapixels * 1_000_000).rounded())
         }
+        if let text = objectDetectionSize ?? env("OBJECT_DETECTION_SIZE") {
+            guard let side = Int(text), ObjectDetection.sides.contains(side) else {
+                throw ValidationError("--object-detection-size '\(text)' is not a whole number of pixels from \(ObjectDetection.sides.lowerBound) to \(ObjectDetection.sides.upperBound)")
+            }
+            c.objectDetection.side = side
+        }
+        if let text = objectDetectionConfidenceThreshold ?? env("OBJECT_DETECTION_CONFIDENCE_THRESHOLD") {
+            guard let value = Double(text), value.isFinite, (0..<1).contains(value) else {
+                throw ValidationError("--object-detection-confidence-threshold '\(text)' is not a number from 0 to below 1")
+            }
+            c.objectDetection.confidenceThreshold = value
+        }
+        if let text = objectDetectionGravityMode ?? env("OBJECT_DETECTION_GRAVITY_MODE") {
+            guard let mode = ObjectDetection.GravityMode(rawValue: text) else {
+                throw ValidationError("--object-detection-gravity-mode '\(text)' is not one of \(ObjectDetection.GravityMode.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            c.objectDetection.gravityMode = mode
+        }
+        if let text = objectDetectionFallbackToSmartCrop ?? env("OBJECT_DETECTION_FALLBACK_TO_SMART_CROP") {
+            c.objectDetection.fallbackToSmart = try Self.boolean(text, "--object-detection-fallback-to-smart-crop")
+        }
         if let text = sanitizeSVG ?? env("SANITIZE_SVG") { c.limits.sanitizesSVG = try Self.boolean(text, "--sanitize-svg") }
         if let seconds = try number(downloadTimeout, "DOWNLOAD_TIMEOUT", "download-timeout", minimum: 1) { c.downloadTimeout = .seconds(seconds) }
         if let age = try number(cacheMaxAge, "CACHE_MAX_AGE", "cache-max-age") { c.cacheMaxAge = age }

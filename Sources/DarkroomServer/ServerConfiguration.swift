@@ -62,6 +62,9 @@ public struct ServerConfiguration: Sendable {
     /// Below this complexity `best` tries lossless encodings
     /// (`IMGPROXY_BEST_FORMAT_COMPLEXITY_THRESHOLD`, 5.5).
     public var bestFormatComplexityThreshold = 5.5
+    /// How faces are looked for (imgproxy Pro's
+    /// `IMGPROXY_OBJECT_DETECTION_*`), by the options that use them.
+    public var objectDetection = ObjectDetection()
     /// Above this many pixels `best` writes one format without trying the
     /// others; 0: never (`IMGPROXY_BEST_FORMAT_MAX_RESOLUTION`, in megapixels there).
     public var bestFormatMaxPixels = 0

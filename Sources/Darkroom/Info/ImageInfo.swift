@@ -46,6 +46,8 @@ public struct ImageInfo: Sendable, Hashable, Codable {
     public var perceptualHash: String?
     /// By kind: `md5`, `sha1`, `sha256`, `sha512`; lowercase hex.
     public var hashsums: [String: String]?
+    /// The faces found, their boxes as fractions of the upright image.
+    public var objects: [DetectedObject]?
 
     public init(format: ImageFormat, width: Int, height: Int, orientation: Int, frames: Int, exif: EXIFSummary,
                 dominantColour: String, blurHash: String, thumbHash: String) {
@@ -73,7 +75,7 @@ public struct ImageInfo: Sendable, Hashable, Codable {
         case exif = "exif_summary", dominantColour = "dominant_color", blurHash = "blurhash", thumbHash = "thumbhash"
         case size, exifFields = "exif", iptc, photoshop, xmp, colourspace = "colorspace", bands, sampleFormat = "sample_format"
         case pagesNumber = "pages_number", hasAlpha = "alpha", hasTransparency = "transparency", crop, palette, average
-        case dominantColours = "dominant_colors", thumbHashHex = "thumb_hash", perceptualHash = "perceptual_hash", hashsums
+        case dominantColours = "dominant_colors", thumbHashHex = "thumb_hash", perceptualHash = "perceptual_hash", hashsums, objects
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -105,6 +107,7 @@ public struct ImageInfo: Sendable, Hashable, Codable {
         try container.encodeIfPresent(thumbHashHex, forKey: .thumbHashHex)
         try container.encodeIfPresent(perceptualHash, forKey: .perceptualHash)
         try container.encodeIfPresent(hashsums, forKey: .hashsums)
+        try container.encodeIfPresent(objects, forKey: .objects)
         var extra = encoder.container(keyedBy: ExtraKeys.self)
         try extra.encode(isAnimated, forKey: .animated)
         try extra.encode(format.mimeType, forKey: .mimeType)

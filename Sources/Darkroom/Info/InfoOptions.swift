@@ -39,6 +39,8 @@ public struct InfoOptions: Sendable, Hashable {
     public var hashsums: [Hashsum.Kind] = []
     /// The frame or page of a GIF, WebP or TIFF source described, from 0.
     public var page = 0
+    /// The faces found, as fractions of the upright image (Pro's `do`).
+    public var detectObjects = false
 
     public init() {}
 
@@ -53,7 +55,7 @@ public struct InfoOptions: Sendable, Hashable {
     /// Every option as text, for comparing and hashing.
     var key: String {
         [exif, exifCanonicalNames, iptc, xmp, colourspace, bands, sampleFormat, pagesNumber, alpha, checkTransparency,
-         average, averageIgnoresTransparent, dominantColours, buildMissedColours, thumbHashHex, perceptualHash]
+         average, averageIgnoresTransparent, dominantColours, buildMissedColours, thumbHashHex, perceptualHash, detectObjects]
             .map { $0 ? "1" : "0" }.joined()
             + ":\(crop.map { "\($0.width)x\($0.height)@\($0.gravity.key)" } ?? "-"):\(paletteColours)"
             + ":\(blurHashComponents.x)x\(blurHashComponents.y):\(hashsums.map(\.rawValue).joined(separator: ",")):p\(page)"

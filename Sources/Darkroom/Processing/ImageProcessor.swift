@@ -52,12 +52,15 @@ public struct ImageProcessor: Sendable {
     ///
     /// - Throws: ``DarkroomError`` saying what was wrong with the input.
     public func info(of data: Data, limits: ImageLimits = ImageLimits(), includeGPS: Bool = false,
-                     options asked: InfoOptions = InfoOptions()) async throws(DarkroomError) -> ImageInfo {
+                     options asked: InfoOptions = InfoOptions(),
+                     objectDetection: ObjectDetection = ObjectDetection()) async throws(DarkroomError) -> ImageInfo {
         let killSwitch = KillSwitch()
         do {
             return try await withTaskCancellationHandler {
                 try await executor.run { () throws(DarkroomError) -> ImageInfo in
-                    var info = try ProcessingRun(data: data, options: ProcessingOptions(limits: limits), killSwitch: killSwitch)
+                    var options = ProcessingOptions(limits: limits)
+                    options.objectDetection = objectDetection
+                    var info = try ProcessingRun(data: data, options: options, killSwitch: killSwitch)
                         .inspect(includeGPS: includeGPS, asked: asked)
                     // Of the source's bytes, as sent (an SVG's, not its drawing's).
                     info.size = data.count

@@ -74,8 +74,27 @@ extension ProcessingRun {
             if asked.dominantColours { info.dominantColours = DominantColours.swatches(rgba, buildMissed: asked.buildMissedColours) }
             if asked.perceptualHash { info.perceptualHash = try perceptualHash(of: thumbnail) }
             if let crop = asked.crop { info.crop = try relativeCrop(crop, upright: upright, thumbnail: thumbnail) }
+            if asked.detectObjects {
+                info.objects = try relativeObjects(raw, format: format, header: header, orientation: orientation, upright: upright, page: asked.page)
+            }
             return info
         }
+    }
+
+    /// The faces in the upright image, as fractions of it: searched on a
+    /// copy decoded near the detection size.
+    private func relativeObjects(_ raw: UnsafeRawBufferPointer, format: ImageFormat, header: VImage, orientation: Int,
+                                 upright: (width: Int, height: Int), page: Int) throws(DarkroomError) -> [DetectedObject] {
+        let side = options.objectDetection.side
+        let plan = ShrinkOnLoad.plan(operations: [.resize(Resize(width: side, height: side))], format: format, width: upright.width, height: upright.height)
+        let rotates = orientation != 1
+        try checkWholeDecode(of: header, format: format, shrink: plan.factor, randomAccess: rotates)
+        var image = try load(raw, format: format, shrink: plan.factor, randomAccess: rotates, page: page)
+        image = try inSRGB(image)
+        image = try vips("rotating by EXIF orientation") { try image.autoRotated(orientation: orientation) }
+        let pixels = try materialised(image, for: "looking for objects in")
+        let (width, height) = (Double(pixels.width), Double(pixels.height))
+        return try objects(in: pixels, classes: .all).map { $0.object.scaled(horizontal: 1 / width, vertical: 1 / height) }
     }
 
     /// What the header tells, as `asked`: EXIF fields, IPTC, XMP,

@@ -92,15 +92,17 @@ extension ImageURLOptions {
 
         /// Where a gravity may be used, and so which kinds it may take.
         enum GravityUse {
-            case crop, extend, watermark
+            case crop, extend, watermark, objectsPosition
 
             func allows(_ kind: Gravity.Kind) -> Bool {
                 switch (self, kind) {
                 case (.crop, _): true
-                case (.extend, .smart): false
+                case (.extend, .smart), (.extend, .objects): false
                 case (.extend, _): true
-                case (.watermark, .smart), (.watermark, .focusPoint): false
+                case (.watermark, .smart), (.watermark, .focusPoint), (.watermark, .objects): false
                 case (.watermark, _): true
+                case (.objectsPosition, .smart), (.objectsPosition, .objects): false
+                case (.objectsPosition, _): true
                 }
             }
         }
@@ -112,6 +114,11 @@ extension ImageURLOptions {
         mutating func gravity(from index: Int, count: Int = .max, allowed use: GravityUse) throws(ImageURLError) -> Gravity? {
             let args = Array(values.dropFirst(index).prefix(count))
             guard let text = args.first, !text.isEmpty else { return nil }
+            if text == "obj" || text == "objw" {
+                // imgproxy Pro's object gravity: class names (and weights) follow.
+                guard use.allows(.objects) else { throw .init("option '\(name)': object gravity '\(text)' is only for crops") }
+                return .objects(try objectClasses(from: index + 1, weighted: text == "objw"))
+            }
             guard args.count <= 3 else { throw .init("option '\(name)': a gravity takes a type and two offsets at most") }
             guard let kind = Self.gravityKinds[text], use.allows(kind) else {
                 let names = Self.gravityKinds.filter { use.allows($0.value) }.keys.sorted().joined(separator: ", ")

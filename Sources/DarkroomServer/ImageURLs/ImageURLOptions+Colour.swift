@@ -53,8 +53,13 @@ extension ImageURLOptions {
             try a.need(1...1)
             o.colour.brightness = try a.whole(0, "brightness", -255...255) ?? 0
         }
-        // `co` is contrast here; imgproxy Pro also names crop_objects so.
-        table.add("contrast", "co") { o, a throws(ImageURLError) in try a.need(1...1); o.colour.contrast = try a.number(0, "contrast", 0...100) ?? 1 }
+        // imgproxy Pro names both contrast and crop_objects `co`: one
+        // argument is contrast, a scale and class names crop_objects.
+        table.add("contrast", "co") { o, a throws(ImageURLError) in
+            if a.name == "co", a.values.count > 1 { return try o.applyCropObjects(&a) }
+            try a.need(1...1)
+            o.colour.contrast = try a.number(0, "contrast", 0...100) ?? 1
+        }
         table.add("saturation", "sa") { o, a throws(ImageURLError) in try a.need(1...1); o.colour.saturation = try a.number(0, "saturation", 0...100) ?? 1 }
         table.add("monochrome", "mc") { o, a throws(ImageURLError) in
             // intensity:colour; the colour the palette runs to from black.

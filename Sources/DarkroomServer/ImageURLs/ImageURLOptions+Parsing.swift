@@ -117,12 +117,12 @@ extension ImageURLOptions {
         add("extend", "ex") { o, a throws(ImageURLError) in o.extend = try a.extend() }
         add("extend_aspect_ratio", "extend_ar", "exar") { o, a throws(ImageURLError) in o.extendAspectRatio = try a.extend() }
         add("gravity", "g") { o, a throws(ImageURLError) in
-            try a.need(1...3)
+            try a.need(1...(a.values.first?.hasPrefix("obj") == true ? 1 + 2 * ObjectClasses.maxEntries : 3))
             o.gravity = try a.gravity(from: 0, allowed: .crop) ?? .centre
         }
         add("crop", "c") { o, a throws(ImageURLError) in
             // A width alone keeps the whole height; 0 is the whole side.
-            try a.need(1...5)
+            try a.need(1...(a.values.count > 2 && a.values[2].hasPrefix("obj") ? 3 + 2 * ObjectClasses.maxEntries : 5))
             let w = try a.number(0, "width", 0...100_000) ?? 0, h = try a.number(1, "height", 0...100_000) ?? 0
             o.crop = w == 0 && h == 0 ? nil : Crop(width: w, height: h, gravity: try a.gravity(from: 2, allowed: .crop))
         }
@@ -347,6 +347,7 @@ extension ImageURLOptions {
         }
         rules.merge(encoderRules) { $1 }
         rules.merge(colourRules) { $1 }
+        rules.merge(objectRules) { $1 }
         return rules
     }()
 

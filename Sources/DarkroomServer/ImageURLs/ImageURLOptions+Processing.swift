@@ -27,7 +27,8 @@ extension ImageURLOptions {
         public init() {}
     }
 
-    /// The steps, in imgproxy's order: trim, rotation, crop, the resize
+    /// The steps, in imgproxy's order: the blurred areas and detections,
+    /// trim, rotation, crop, the resize
     /// (always: it carries the device pixel ratio and the result limit),
     /// colour, blur, sharpen and pixelate, then extend and padding,
     /// background and last the watermark (when there is an image or text
@@ -45,11 +46,16 @@ extension ImageURLOptions {
         if let blurAreas, blurAreas.sigma > 0, !blurAreas.areas.isEmpty {
             operations.append(.blurAreas(sigma: blurAreas.sigma, areas: blurAreas.areas))
         }
+        // Faces are looked for on the upright source, where they are largest.
+        if let blurDetections { operations.append(.blurDetections(sigma: blurDetections.sigma, classes: blurDetections.classes)) }
+        if let drawDetections { operations.append(.drawDetections(classes: drawDetections)) }
         if let trim {
             operations.append(.trim(threshold: trim.threshold, colour: trim.colour, equalHorizontal: trim.equalHorizontal, equalVertical: trim.equalVertical))
         }
         if rotate != 0 { operations.append(.rotate(degrees: rotate)) }
         if flipHorizontal || flipVertical { operations.append(.flip(horizontal: flipHorizontal, vertical: flipVertical)) }
+        // Before the crop, which it takes the place of where it finds objects.
+        if let cropObjects { operations.append(.cropObjects(scale: cropObjects.scale, classes: cropObjects.classes)) }
         if let crop {
             operations.append(.cropPlaced(width: crop.width, height: crop.height, gravity: crop.gravity ?? gravity))
         }
@@ -103,6 +109,7 @@ extension ImageURLOptions {
         var options = ProcessingOptions(operations: operations, output: output, autoRotate: autoRotate)
         options.enforceThumbnail = enforceThumbnail
         options.pages = pageSelection
+        options.objectsPosition = objectsPosition
         return options
     }
 

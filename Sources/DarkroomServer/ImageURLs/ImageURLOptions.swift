@@ -73,6 +73,13 @@ public struct ImageURLOptions: Sendable, Hashable {
         var sigma: Double
         var areas: [BlurArea]
     }
+    /// Where object gravity puts the objects (`op`, imgproxy Pro's).
+    public var objectsPosition = ObjectsPosition.centre
+    /// Detected objects blurred (`bd`), outlined (`dd`), or cut to
+    /// (`crop_objects`), imgproxy Pro's.
+    public var blurDetections: DetectionBlur?
+    public var drawDetections: ObjectClasses?
+    public var cropObjects: ObjectCrop?
     public var blur: Double?
     public var sharpen: Double?
     public var autoRotate = true

@@ -255,6 +255,7 @@ struct ImageRoutes: Sendable {
         }
         for warning in url.options.warnings { logger.warning("\(warning)", metadata: ["url": "\(path)"]) }
         var options = url.options.processing(format: format, watermark: configuration.watermark, encoder: configuration.encoder)
+        options.objectDetection = configuration.objectDetection
         if best {
             options.output.best = true
             options.output.bestComplexityThreshold = configuration.bestFormatComplexityThreshold

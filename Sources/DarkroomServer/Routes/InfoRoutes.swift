@@ -34,7 +34,8 @@ struct InfoRoutes: Sendable {
                 let source = try await pipeline.originalData(for: .url(url.source))
                 if let expected = url.expectedHashsum, Hashsum.hex(of: source.data, expected.kind) != expected.hex { return nil }
                 return try await processor.info(of: source.data, limits: url.imageOptions.limits(over: configuration.limits),
-                                                includeGPS: configuration.infoIncludesGPS, options: url.info)
+                                                includeGPS: configuration.infoIncludesGPS, options: url.info,
+                                                objectDetection: configuration.objectDetection)
             }
             guard let info = answer else {
                 // As imgproxy Pro: a mismatch is a 422.

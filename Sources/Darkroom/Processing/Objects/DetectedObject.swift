@@ -21,6 +21,11 @@ public struct DetectedObject: Sendable, Hashable, Codable {
         self.height = height
     }
 
+    /// imgproxy Pro's names in `/info`.
+    enum CodingKeys: String, CodingKey {
+        case classID = "class_id", className = "class_name", confidence, left, top, width, height
+    }
+
     /// The classes Darkroom's detector finds, by class id.
     public static let classNames = ["face"]
 

@@ -1,0 +1,76 @@
+public import Darkroom
+
+/// imgproxy Pro's object detection options, free here: `gravity:obj` and
+/// `gravity:objw` (read with the other gravities), `objects_position`/
+/// `obj_pos`/`op`, `blur_detections`/`bd`, `draw_detections`/`dd` and
+/// `crop_objects`. Pro's docs give `co` to both `contrast` and
+/// `crop_objects`: here `co` with one argument is contrast, and with a
+/// scale and class names, crop_objects.
+extension ImageURLOptions {
+    /// `blur_detections`: the sigma, in the result's pixels, and the classes.
+    public struct DetectionBlur: Sendable, Hashable {
+        public var sigma: Double
+        public var classes: ObjectClasses
+    }
+
+    /// `crop_objects`: the scale of the objects' box, and the classes.
+    public struct ObjectCrop: Sendable, Hashable {
+        public var scale: Double
+        public var classes: ObjectClasses
+    }
+
+    static var objectRules: [String: Rule] {
+        var table = RuleTable()
+        table.add("objects_position", "obj_pos", "op") { o, a throws(ImageURLError) in
+            try a.need(1...3)
+            if a.text(0) == "prop" {
+                try a.need(1...1)
+                o.objectsPosition = ObjectsPosition(proportional: true)
+            } else {
+                o.objectsPosition = ObjectsPosition(try a.gravity(from: 0, allowed: .objectsPosition) ?? .centre)
+            }
+        }
+        table.add("blur_detections", "bd") { o, a throws(ImageURLError) in
+            try a.need(1...(1 + ObjectClasses.maxEntries))
+            let sigma = try a.number(0, "sigma", 0...100) ?? 0
+            o.blurDetections = sigma > 0 ? DetectionBlur(sigma: sigma, classes: try a.objectClasses(from: 1, weighted: false)) : nil
+        }
+        table.add("draw_detections", "dd") { o, a throws(ImageURLError) in
+            try a.need(1...(1 + ObjectClasses.maxEntries))
+            o.drawDetections = a.bool(0) ?? false ? try a.objectClasses(from: 1, weighted: false) : nil
+        }
+        table.add("crop_objects") { o, a throws(ImageURLError) in try o.applyCropObjects(&a) }
+        return table.rules
+    }
+
+    mutating func applyCropObjects(_ a: inout Arguments) throws(ImageURLError) {
+        try a.need(1...(1 + ObjectClasses.maxEntries))
+        let scale = try a.number(0, "scale", 0...100) ?? 0
+        cropObjects = scale > 0 ? ObjectCrop(scale: scale, classes: try a.objectClasses(from: 1, weighted: false)) : nil
+    }
+}
+
+extension ImageURLOptions.Arguments {
+    /// Class names from `index` on (`face:cat`), or with `weighted` names
+    /// and weights in turn (`all:2:face:10`).
+    func objectClasses(from index: Int, weighted: Bool) throws(ImageURLError) -> ObjectClasses {
+        let rest = Array(values.dropFirst(index))
+        var entries: [ObjectClasses.Entry] = []
+        if weighted {
+            guard rest.count.isMultiple(of: 2) else { throw .init("option '\(name)': objw takes class names and weights in pairs (objw:face:2:cat:3)") }
+            for pair in stride(from: 0, to: rest.count, by: 2) {
+                guard let weight = try number(index + pair + 1, "weight", 0...1_000_000), weight > 0 else {
+                    throw .init("option '\(name)': the weight of '\(rest[pair])' must be a number above 0")
+                }
+                entries.append(.init(name: rest[pair], weight: weight))
+            }
+        } else {
+            entries = rest.filter { !$0.isEmpty }.map { .init(name: $0) }
+        }
+        let classes = ObjectClasses(entries)
+        guard classes.isValid else {
+            throw .init("option '\(name)': at most \(ObjectClasses.maxEntries) class names, each of letters, digits, _ and - (up to \(ObjectClasses.maxNameLength))")
+        }
+        return classes
+    }
+}
