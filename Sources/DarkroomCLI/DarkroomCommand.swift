@@ -5,7 +5,8 @@ public struct DarkroomCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "darkroom",
         abstract: "Fetch, filter, cache and serve photos.",
-        subcommands: [ProcessCommand.self, FetchCommand.self, BookCommand.self, ServeCommand.self, CacheCommand.self, HealthCommand.self]
+        subcommands: [ProcessCommand.self, FetchCommand.self, BookCommand.self, ServeCommand.self, CacheCommand.self, HealthCommand.self,
+                      RenderPDFPageCommand.self]
     )
 
     public init() {}

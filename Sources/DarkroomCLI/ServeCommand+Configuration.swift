@@ -104,6 +104,16 @@ extension ServeCommand {
         }
         c.limits.jpegXL = jpegXL || envFlag("JPEG_XL")
         c.limits.svgRendering = svgRender || envFlag("SVG_RENDER")
+        if pdf || envFlag("PDF") {
+            // This very program draws the pages, as `render-pdf-page`.
+            let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+            var pages = PDFPages(command: [executable, "render-pdf-page"])
+            if let megabytes = try number(pdfMaxMemoryMb, "PDF_MAX_MEMORY_MB", "pdf-max-memory-mb", minimum: 512, maximum: 65_536) {
+                pages.maxMemory = megabytes << 20
+            }
+            if let text = pdfNoBackground ?? env("PDF_NO_BACKGROUND") { pages.background = try !Self.boolean(text, "--pdf-no-background") }
+            c.limits.pdfPages = pages
+        }
         c.alwaysRasterizeSVG = try alwaysRasterizeSVG || env("ALWAYS_RASTERIZE_SVG").map { try Self.boolean($0, "DARKROOM_ALWAYS_RASTERIZE_SVG") } ?? false
         if c.alwaysRasterizeSVG, !c.limits.svgRendering {
             throw ValidationError("--always-rasterize-svg needs --svg-render: libvips' SVG renderer is off by default, as it marks it untrusted")
@@ -272,7 +282,7 @@ extension ServeCommand {
         if let text = formatQuality ?? env("FORMAT_QUALITY") {
             for pair in text.split(separator: ",") {
                 let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                guard parts.count == 2, let format = ImageFormat(name: parts[0]), let value = Int(parts[1]), (1...100).contains(value) else {
+                guard parts.count == 2, let format = ImageFormat(name: parts[0]), format.canEncode, let value = Int(parts[1]), (1...100).contains(value) else {
                     throw ValidationError("format quality \(pair): expected FORMAT=1...100, such as avif=60")
                 }
                 c.encoder.formatQuality[format] = value

@@ -104,7 +104,7 @@ extension ServeCommand {
             guard let text else { continue }
             for pair in text.split(separator: ",") {
                 let parts = pair.split(separator: "=")
-                guard parts.count == 2, let format = ImageFormat(name: String(parts[0]).trimmingCharacters(in: .whitespaces)),
+                guard parts.count == 2, let format = ImageFormat(name: String(parts[0]).trimmingCharacters(in: .whitespaces)), format.canEncode,
                       let quality = Int(parts[1].trimmingCharacters(in: .whitespaces)), (1...100).contains(quality) else {
                     throw ValidationError("autoquality format \(name) '\(pair)': expected FORMAT=QUALITY, the quality 1 to 100")
                 }

@@ -32,6 +32,20 @@ extension VImage {
         try make("svgload_buffer") { darkroom_vips_svgload(bytes.baseAddress, bytes.count, $0, scale) }
     }
 
+    /// Page `page` of a PDF, drawn at `scale` times 72 pixels an inch.
+    /// Its size is known before any pixel is drawn.
+    package static func loadPDF(_ bytes: UnsafeRawBufferPointer, page: Int, scale: Double, transparent: Bool = false) throws(VipsError) -> VImage {
+        try make("pdfload_buffer") { darkroom_vips_pdfload(bytes.baseAddress, bytes.count, $0, Int32(page), scale, transparent ? 1 : 0) }
+    }
+
+    /// A PDF's page count, as its loader read it.
+    package var pdfPageCount: Int { Int(darkroom_vips_pdf_pages(pointer)) }
+
+    /// This image flattened onto white, without alpha.
+    package func flattenedOnWhite() throws(VipsError) -> VImage {
+        try VImage.make("flatten") { darkroom_vips_flatten_white(pointer, $0) }
+    }
+
     /// The pixels as an uncompressed PNG, for a rendered image to be read
     /// again as a source.
     package func storedPNG() throws(VipsError) -> [UInt8] {

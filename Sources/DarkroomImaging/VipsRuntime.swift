@@ -85,6 +85,14 @@ package enum VipsRuntime {
 
     private static let svgAllowed: Void = darkroom_vips_allow_svg()
 
+    /// Lets libvips' PDF loader (poppler) run, from memory only. Only the
+    /// child process that draws one page calls it, never a server.
+    package static func allowPDF() {
+        _ = pdfAllowed
+    }
+
+    private static let pdfAllowed: Void = darkroom_vips_allow_pdf()
+
     /// The libvips version, such as "8.14.1".
     package static var version: String {
         String(cString: vips_version_string())

@@ -1,6 +1,7 @@
 import Darkroom
 @testable import DarkroomCLI
 import DarkroomServer
+import Foundation
 import Testing
 
 /// `serve`'s object detection settings, by Darkroom's flags and imgproxy
@@ -23,5 +24,18 @@ import Testing
                     ["--object-detection-gravity-mode", "largest"], ["--object-detection-fallback-to-smart-crop", "maybe"]] {
             #expect(throws: (any Error).self, "\(bad)") { try ServeFlagsTests().configuration(bad) }
         }
+    }
+}
+
+/// `serve --pdf`: the server runs itself as the page-drawing child.
+@Suite struct PDFFlagsTests {
+    @Test func pdfIsOffUnlessAskedAndItsSettingsAreChecked() throws {
+        #expect(try ServeFlagsTests().configuration([]).limits.pdfPages == nil)
+        let on = try #require(try ServeFlagsTests().configuration(["--pdf", "--pdf-max-memory-mb", "2048"]).limits.pdfPages)
+        #expect(on.command.last == "render-pdf-page" && FileManager.default.isExecutableFile(atPath: on.command[0]))
+        #expect(on.maxMemory == 2048 << 20 && on.background)
+        let imgproxy = try ServeFlagsTests().configuration([], environment: ["DARKROOM_PDF": "1", "IMGPROXY_PDF_NO_BACKGROUND": "true"])
+        #expect(imgproxy.limits.pdfPages?.background == false)
+        #expect(throws: (any Error).self) { try ServeFlagsTests().configuration(["--pdf", "--pdf-max-memory-mb", "100"]) }
     }
 }

@@ -35,7 +35,8 @@ extension ImageFormat {
             default: return .notAnImage("an ISO media file of brand '\(brand)'")
             }
         }
-        if ascii("%PDF") { return .notAnImage("a PDF document") }
+        // Read only where PDF pages are turned on; refused there otherwise.
+        if ascii("%PDF-") { return .image(.pdf) }
         // Formats Darkroom writes but does not read (imgproxy's own readers
         // of them are not libvips'; libvips reads them only through
         // ImageMagick, which is untrusted).

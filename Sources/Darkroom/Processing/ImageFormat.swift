@@ -13,12 +13,15 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
     /// (``OutputOptions/keepsVectors``), else rendered where
     /// ``ImageLimits/svgRendering`` allows it. Never written from pixels.
     case svg
+    /// Read only, a page at a time, where ``ImageLimits/pdfPages`` allows
+    /// it (drawn in a child process); never written.
+    case pdf
 
     /// Formats that Darkroom can encode.
     public static let encodable: [ImageFormat] = [.jpeg, .png, .webp, .avif, .gif, .tiff, .jxl, .heic, .bmp, .ico]
 
     /// Formats Darkroom reads.
-    public static let decodable: [ImageFormat] = [.jpeg, .png, .webp, .avif, .heic, .tiff, .gif, .jxl, .svg]
+    public static let decodable: [ImageFormat] = [.jpeg, .png, .webp, .avif, .heic, .tiff, .gif, .jxl, .svg, .pdf]
 
     /// The formats an answer takes without being asked for one: those
     /// browsers show and that suit photos. GIF and TIFF are written only
@@ -37,6 +40,7 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
         case .heic: "image/heif"
         case .ico: "image/x-icon"
         case .svg: "image/svg+xml"
+        case .pdf: "application/pdf"
         default: "image/\(rawValue)"
         }
     }

@@ -66,6 +66,10 @@ public struct ImageLimits: Sendable, Hashable, Codable {
     /// removed; DTDs refused) before they are rendered or answered, as
     /// imgproxy's `IMGPROXY_SANITIZE_SVG`, on by default.
     public var sanitizesSVG = true
+    /// Draw PDF sources' pages, in a child process (see ``PDFPages``):
+    /// nil (the default) refuses PDF sources, as libvips marks its PDF
+    /// loader untrusted.
+    public var pdfPages: PDFPages?
 
     public init(maxSourceBytes: Int = 50_000_000, maxSourcePixels: Int = 50_000_000,
                 maxResultDimension: Int = 8192, maxProcessingTime: Duration = .seconds(20),
@@ -83,7 +87,7 @@ public struct ImageLimits: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case maxSourceBytes, maxSourcePixels, maxResultDimension, maxProcessingTime, maxAnimationFrames, jpegXL
-        case maxJPEGScans, maxDecodeMemory, maxAnimationFramePixels, maxHEIFTiles, maxSourceFrames, svgRendering, sanitizesSVG
+        case maxJPEGScans, maxDecodeMemory, maxAnimationFramePixels, maxHEIFTiles, maxSourceFrames, svgRendering, sanitizesSVG, pdfPages
     }
 
     /// Limits written before the frame, scan, memory and tile limits and
@@ -103,6 +107,7 @@ public struct ImageLimits: Sendable, Hashable, Codable {
         maxSourceFrames = try container.decodeIfPresent(Int.self, forKey: .maxSourceFrames) ?? maxSourceFrames
         svgRendering = try container.decodeIfPresent(Bool.self, forKey: .svgRendering) ?? false
         sanitizesSVG = try container.decodeIfPresent(Bool.self, forKey: .sanitizesSVG) ?? true
+        pdfPages = try container.decodeIfPresent(PDFPages.self, forKey: .pdfPages)
     }
 
     public static let `default` = ImageLimits()

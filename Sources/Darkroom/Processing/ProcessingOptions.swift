@@ -62,6 +62,8 @@ public struct ProcessingOptions: Sendable, Hashable, Codable {
         // as it came where sanitising is off.
         if limits.maxSourcePixels != ImageLimits.default.maxSourcePixels { parts.append("msr\(limits.maxSourcePixels)") }
         if !limits.sanitizesSVG { parts.append("svg-unsanitised") }
+        // A PDF page is drawn on white unless the server says otherwise.
+        if let pdf = limits.pdfPages, !pdf.background { parts.append("pdf-transparent") }
         return parts.joined(separator: "/")
     }
 }

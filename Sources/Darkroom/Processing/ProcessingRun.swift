@@ -36,6 +36,8 @@ struct ProcessingRun {
 
     func runUntimed() throws(DarkroomError) -> ProcessedImage {
         try Self.startLibvips()
+        // Drawn by a child process, never read here.
+        if PDFPages.isPDF(data) { return try pdfRun() }
         let format = try checkedFormat()
         try killSwitch.check()
         if format == .svg { return try svgRun() }
@@ -289,6 +291,7 @@ struct ProcessingRun {
             case .bmp: .bmp
             case .ico: .ico
             case .svg: throw DarkroomError(.cannotEncode, Self.svgFromPixels)
+            case .pdf: throw DarkroomError(.cannotEncode, "Darkroom does not write PDF")
             }
         }
         // The metadata kept, if any: then the saver does not strip.
@@ -411,8 +414,9 @@ extension ImageFormat {
         // Never a source: sniffing names neither, and PNG's loader refuses
         // their bytes.
         case .bmp, .ico: .png
-        // Rendered to PNG before any load (``ProcessingRun/svgRun()``).
-        case .svg: .png
+        // Rendered to PNG before any load (``ProcessingRun/svgRun()``,
+        // ``ProcessingRun/pdfRun()``).
+        case .svg, .pdf: .png
         }
     }
 }

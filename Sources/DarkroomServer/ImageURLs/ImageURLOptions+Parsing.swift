@@ -291,7 +291,10 @@ extension ImageURLOptions {
         add("skip_processing", "skp") { o, a throws(ImageURLError) in
             o.skipProcessing = []
             for text in a.values where !text.isEmpty {
-                guard let format = ImageFormat(name: text.lowercased()) else { throw .init("option '\(a.name)': '\(text)' is not an image format") }
+                // A PDF is always drawn: never passed on as it came.
+                guard let format = ImageFormat(name: text.lowercased()), format != .pdf else {
+                    throw .init("option '\(a.name)': '\(text)' is not an image format")
+                }
                 o.skipProcessing.insert(format)
             }
         }

@@ -1,0 +1,111 @@
+import DarkroomImaging
+public import Foundation
+
+/// PDF sources, drawn one page at a time by libvips' PDF loader (poppler),
+/// which libvips marks untrusted: off unless set, and then never in the
+/// calling process. A child process (``command``, such as
+/// `darkroom render-pdf-page`) reads the PDF on its standard input and
+/// writes the page as PNG, under an address-space and CPU limit and the
+/// run's deadline, so that a hostile PDF can only ever end its own child.
+public struct PDFPages: Sendable, Hashable, Codable {
+    /// The executable and its first arguments; the page, size and limits
+    /// follow (see ``PDFPageDrawing/arguments(page:box:maxPixels:maxMemory:maxSeconds:background:)``).
+    public var command: [String]
+    /// The most memory the child may map, in bytes (1 GiB by default).
+    public var maxMemory = 1 << 30
+    /// Pages drawn on white, as imgproxy Pro draws them
+    /// (`IMGPROXY_PDF_NO_BACKGROUND` turns it off); else transparent.
+    public var background = true
+
+    public init(command: [String], maxMemory: Int = 1 << 30, background: Bool = true) {
+        self.command = command
+        self.maxMemory = maxMemory
+        self.background = background
+    }
+
+    /// The child maps about 300 MiB of address space (libraries, thread
+    /// stacks, allocator arenas) before it reads a byte.
+    public static let maxMemoryRange = (512 << 20)...(64 << 30)
+
+    /// Whether `data` starts as a PDF does.
+    static func isPDF(_ data: Data) -> Bool {
+        data.starts(with: Array("%PDF-".utf8))
+    }
+}
+
+/// What the child process that draws a page does, in that process.
+public enum PDFPageDrawing {
+    /// How the child ends; its exit status.
+    public enum Outcome: Sendable, Equatable {
+        /// The page as an uncompressed PNG on standard output (0).
+        case page(Data)
+        /// The page asked is past the last; the count on standard output (3).
+        case pageOutOfRange(pages: Int)
+        /// poppler could not read the document; its reason (4).
+        case unreadable(String)
+
+        public var status: Int32 {
+            switch self {
+            case .page: 0
+            case .pageOutOfRange: 3
+            case .unreadable: 4
+            }
+        }
+
+        /// What the child writes on standard output.
+        public var output: Data {
+            switch self {
+            case .page(let png): png
+            case .pageOutOfRange(let pages): Data("\(pages)".utf8)
+            case .unreadable(let reason): Data(reason.prefix(500).utf8)
+            }
+        }
+    }
+
+    /// The child's arguments after ``PDFPages/command``.
+    public static func arguments(page: Int, box: (width: Int, height: Int), maxPixels: Int, maxMemory: Int,
+                                 maxSeconds: Int, background: Bool) -> [String] {
+        ["--page", "\(page)", "--box", "\(box.width)x\(box.height)", "--max-pixels", "\(maxPixels)",
+         "--max-memory", "\(maxMemory)", "--max-seconds", "\(maxSeconds)"] + (background ? [] : ["--no-background"])
+    }
+
+    /// Draws page `page` (from 0) of `pdf` as an uncompressed PNG, at the
+    /// scale that covers `box` (0: that side not asked; neither: 72 pixels
+    /// an inch), and within `maxPixels`. Call it only in a process of its
+    /// own, with its limits set: it runs poppler on the bytes.
+    public static func draw(_ pdf: Data, page: Int, box: (width: Int, height: Int), maxPixels: Int, background: Bool) -> Outcome {
+        do {
+            try VipsRuntime.start()
+            VipsRuntime.allowPDF()
+            return try withRawBytes(of: pdf) { raw throws(VipsError) -> Outcome in
+                let first = try VImage.loadPDF(raw, page: 0, scale: 1, transparent: !background)
+                let pages = max(1, first.pdfPageCount)
+                guard (0..<pages).contains(page) else { return .pageOutOfRange(pages: pages) }
+                let header = page == 0 ? first : try VImage.loadPDF(raw, page: page, scale: 1, transparent: !background)
+                let scale = Self.scale(width: header.width, height: header.height, box: box, maxPixels: maxPixels)
+                var image = scale == 1 ? header : try VImage.loadPDF(raw, page: page, scale: scale, transparent: !background)
+                // On white, the alpha says nothing: dropped.
+                if background { image = try image.flattenedOnWhite() }
+                return .page(Data(try image.storedPNG()))
+            }
+        } catch {
+            return .unreadable(error.message)
+        }
+    }
+
+    /// The scale that covers the box (enlarging allowed, as vectors are
+    /// drawn), then no more than `maxPixels`.
+    static func scale(width: Int, height: Int, box: (width: Int, height: Int), maxPixels: Int) -> Double {
+        guard width > 0, height > 0 else { return 1 }
+        let (w, h) = (Double(width), Double(height))
+        var scale = switch (box.width > 0, box.height > 0) {
+        case (true, true): max(Double(box.width) / w, Double(box.height) / h)
+        case (true, false): Double(box.width) / w
+        case (false, true): Double(box.height) / h
+        case (false, false): 1.0
+        }
+        let pixels = w * h * scale * scale
+        if pixels > Double(maxPixels) { scale *= (Double(maxPixels) / pixels).squareRoot() }
+        return min(100, max(0.001, scale))
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Darkroom
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `darkroom render-pdf-page`: the child process that draws one PDF page
+/// for a server started with `--pdf` (hidden: the server runs it, people
+/// do not). The PDF comes on standard input and the page leaves as PNG on
+/// standard output; the process limits its own address space and CPU time
+/// first, so that poppler on a hostile file can only end this process.
+/// The exit status says how it went (see ``PDFPageDrawing/Outcome``).
+struct RenderPDFPageCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render-pdf-page",
+        abstract: "Draw one page of the PDF on standard input as PNG on standard output (run by `serve --pdf`).",
+        shouldDisplay: false
+    )
+
+    @Option(help: "The page, from 0.") var page = 0
+    @Option(help: "The box to cover, WIDTHxHEIGHT in pixels (0: not asked).") var box = "0x0"
+    @Option(help: "The most pixels the page is drawn at.") var maxPixels = 50_000_000
+    @Option(help: "The most memory this process maps, in bytes.") var maxMemory = 1 << 30
+    @Option(help: "The most CPU seconds this process uses.") var maxSeconds = 20
+    @Flag(help: "Leave the page's background transparent.") var noBackground = false
+
+    func run() throws {
+        let sides = box.split(separator: "x").compactMap { Int($0) }
+        guard sides.count == 2, sides.allSatisfy({ (0...100_000).contains($0) }), (0...100_000).contains(page),
+              (1...1_000_000_000).contains(maxPixels), PDFPages.maxMemoryRange.contains(maxMemory), (1...3600).contains(maxSeconds)
+        else { throw ValidationError("out of range: --page 0...100000, --box WxH up to 100000, --max-pixels, --max-memory, --max-seconds 1...3600") }
+        // Limits first: nothing of the PDF is read before they hold.
+        var memory = rlimit(rlim_cur: rlim_t(maxMemory), rlim_max: rlim_t(maxMemory))
+        var cpu = rlimit(rlim_cur: rlim_t(maxSeconds), rlim_max: rlim_t(maxSeconds + 1))
+        guard setrlimit(Int32(RLIMIT_AS.rawValue), &memory) == 0, setrlimit(Int32(RLIMIT_CPU.rawValue), &cpu) == 0 else {
+            throw ExitCode(5)
+        }
+        let input = FileHandle.standardInput.readDataToEndOfFile()
+        let outcome = PDFPageDrawing.draw(input, page: page, box: (sides[0], sides[1]), maxPixels: maxPixels, background: !noBackground)
+        FileHandle.standardOutput.write(outcome.output)
+        throw ExitCode(outcome.status)
+    }
+}

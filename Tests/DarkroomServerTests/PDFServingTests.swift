@@ -1,0 +1,36 @@
+import Darkroom
+@testable import DarkroomServer
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import TestSupport
+
+/// PDF sources through the server: a page by `pg`, refused without `--pdf`.
+@Suite(.offCooperativePool) struct PDFServingTests {
+    @Test func aPageIsServedOnlyWhereTurnedOn() async throws {
+        let folder = try Fixtures.temporaryFolder("darkroom-pdf")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try TestPDF.document([.filled(1, 0, 0), .filled(0, 0, 1, width: 100, height: 200)]).write(to: folder.appendingPathComponent("two.pdf"))
+        try await withRouter({ $0.localRoot = folder }) { client in
+            let refused = try await client.execute(uri: "/img/_/rs:fit:100:100/plain/local:///two.pdf", method: .get)
+            #expect(refused.status.code == 422 || refused.status.code == 415, "\(refused.status)")
+            #expect(String(buffer: refused.body).contains("--pdf"))
+        }
+        try await withRouter({
+            $0.localRoot = folder
+            $0.limits.pdfPages = PDFPages(command: [DarkroomProcess.binary.path, "render-pdf-page"])
+        }) { client in
+            let second = try await client.execute(uri: "/img/_/pg:1/rs:fit:100:100/plain/local:///two.pdf", method: .get)
+            #expect(second.status == .ok, "\(String(buffer: second.body))")
+            #expect(second.headers[.contentType] == "image/png")
+            #expect(try ImageSize.of(Data(buffer: second.body)) == (50, 100))
+            let past = try await client.execute(uri: "/img/_/pg:7/plain/local:///two.pdf", method: .get)
+            #expect(past.status.code >= 400 && String(buffer: past.body).contains("2 pages"), "\(String(buffer: past.body))")
+            // /info describes the page asked, drawn at 72 pixels an inch.
+            let info = try await client.execute(uri: "/info/_/pg:1/plain/local:///two.pdf", method: .get)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(buffer: info.body)) as? [String: Any], "\(String(buffer: info.body))")
+            #expect(json["format"] as? String == "pdf" && json["width"] as? Int == 100 && json["height"] as? Int == 200, "\(json)")
+        }
+    }
+}
