@@ -59,10 +59,16 @@ let package = Package(
             name: "CFaces",
             linkerSettings: [.linkedLibrary("dlib"), .linkedLibrary("lapack"), .linkedLibrary("blas")]
         ),
+        // A video's frame, through FFmpeg's libraries: only the child
+        // process that draws video frames runs it.
+        .target(
+            name: "CVideo",
+            linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil")]
+        ),
         // The only module that imports the C modules. Its API is `package`.
         .target(
             name: "DarkroomImaging",
-            dependencies: ["CVips", "CCairo", "CThumbnail", "CFaces"]
+            dependencies: ["CVips", "CCairo", "CThumbnail", "CFaces", "CVideo"]
         ),
         // The public library.
         .target(

@@ -47,11 +47,12 @@ struct ImgproxyEnvironment {
              "BEST_FORMAT_COMPLEXITY_THRESHOLD", "BEST_FORMAT_MAX_RESOLUTION", "AUTOQUALITY_METHOD", "AUTOQUALITY_TARGET",
              "AUTOQUALITY_MIN", "AUTOQUALITY_MAX", "AUTOQUALITY_ALLOWED_ERROR", "AUTOQUALITY_FORMAT_MIN", "AUTOQUALITY_FORMAT_MAX",
              "OBJECT_DETECTION_CONFIDENCE_THRESHOLD", "OBJECT_DETECTION_GRAVITY_MODE", "OBJECT_DETECTION_FALLBACK_TO_SMART_CROP",
-             "PDF_NO_BACKGROUND":
+             "PDF_NO_BACKGROUND", "VIDEO_THUMBNAIL_SECOND", "VIDEO_THUMBNAIL_KEYFRAMES", "VIDEO_THUMBNAIL_PROBE_SIZE":
             settings[key] = value
         case _ where ServeCommand.encoderSettingNames.contains(key):
             settings[key] = value
         case "CONCURRENCY": settings["WORKERS"] = value
+        case "ENABLE_VIDEO_THUMBNAILS": settings["VIDEO_THUMBNAILS"] = value
         case "ENABLE_CLIENT_HINTS": settings["CLIENT_HINTS"] = value
         case "SANITIZE_SVG": settings["SANITIZE_SVG"] = value
         case "ALWAYS_RASTERIZE_SVG":

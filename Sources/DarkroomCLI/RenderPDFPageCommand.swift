@@ -1,9 +1,6 @@
 import ArgumentParser
 import Darkroom
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `darkroom render-pdf-page`: the child process that draws one PDF page
 /// for a server started with `--pdf` (hidden: the server runs it, people
@@ -31,11 +28,7 @@ struct RenderPDFPageCommand: ParsableCommand {
               (1...1_000_000_000).contains(maxPixels), PDFPages.maxMemoryRange.contains(maxMemory), (1...3600).contains(maxSeconds)
         else { throw ValidationError("out of range: --page 0...100000, --box WxH up to 100000, --max-pixels, --max-memory, --max-seconds 1...3600") }
         // Limits first: nothing of the PDF is read before they hold.
-        var memory = rlimit(rlim_cur: rlim_t(maxMemory), rlim_max: rlim_t(maxMemory))
-        var cpu = rlimit(rlim_cur: rlim_t(maxSeconds), rlim_max: rlim_t(maxSeconds + 1))
-        guard setrlimit(Int32(RLIMIT_AS.rawValue), &memory) == 0, setrlimit(Int32(RLIMIT_CPU.rawValue), &cpu) == 0 else {
-            throw ExitCode(5)
-        }
+        try ChildLimits.apply(memory: maxMemory, seconds: maxSeconds)
         let input = FileHandle.standardInput.readDataToEndOfFile()
         let outcome = PDFPageDrawing.draw(input, page: page, box: (sides[0], sides[1]), maxPixels: maxPixels, background: !noBackground)
         FileHandle.standardOutput.write(outcome.output)

@@ -104,9 +104,28 @@ extension ServeCommand {
         }
         c.limits.jpegXL = jpegXL || envFlag("JPEG_XL")
         c.limits.svgRendering = svgRender || envFlag("SVG_RENDER")
+        // This very program draws PDF pages and video frames, as a child.
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        if try videoThumbnails || env("VIDEO_THUMBNAILS").map({ try Self.boolean($0, "DARKROOM_VIDEO_THUMBNAILS") }) ?? false {
+            var video = VideoThumbnails(command: [executable, "render-video-frame"])
+            if let megabytes = try number(videoMaxMemoryMb, "VIDEO_MAX_MEMORY_MB", "video-max-memory-mb", minimum: 512, maximum: 65_536) {
+                video.maxMemory = megabytes << 20
+            }
+            if let text = videoThumbnailSecond ?? env("VIDEO_THUMBNAIL_SECOND") {
+                guard let second = Double(text), second.isFinite, VideoThumbnails.seconds.contains(second) else {
+                    throw ValidationError("--video-thumbnail-second '\(text)' is not a number of seconds from 0 to 86400")
+                }
+                video.second = second
+            }
+            if let text = videoThumbnailKeyframes ?? env("VIDEO_THUMBNAIL_KEYFRAMES") {
+                video.keyframes = try Self.boolean(text, "--video-thumbnail-keyframes")
+            }
+            if let bytes = try number(videoThumbnailProbeSize, "VIDEO_THUMBNAIL_PROBE_SIZE", "video-thumbnail-probe-size", minimum: 32, maximum: 100_000_000) {
+                video.probeBytes = bytes
+            }
+            c.limits.videoThumbnails = video
+        }
         if pdf || envFlag("PDF") {
-            // This very program draws the pages, as `render-pdf-page`.
-            let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
             var pages = PDFPages(command: [executable, "render-pdf-page"])
             if let megabytes = try number(pdfMaxMemoryMb, "PDF_MAX_MEMORY_MB", "pdf-max-memory-mb", minimum: 512, maximum: 65_536) {
                 pages.maxMemory = megabytes << 20

@@ -33,6 +33,18 @@ package struct RawPixels: Sendable, Equatable {
         try encoded(.png)
     }
 
+    /// The pixels as an uncompressed PNG, for pixels from elsewhere to be
+    /// read again as a source.
+    package func storedPNG() throws(VipsError) -> [UInt8] {
+        try VipsRuntime.start()
+        let image = try withRawBytes(of: bytes) { raw throws(VipsError) in
+            try VImage.make("new_from_memory") {
+                darkroom_vips_from_memory(raw.baseAddress, raw.count, Int32(width), Int32(height), Int32(bands), $0)
+            }
+        }
+        return try image.storedPNG()
+    }
+
     /// Encodes the pixels with `encoder`.
     package func encoded(_ encoder: VImage.Encoder) throws(VipsError) -> [UInt8] {
         try VipsRuntime.start()

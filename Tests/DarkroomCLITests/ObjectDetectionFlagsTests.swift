@@ -39,3 +39,22 @@ import Testing
         #expect(throws: (any Error).self) { try ServeFlagsTests().configuration(["--pdf", "--pdf-max-memory-mb", "100"]) }
     }
 }
+
+/// `serve --video-thumbnails`: the server runs itself as the frame-decoding child.
+@Suite struct VideoFlagsTests {
+    @Test func videoIsOffUnlessAskedAndItsSettingsAreChecked() throws {
+        #expect(try ServeFlagsTests().configuration([]).limits.videoThumbnails == nil)
+        let on = try #require(try ServeFlagsTests().configuration(["--video-thumbnails", "--video-thumbnail-second", "2.5",
+                                                                    "--video-thumbnail-keyframes", "true", "--video-max-memory-mb", "2048"]).limits.videoThumbnails)
+        #expect(on.command.last == "render-video-frame" && FileManager.default.isExecutableFile(atPath: on.command[0]))
+        #expect(on.second == 2.5 && on.keyframes && on.maxMemory == 2048 << 20 && on.probeBytes == 5_000_000)
+        let imgproxy = try #require(try ServeFlagsTests().configuration([], environment: [
+            "IMGPROXY_ENABLE_VIDEO_THUMBNAILS": "true", "IMGPROXY_VIDEO_THUMBNAIL_SECOND": "3", "IMGPROXY_VIDEO_THUMBNAIL_PROBE_SIZE": "1000000",
+        ]).limits.videoThumbnails)
+        #expect(imgproxy.second == 3 && imgproxy.probeBytes == 1_000_000 && !imgproxy.keyframes)
+        for bad in [["--video-thumbnails", "--video-thumbnail-second", "-1"], ["--video-thumbnails", "--video-max-memory-mb", "100"],
+                    ["--video-thumbnails", "--video-thumbnail-probe-size", "1"]] {
+            #expect(throws: (any Error).self, "\(bad)") { try ServeFlagsTests().configuration(bad) }
+        }
+    }
+}

@@ -3,6 +3,7 @@ import Darkroom
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import DarkroomImaging
 import Testing
 import TestSupport
 
@@ -31,6 +32,33 @@ import TestSupport
             let info = try await client.execute(uri: "/info/_/pg:1/plain/local:///two.pdf", method: .get)
             let json = try #require(try JSONSerialization.jsonObject(with: Data(buffer: info.body)) as? [String: Any], "\(String(buffer: info.body))")
             #expect(json["format"] as? String == "pdf" && json["width"] as? Int == 100 && json["height"] as? Int == 200, "\(json)")
+        }
+    }
+}
+
+/// Video sources through the server: `vts` and `vtk`, refused without the flag.
+@Suite(.offCooperativePool) struct VideoServingTests {
+    @Test func aFrameIsServedOnlyWhereTurnedOn() async throws {
+        let folder = try Fixtures.temporaryFolder("darkroom-video")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try TestVideo.threeColours().write(to: folder.appendingPathComponent("colours.mp4"))
+        try await withRouter({ $0.localRoot = folder }) { client in
+            let refused = try await client.execute(uri: "/img/_/rs:fit:100:100/plain/local:///colours.mp4", method: .get)
+            #expect(refused.status.code == 422 && String(buffer: refused.body).contains("--video-thumbnails"), "\(String(buffer: refused.body))")
+        }
+        try await withRouter({
+            $0.localRoot = folder
+            $0.limits.videoThumbnails = VideoThumbnails(command: [DarkroomProcess.binary.path, "render-video-frame"])
+        }) { client in
+            for (path, blue) in [("vts:1.5", true), ("vts:2.5", false), ("vts:2.5/vtk:1", false)] {
+                let answer = try await client.execute(uri: "/img/_/\(path)/rs:fit:80:60/f:png/plain/local:///colours.mp4", method: .get)
+                #expect(answer.status == .ok, "\(String(buffer: answer.body))")
+                let pixel = try RawPixels.decode([UInt8](Data(buffer: answer.body)), loader: .png).pixel(x: 40, y: 30)
+                #expect((pixel[2] > 200) == blue, "\(path): \(pixel)")
+            }
+            let info = try await client.execute(uri: "/info/_/plain/local:///colours.mp4", method: .get)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(buffer: info.body)) as? [String: Any], "\(String(buffer: info.body))")
+            #expect(json["format"] as? String == "video" && json["width"] as? Int == 160, "\(json)")
         }
     }
 }

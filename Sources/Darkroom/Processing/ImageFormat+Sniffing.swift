@@ -32,9 +32,15 @@ extension ImageFormat {
             switch brand {
             case "avif", "avis": return .image(.avif)
             case "heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1": return .image(.heic)
+            // MP4, QuickTime, 3GPP and their kin: read only where video
+            // thumbnails are turned on, refused there otherwise.
+            case "isom", "iso2", "iso4", "iso5", "iso6", "mp41", "mp42", "avc1", "M4V ", "qt  ", "dash", "3gp4", "3gp5", "3gp6", "3g2a", "MSNV", "f4v ":
+                return .image(.video)
             default: return .notAnImage("an ISO media file of brand '\(brand)'")
             }
         }
+        // WebM and Matroska (EBML), AVI.
+        if starts([0x1A, 0x45, 0xDF, 0xA3]) || (ascii("RIFF") && ascii("AVI ", at: 8)) { return .image(.video) }
         // Read only where PDF pages are turned on; refused there otherwise.
         if ascii("%PDF-") { return .image(.pdf) }
         // Formats Darkroom writes but does not read (imgproxy's own readers

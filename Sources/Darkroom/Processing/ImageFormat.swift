@@ -16,12 +16,16 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
     /// Read only, a page at a time, where ``ImageLimits/pdfPages`` allows
     /// it (drawn in a child process); never written.
     case pdf
+    /// A video (MP4, QuickTime, WebM, Matroska, AVI), read only, by one
+    /// frame, where ``ImageLimits/videoThumbnails`` allows it (decoded in a
+    /// child process); never written.
+    case video
 
     /// Formats that Darkroom can encode.
     public static let encodable: [ImageFormat] = [.jpeg, .png, .webp, .avif, .gif, .tiff, .jxl, .heic, .bmp, .ico]
 
     /// Formats Darkroom reads.
-    public static let decodable: [ImageFormat] = [.jpeg, .png, .webp, .avif, .heic, .tiff, .gif, .jxl, .svg, .pdf]
+    public static let decodable: [ImageFormat] = [.jpeg, .png, .webp, .avif, .heic, .tiff, .gif, .jxl, .svg, .pdf, .video]
 
     /// The formats an answer takes without being asked for one: those
     /// browsers show and that suit photos. GIF and TIFF are written only
@@ -41,6 +45,7 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
         case .ico: "image/x-icon"
         case .svg: "image/svg+xml"
         case .pdf: "application/pdf"
+        case .video: "video/mp4"
         default: "image/\(rawValue)"
         }
     }

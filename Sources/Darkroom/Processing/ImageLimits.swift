@@ -70,6 +70,9 @@ public struct ImageLimits: Sendable, Hashable, Codable {
     /// nil (the default) refuses PDF sources, as libvips marks its PDF
     /// loader untrusted.
     public var pdfPages: PDFPages?
+    /// Answer video sources by a frame, decoded in a child process (see
+    /// ``VideoThumbnails``): nil (the default) refuses video sources.
+    public var videoThumbnails: VideoThumbnails?
 
     public init(maxSourceBytes: Int = 50_000_000, maxSourcePixels: Int = 50_000_000,
                 maxResultDimension: Int = 8192, maxProcessingTime: Duration = .seconds(20),
@@ -87,7 +90,7 @@ public struct ImageLimits: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case maxSourceBytes, maxSourcePixels, maxResultDimension, maxProcessingTime, maxAnimationFrames, jpegXL
-        case maxJPEGScans, maxDecodeMemory, maxAnimationFramePixels, maxHEIFTiles, maxSourceFrames, svgRendering, sanitizesSVG, pdfPages
+        case maxJPEGScans, maxDecodeMemory, maxAnimationFramePixels, maxHEIFTiles, maxSourceFrames, svgRendering, sanitizesSVG, pdfPages, videoThumbnails
     }
 
     /// Limits written before the frame, scan, memory and tile limits and
@@ -108,6 +111,7 @@ public struct ImageLimits: Sendable, Hashable, Codable {
         svgRendering = try container.decodeIfPresent(Bool.self, forKey: .svgRendering) ?? false
         sanitizesSVG = try container.decodeIfPresent(Bool.self, forKey: .sanitizesSVG) ?? true
         pdfPages = try container.decodeIfPresent(PDFPages.self, forKey: .pdfPages)
+        videoThumbnails = try container.decodeIfPresent(VideoThumbnails.self, forKey: .videoThumbnails)
     }
 
     public static let `default` = ImageLimits()

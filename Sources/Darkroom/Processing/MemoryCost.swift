@@ -33,7 +33,7 @@ enum MemoryCost {
         case .bmp, .ico:
             // Never read.
             return pixel
-        case .svg, .pdf:
+        case .svg, .pdf, .video:
             // Rendered into a PNG of the pixels first, which is then read.
             return pixel
         }
@@ -72,7 +72,7 @@ enum MemoryCost {
         case .bmp, .ico:
             // The pixels in memory, the file they become and its copy.
             return Self.product(pixels, 12)
-        case .svg, .pdf:
+        case .svg, .pdf, .video:
             // Never written from pixels.
             return 0
         }

@@ -23,6 +23,11 @@ public struct ProcessingOptions: Sendable, Hashable, Codable {
     public var objectDetection = ObjectDetection()
     /// Where object gravity puts the objects in its cut.
     public var objectsPosition = ObjectsPosition.centre
+    /// A video source's frame: its time in seconds and whether the
+    /// keyframe before it will do, over the server's
+    /// (``VideoThumbnails``); imgproxy Pro's `vts` and `vtk`.
+    public var videoSecond: Double?
+    public var videoKeyframes: Bool?
 
     public init(
         operations: [ImageOperation] = [],
@@ -62,6 +67,10 @@ public struct ProcessingOptions: Sendable, Hashable, Codable {
         // as it came where sanitising is off.
         if limits.maxSourcePixels != ImageLimits.default.maxSourcePixels { parts.append("msr\(limits.maxSourcePixels)") }
         if !limits.sanitizesSVG { parts.append("svg-unsanitised") }
+        // A video's frame: the URL's time, else the server's.
+        if let video = limits.videoThumbnails {
+            parts.append("vts\(ImageOperation.format(videoSecond ?? video.second))\(videoKeyframes ?? video.keyframes ? "k" : "")")
+        }
         // A PDF page is drawn on white unless the server says otherwise.
         if let pdf = limits.pdfPages, !pdf.background { parts.append("pdf-transparent") }
         return parts.joined(separator: "/")

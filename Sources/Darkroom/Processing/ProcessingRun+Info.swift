@@ -16,6 +16,7 @@ extension ProcessingRun {
         try killSwitch.check()
         if format == .svg { return try svgInspect(includeGPS: includeGPS, asked: asked) }
         if format == .pdf { return try pdfInspect(includeGPS: includeGPS, asked: asked) }
+        if format == .video { return try videoInspect(includeGPS: includeGPS, asked: asked) }
         return try withRawBytes(of: data) { raw throws(DarkroomError) in
             _ = try checkedJPEGStructure(raw, format: format)
             var header = try load(raw, format: format, shrink: 1)

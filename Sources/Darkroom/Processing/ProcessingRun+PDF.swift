@@ -59,26 +59,45 @@ extension ProcessingRun {
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
         let arguments = PDFPageDrawing.arguments(page: page, box: box, maxPixels: limits.maxSourcePixels, maxMemory: pdf.maxMemory,
                                                  maxSeconds: seconds, background: pdf.background)
+        let (status, output) = try childDrawing(pdf.command + arguments, maxMemory: pdf.maxMemory, what: "the PDF page")
+        switch status {
+        case PDFPageDrawing.Outcome.page(Data()).status:
+            return output
+        case PDFPageDrawing.Outcome.pageOutOfRange(pages: 0).status:
+            let pages = Int(String(decoding: output, as: UTF8.self)) ?? 0
+            throw .invalidOption("page \(page) was asked of a PDF with \(pages) page\(pages == 1 ? "" : "s") (counted from 0)")
+        default:
+            throw DarkroomError(.corruptImage, "the PDF could not be read", underlying: String(decoding: output, as: UTF8.self))
+        }
+    }
+}
+
+extension ProcessingRun {
+    /// Runs a child that draws a source (a PDF page, a video frame) under
+    /// the run's deadline and kill switch, reading back at most the pixel
+    /// limit's uncompressed PNG: its exit status and output, or the error
+    /// of a child ended by a limit (its own memory or CPU, or the deadline).
+    func childDrawing(_ command: [String], maxMemory: Int, what: String) throws(DarkroomError) -> (status: Int32, output: Data) {
+        let limits = options.limits
+        let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
         // An uncompressed RGBA PNG of the pixel limit, and its headers.
         let maxOutput = MemoryCost.product(limits.maxSourcePixels, 4) + limits.maxSourcePixels / 8 + (1 << 20)
-        try reserveMemory(maxOutput, for: "a PDF page drawn at up to \(limits.maxSourcePixels) pixels")
-        let finished = try ChildProcess.run(pdf.command + arguments, input: data, maxOutput: maxOutput,
+        try reserveMemory(maxOutput, for: "\(what) drawn at up to \(limits.maxSourcePixels) pixels")
+        let finished = try ChildProcess.run(command, input: data, maxOutput: maxOutput,
                                             deadline: .now + limits.maxProcessingTime, killSwitch: killSwitch)
-        if killSwitch.isPulled { throw killSwitch.hasExpired ? DarkroomError(.processingTimedOut, "drawing the PDF page took longer than the limit of \(seconds) s and was stopped") : .cancelled }
+        if killSwitch.isPulled {
+            throw killSwitch.hasExpired ? DarkroomError(.processingTimedOut, "drawing \(what) took longer than the limit of \(seconds) s and was stopped") : .cancelled
+        }
         if finished.outputOverflowed {
-            throw DarkroomError(.tooManyPixels, "the PDF page drawn was larger than the pixel limit of \(limits.maxSourcePixels) allows")
+            throw DarkroomError(.tooManyPixels, "\(what) drawn was larger than the pixel limit of \(limits.maxSourcePixels) allows")
         }
-        switch (finished.signalled, finished.status) {
-        case (false, PDFPageDrawing.Outcome.page(Data()).status):
-            return finished.output
-        case (false, PDFPageDrawing.Outcome.pageOutOfRange(pages: 0).status):
-            let pages = Int(String(decoding: finished.output, as: UTF8.self)) ?? 0
-            throw .invalidOption("page \(page) was asked of a PDF with \(pages) page\(pages == 1 ? "" : "s") (counted from 0)")
-        case (false, PDFPageDrawing.Outcome.unreadable("").status):
-            throw DarkroomError(.corruptImage, "the PDF could not be read", underlying: String(decoding: finished.output, as: UTF8.self))
-        default:
-            // Its memory or CPU limit, or a crash in poppler: the child's end only.
-            throw DarkroomError(.tooComplex, "the PDF page could not be drawn within the limits of \(pdf.maxMemory >> 20) MiB and \(seconds) s of processing")
+        // Its memory or CPU limit (a crash, or libvips' own "out of
+        // memory" at the address-space limit), or a crash in the parser:
+        // the child's end only.
+        let ranOutOfMemory = finished.status != 0 && String(decoding: finished.output.prefix(2000), as: UTF8.self).contains("out of memory")
+        guard !finished.signalled, finished.status < 64, !ranOutOfMemory else {
+            throw DarkroomError(.tooComplex, "\(what) could not be drawn within the limits of \(maxMemory >> 20) MiB and \(seconds) s of processing")
         }
+        return (finished.status, finished.output)
     }
 }

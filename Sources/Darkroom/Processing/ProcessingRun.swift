@@ -38,6 +38,7 @@ struct ProcessingRun {
         try Self.startLibvips()
         // Drawn by a child process, never read here.
         if PDFPages.isPDF(data) { return try pdfRun() }
+        if case .image(.video) = ImageFormat.sniff(data) { return try videoRun() }
         let format = try checkedFormat()
         try killSwitch.check()
         if format == .svg { return try svgRun() }
@@ -291,7 +292,7 @@ struct ProcessingRun {
             case .bmp: .bmp
             case .ico: .ico
             case .svg: throw DarkroomError(.cannotEncode, Self.svgFromPixels)
-            case .pdf: throw DarkroomError(.cannotEncode, "Darkroom does not write PDF")
+            case .pdf, .video: throw DarkroomError(.cannotEncode, "Darkroom does not write \(format == .pdf ? "PDF" : "video")")
             }
         }
         // The metadata kept, if any: then the saver does not strip.
@@ -416,7 +417,7 @@ extension ImageFormat {
         case .bmp, .ico: .png
         // Rendered to PNG before any load (``ProcessingRun/svgRun()``,
         // ``ProcessingRun/pdfRun()``).
-        case .svg, .pdf: .png
+        case .svg, .pdf, .video: .png
         }
     }
 }

@@ -215,6 +215,14 @@ extension ImageURLOptions {
             try a.need(1...1)
             o.pageSelection.first = try a.whole(0, "page", 0...100_000) ?? 0
         }
+        add("video_thumbnail_second", "vts") { o, a throws(ImageURLError) in
+            try a.need(1...1)
+            o.videoSecond = try a.number(0, "second", VideoThumbnails.seconds)
+        }
+        add("video_thumbnail_keyframes", "vtk") { o, a throws(ImageURLError) in
+            try a.need(1...1)
+            o.videoKeyframes = a.bool(0)
+        }
         add("pages", "pgs") { o, a throws(ImageURLError) in
             try a.need(1...1)
             o.pageSelection.count = try a.whole(0, "page count", 1...PageSelection.maxCount) ?? 1
@@ -292,7 +300,7 @@ extension ImageURLOptions {
             o.skipProcessing = []
             for text in a.values where !text.isEmpty {
                 // A PDF is always drawn: never passed on as it came.
-                guard let format = ImageFormat(name: text.lowercased()), format != .pdf else {
+                guard let format = ImageFormat(name: text.lowercased()), format != .pdf, format != .video else {
                     throw .init("option '\(a.name)': '\(text)' is not an image format")
                 }
                 o.skipProcessing.insert(format)

@@ -110,6 +110,7 @@ extension ImageURLOptions {
         options.enforceThumbnail = enforceThumbnail
         options.pages = pageSelection
         options.objectsPosition = objectsPosition
+        (options.videoSecond, options.videoKeyframes) = (videoSecond, videoKeyframes)
         return options
     }
 

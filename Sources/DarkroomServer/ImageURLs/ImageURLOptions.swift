@@ -32,6 +32,9 @@ public struct ImageURLOptions: Sendable, Hashable {
     public var maxBytes = 0
     /// imgproxy Pro's `pg`, `pgs` and `da`: the frames or pages of a still answer.
     public var pageSelection = PageSelection()
+    /// A video source's frame (`vts`, `vtk`, imgproxy Pro's), over the server's.
+    public var videoSecond: Double?
+    public var videoKeyframes: Bool?
     /// imgproxy Pro's `aq`, over the server's autoquality.
     public var autoquality: AutoqualityOverride?
     /// Source formats answered unprocessed (`skp`).

@@ -1,0 +1,40 @@
+#ifndef DARKROOM_VIDEO_H
+#define DARKROOM_VIDEO_H
+
+// One frame of a video in memory, through FFmpeg's libraries (libavformat
+// to read the container, libavcodec to decode, libswscale to convert to
+// 8-bit RGB). Run only in the child process that draws video frames.
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    int width;
+    int height;
+    /// Seconds; 0 where the container does not say.
+    double duration;
+    /// Frames a second; 0 where unknown.
+    double frame_rate;
+    char codec[32];
+    char container[64];
+} darkroom_video_meta;
+
+enum {
+    DARKROOM_VIDEO_OK = 0,
+    DARKROOM_VIDEO_UNREADABLE = -1,
+    DARKROOM_VIDEO_NO_VIDEO = -2,
+    DARKROOM_VIDEO_TOO_LARGE = -3,
+};
+
+/// Reads the video's streams (at most `probe_bytes` to find them) and its
+/// first video stream's size, codec and duration into `meta`; with
+/// `rgb` non-null, decodes the frame at `second` (clamped to the
+/// duration; with `keyframes`, the keyframe at or before it) into a
+/// malloc'd RGB buffer of `meta->width` x `meta->height` (free it with
+/// free()). A frame of more than `max_pixels` is refused before any
+/// frame is decoded. Returns one of the DARKROOM_VIDEO_ codes, the reason
+/// in `error`.
+int darkroom_video_frame(const uint8_t *data, size_t size, double second, int keyframes, long long max_pixels,
+                         long long probe_bytes, darkroom_video_meta *meta, uint8_t **rgb, char *error, int error_size);
+
+#endif

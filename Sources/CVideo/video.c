@@ -1,0 +1,202 @@
+#include "darkroom_video.h"
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/imgutils.h>
+#include <libswscale/swscale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// The video's bytes, read by libavformat through a custom I/O context, so
+// that any container (an MP4 whose index is at its end too) can seek.
+typedef struct {
+    const uint8_t *data;
+    size_t size;
+    size_t position;
+} memory_source;
+
+static int read_packet(void *opaque, uint8_t *buffer, int wanted) {
+    memory_source *source = opaque;
+    size_t left = source->size - source->position;
+    if (left == 0) return AVERROR_EOF;
+    size_t count = (size_t)wanted < left ? (size_t)wanted : left;
+    memcpy(buffer, source->data + source->position, count);
+    source->position += count;
+    return (int)count;
+}
+
+static int64_t seek(void *opaque, int64_t offset, int whence) {
+    memory_source *source = opaque;
+    if (whence & AVSEEK_SIZE) return (int64_t)source->size;
+    int64_t base = 0;
+    switch (whence & ~AVSEEK_FORCE) {
+    case SEEK_SET: base = 0; break;
+    case SEEK_CUR: base = (int64_t)source->position; break;
+    case SEEK_END: base = (int64_t)source->size; break;
+    default: return AVERROR(EINVAL);
+    }
+    int64_t target = base + offset;
+    if (target < 0 || target > (int64_t)source->size) return AVERROR(EINVAL);
+    source->position = (size_t)target;
+    return target;
+}
+
+static int fail(char *error, int error_size, int code, const char *what, int av_code) {
+    char reason[AV_ERROR_MAX_STRING_SIZE] = "";
+    if (av_code < 0) av_strerror(av_code, reason, sizeof reason);
+    if (error && error_size > 0) snprintf(error, (size_t)error_size, "%s%s%s", what, reason[0] ? ": " : "", reason);
+    return code;
+}
+
+// The frame converted to packed RGB.
+static int to_rgb(const AVFrame *frame, uint8_t **rgb, char *error, int error_size) {
+    struct SwsContext *scale = sws_getContext(frame->width, frame->height, frame->format, frame->width, frame->height,
+                                              AV_PIX_FMT_RGB24, SWS_BILINEAR, NULL, NULL, NULL);
+    if (!scale) return fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "the frame's pixel format cannot be converted", 0);
+    size_t stride = (size_t)frame->width * 3;
+    uint8_t *pixels = malloc(stride * (size_t)frame->height);
+    if (!pixels) {
+        sws_freeContext(scale);
+        return fail(error, error_size, DARKROOM_VIDEO_TOO_LARGE, "no memory for the frame", 0);
+    }
+    uint8_t *planes[4] = {pixels, NULL, NULL, NULL};
+    int strides[4] = {(int)stride, 0, 0, 0};
+    sws_scale(scale, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, planes, strides);
+    sws_freeContext(scale);
+    *rgb = pixels;
+    return DARKROOM_VIDEO_OK;
+}
+
+int darkroom_video_frame(const uint8_t *data, size_t size, double second, int keyframes, long long max_pixels,
+                         long long probe_bytes, darkroom_video_meta *meta, uint8_t **rgb, char *error, int error_size) {
+    memset(meta, 0, sizeof *meta);
+    av_log_set_level(AV_LOG_QUIET);
+    memory_source source = {data, size, 0};
+    AVFormatContext *format = avformat_alloc_context();
+    unsigned char *buffer = av_malloc(1 << 16);
+    AVIOContext *io = buffer && format ? avio_alloc_context(buffer, 1 << 16, 0, &source, read_packet, NULL, seek) : NULL;
+    if (!io) {
+        av_free(buffer);
+        avformat_free_context(format);
+        return fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "no memory to read the video", 0);
+    }
+    format->pb = io;
+    format->flags |= AVFMT_FLAG_CUSTOM_IO;
+    format->probesize = probe_bytes;
+    AVCodecContext *decoder = NULL;
+    AVPacket *packet = av_packet_alloc();
+    AVFrame *frame = av_frame_alloc(), *kept = av_frame_alloc();
+    int result = DARKROOM_VIDEO_UNREADABLE;
+    int code = avformat_open_input(&format, NULL, NULL, NULL);
+    if (code < 0) {
+        format = NULL;  // freed by avformat_open_input on failure
+        result = fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "the container could not be read", code);
+        goto done;
+    }
+    if ((code = avformat_find_stream_info(format, NULL)) < 0) {
+        result = fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "the streams could not be read", code);
+        goto done;
+    }
+    snprintf(meta->container, sizeof meta->container, "%s", format->iformat && format->iformat->name ? format->iformat->name : "");
+    const AVCodec *codec = NULL;
+    int index = av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+    if (index < 0 || !codec) {
+        result = fail(error, error_size, DARKROOM_VIDEO_NO_VIDEO, index == AVERROR_DECODER_NOT_FOUND ? "no decoder for its video" : "it has no video stream", 0);
+        goto done;
+    }
+    AVStream *stream = format->streams[index];
+    meta->width = stream->codecpar->width;
+    meta->height = stream->codecpar->height;
+    snprintf(meta->codec, sizeof meta->codec, "%s", codec->name);
+    if (format->duration != AV_NOPTS_VALUE && format->duration > 0) {
+        meta->duration = (double)format->duration / AV_TIME_BASE;
+    } else if (stream->duration != AV_NOPTS_VALUE && stream->duration > 0) {
+        meta->duration = (double)stream->duration * av_q2d(stream->time_base);
+    }
+    if (stream->avg_frame_rate.den > 0) meta->frame_rate = av_q2d(stream->avg_frame_rate);
+    if (meta->width <= 0 || meta->height <= 0) {
+        result = fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "its video has no size", 0);
+        goto done;
+    }
+    if ((long long)meta->width * meta->height > max_pixels) {
+        result = fail(error, error_size, DARKROOM_VIDEO_TOO_LARGE, "its frames are larger than the pixel limit", 0);
+        goto done;
+    }
+    if (!rgb) {
+        result = DARKROOM_VIDEO_OK;
+        goto done;
+    }
+    decoder = avcodec_alloc_context3(codec);
+    if (!decoder || avcodec_parameters_to_context(decoder, stream->codecpar) < 0) {
+        result = fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "the decoder could not be set up", 0);
+        goto done;
+    }
+    decoder->thread_count = 1;
+    if ((code = avcodec_open2(decoder, codec, NULL)) < 0) {
+        result = fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "the decoder could not be opened", code);
+        goto done;
+    }
+    double target = second < 0 ? 0 : second;
+    if (meta->duration > 0 && target > meta->duration) target = meta->duration;
+    int64_t target_ts = (int64_t)(target / av_q2d(stream->time_base));
+    if (stream->start_time != AV_NOPTS_VALUE) target_ts += stream->start_time;
+    if (target > 0) av_seek_frame(format, index, target_ts, AVSEEK_FLAG_BACKWARD);
+    int have = 0, draining = 0;
+    while (1) {
+        if (!draining) {
+            code = av_read_frame(format, packet);
+            if (code < 0) {
+                draining = 1;
+                avcodec_send_packet(decoder, NULL);
+            } else {
+                if (packet->stream_index == index) avcodec_send_packet(decoder, packet);
+                av_packet_unref(packet);
+            }
+        }
+        int stop = 0;
+        while ((code = avcodec_receive_frame(decoder, frame)) == 0) {
+            // The frame at the time asked: with keyframes, the first decoded
+            // after the seek (the keyframe before it); else the first at or
+            // past it. The last frame stands in when the video ends first.
+            av_frame_unref(kept);
+            av_frame_move_ref(kept, frame);
+            have = 1;
+            int64_t pts = kept->best_effort_timestamp;
+            if (keyframes || target == 0 || pts == AV_NOPTS_VALUE || pts >= target_ts) {
+                stop = 1;
+                break;
+            }
+        }
+        if (stop || (draining && code == AVERROR_EOF)) break;
+        if (code != AVERROR(EAGAIN) && code != 0 && code != AVERROR_EOF) {
+            if (!have) {
+                result = fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "its video could not be decoded", code);
+                goto done;
+            }
+            break;
+        }
+    }
+    if (!have) {
+        result = fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "no frame could be decoded", 0);
+        goto done;
+    }
+    if ((long long)kept->width * kept->height > max_pixels) {
+        result = fail(error, error_size, DARKROOM_VIDEO_TOO_LARGE, "its frames are larger than the pixel limit", 0);
+        goto done;
+    }
+    meta->width = kept->width;
+    meta->height = kept->height;
+    result = to_rgb(kept, rgb, error, error_size);
+done:
+    av_frame_free(&frame);
+    av_frame_free(&kept);
+    av_packet_free(&packet);
+    avcodec_free_context(&decoder);
+    if (format) avformat_close_input(&format);
+    if (io) {
+        av_freep(&io->buffer);
+        avio_context_free(&io);
+    }
+    return result;
+}

@@ -1,0 +1,60 @@
+import DarkroomImaging
+import Foundation
+
+/// Video sources: one frame decoded by a child process (see
+/// ``VideoThumbnails``), then run through the usual steps as the PNG it is.
+extension ProcessingRun {
+    /// The answer to a video source.
+    func videoRun() throws(DarkroomError) -> ProcessedImage {
+        let png = try decodedVideoFrame()
+        var drawing = options
+        drawing.limits.maxSourceBytes = .max
+        drawing.pages = PageSelection()
+        var run = ProcessingRun(data: png, options: drawing, killSwitch: killSwitch)
+        run.usesThumbnail = usesThumbnail
+        run.kernels = kernels
+        run.trace = trace
+        return try run.runUntimed()
+    }
+
+    /// What `/info` says of a video: that of its frame.
+    func videoInspect(includeGPS: Bool, asked: InfoOptions) throws(DarkroomError) -> ImageInfo {
+        let png = try decodedVideoFrame()
+        var drawing = options
+        drawing.limits.maxSourceBytes = .max
+        var info = try ProcessingRun(data: png, options: drawing, killSwitch: killSwitch).inspect(includeGPS: includeGPS, asked: asked)
+        info.format = .video
+        return info
+    }
+
+    /// The frame the options (else the server) name, as a PNG, from the child.
+    func decodedVideoFrame() throws(DarkroomError) -> Data {
+        let limits = options.limits
+        if data.count > limits.maxSourceBytes {
+            throw DarkroomError(.tooManyBytes, "the video is \(data.count) bytes, over the limit of \(limits.maxSourceBytes) bytes")
+        }
+        guard let video = limits.videoThumbnails else {
+            throw DarkroomError(.notAnImage, "the input is a video, and video frames are not read here (darkroom serve --video-thumbnails turns it on, in a child process of its own)")
+        }
+        let second = options.videoSecond ?? video.second
+        guard VideoThumbnails.seconds.contains(second) else { throw .invalidOption("video second \(second) is outside 0...86400") }
+        guard PDFPages.maxMemoryRange.contains(video.maxMemory), VideoThumbnails.probeBytesRange.contains(video.probeBytes), !video.command.isEmpty else {
+            throw .invalidOption("the video child's memory of \(video.maxMemory) bytes or probe of \(video.probeBytes) bytes is out of range")
+        }
+        let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
+        let arguments = VideoFrameDrawing.arguments(second: second, keyframes: options.videoKeyframes ?? video.keyframes, maxPixels: limits.maxSourcePixels,
+                                                    maxMemory: video.maxMemory, maxSeconds: seconds, probeBytes: video.probeBytes)
+        let (status, output) = try childDrawing(video.command + arguments, maxMemory: video.maxMemory, what: "the video frame")
+        let reason = String(decoding: output.prefix(500), as: UTF8.self)
+        switch status {
+        case VideoFrameDrawing.Outcome.frame(Data()).status:
+            return output
+        case VideoFrameDrawing.Outcome.noVideo("").status:
+            throw DarkroomError(.notAnImage, "the file has no video Darkroom can decode: \(reason)")
+        case VideoFrameDrawing.Outcome.tooLarge("").status:
+            throw DarkroomError(.tooManyPixels, "the video's frames are larger than the limit of \(limits.maxSourcePixels) pixels")
+        default:
+            throw DarkroomError(.corruptImage, "the video could not be read", underlying: reason)
+        }
+    }
+}

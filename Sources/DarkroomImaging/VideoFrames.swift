@@ -1,0 +1,59 @@
+internal import CVideo
+internal import CVips
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A video's first video stream and one of its frames, by FFmpeg's
+/// libraries. For the child process that draws video frames only: the
+/// demuxers and decoders run on a stranger's bytes.
+package enum VideoFrames {
+    package struct Meta: Sendable, Equatable {
+        package var width: Int
+        package var height: Int
+        /// Seconds; 0 where the container does not say.
+        package var duration: Double
+        package var frameRate: Double
+        package var codec: String
+        package var container: String
+    }
+
+    package enum Failure: Error, Equatable {
+        case unreadable(String)
+        case noVideo(String)
+        case tooLarge(String)
+    }
+
+    /// The stream's facts and, with `decode`, the frame at `second` (the
+    /// keyframe at or before it with `keyframes`) as RGB pixels.
+    package static func frame(_ data: [UInt8], second: Double, keyframes: Bool, maxPixels: Int, probeBytes: Int,
+                              decode: Bool = true) -> Result<(Meta, RawPixels?), Failure> {
+        var meta = darkroom_video_meta()
+        var message = [CChar](repeating: 0, count: 256)
+        var rgb: UnsafeMutablePointer<UInt8>?
+        let code = data.withUnsafeBufferPointer { buffer in
+            withUnsafeMutablePointer(to: &rgb) { out in
+                darkroom_video_frame(buffer.baseAddress, buffer.count, second, keyframes ? 1 : 0, Int64(maxPixels), Int64(probeBytes),
+                                     &meta, decode ? out : nil, &message, Int32(message.count))
+            }
+        }
+        defer { free(rgb) }
+        let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        switch code {
+        case 0: break
+        case -2: return .failure(.noVideo(reason))
+        case -3: return .failure(.tooLarge(reason))
+        default: return .failure(.unreadable(reason))
+        }
+        let facts = Meta(width: Int(meta.width), height: Int(meta.height), duration: meta.duration, frameRate: meta.frame_rate,
+                         codec: Self.text(meta.codec), container: Self.text(meta.container))
+        guard let rgb else { return .success((facts, nil)) }
+        let count = facts.width * facts.height * 3
+        let pixels = RawPixels(width: facts.width, height: facts.height, bands: 3, bytes: Array(UnsafeBufferPointer(start: rgb, count: count)))
+        return .success((facts, pixels))
+    }
+
+    private static func text<T>(_ tuple: T) -> String {
+        withUnsafeBytes(of: tuple) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+}
