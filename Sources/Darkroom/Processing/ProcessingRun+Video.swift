@@ -6,23 +6,12 @@ import Foundation
 extension ProcessingRun {
     /// The answer to a video source.
     func videoRun() throws(DarkroomError) -> ProcessedImage {
-        let png = try decodedVideoFrame()
-        var drawing = options
-        drawing.limits.maxSourceBytes = .max
-        drawing.pages = PageSelection()
-        var run = ProcessingRun(data: png, options: drawing, killSwitch: killSwitch)
-        run.usesThumbnail = usesThumbnail
-        run.kernels = kernels
-        run.trace = trace
-        return try run.runUntimed()
+        try runOfDrawing(try decodedVideoFrame()).runUntimed()
     }
 
     /// What `/info` says of a video: that of its frame.
     func videoInspect(includeGPS: Bool, asked: InfoOptions) throws(DarkroomError) -> ImageInfo {
-        let png = try decodedVideoFrame()
-        var drawing = options
-        drawing.limits.maxSourceBytes = .max
-        var info = try ProcessingRun(data: png, options: drawing, killSwitch: killSwitch).inspect(includeGPS: includeGPS, asked: asked)
+        var info = try runOfDrawing(try decodedVideoFrame()).inspect(includeGPS: includeGPS, asked: asked)
         info.format = .video
         return info
     }

@@ -28,3 +28,13 @@ func isRed(_ pixel: [UInt8]) -> Bool {
 func solidPNG(_ pixel: [UInt8], width: Int = 8, height: Int = 8) throws -> Data {
     Data(try RawPixels(width: width, height: height, filledWith: pixel).pngData())
 }
+
+/// The error processing `data` gives, or nil when it answers.
+func refusal(_ data: Data, _ options: ProcessingOptions) -> DarkroomError? {
+    do {
+        _ = try ImageProcessor.processBlocking(data, options: options)
+        return nil
+    } catch {
+        return error
+    }
+}

@@ -17,17 +17,8 @@ import TestSupport
         return options.unhurried
     }
 
-    func error(_ data: Data, _ options: ProcessingOptions) -> DarkroomError? {
-        do {
-            _ = try ImageProcessor.processBlocking(data, options: options)
-            return nil
-        } catch {
-            return error
-        }
-    }
-
     @Test func refusedUnlessTurnedOn() {
-        let refused = error(twoPages, ProcessingOptions(output: OutputOptions(format: .png)))
+        let refused = refusal(twoPages, ProcessingOptions(output: OutputOptions(format: .png)))
         #expect(refused?.kind == .notAnImage && refused?.reason.contains("--pdf") == true, "\(String(describing: refused))")
     }
 
@@ -45,11 +36,11 @@ import TestSupport
     }
 
     @Test func aPagePastTheLastIsRefusedWithTheCount() {
-        let refused = error(twoPages, options(page: 2))
+        let refused = refusal(twoPages, options(page: 2))
         #expect(refused?.kind == .invalidOption && refused?.reason.contains("2 pages") == true, "\(String(describing: refused))")
         var several = options()
         several.pages.count = 2
-        #expect(error(twoPages, several)?.kind == .invalidOption)
+        #expect(refusal(twoPages, several)?.kind == .invalidOption)
     }
 
     @Test func pagesAreWhiteUnlessTheServerSaysTransparent() throws {
@@ -87,16 +78,16 @@ import TestSupport
 
     @Test func damagedDocumentsAreRefusedWithAReason() {
         let cut = twoPages.prefix(40)
-        let refused = error(Data(cut), options())
+        let refused = refusal(Data(cut), options())
         #expect(refused?.kind == .corruptImage && refused?.reason.contains("PDF") == true, "\(String(describing: refused))")
-        #expect(error(Data("%PDF-1.7\n".utf8) + Data(repeating: 0x41, count: 5000), options())?.kind == .corruptImage)
+        #expect(refusal(Data("%PDF-1.7\n".utf8) + Data(repeating: 0x41, count: 5000), options())?.kind == .corruptImage)
     }
 
     /// The child's address-space limit holds: a page drawn larger than it
     /// allows ends the child, not this process, and the next page is drawn.
     @Test func theChildsMemoryLimitEndsOnlyTheChild() throws {
         let large = TestPDF.document([.filled(0, 1, 0, width: 10_000, height: 10_000)])
-        let refused = error(large, options([.resize(Resize(width: 9000, height: 9000))]) {
+        let refused = refusal(large, options([.resize(Resize(width: 9000, height: 9000))]) {
             $0.maxSourcePixels = 81_000_000
             $0.maxDecodeMemory = 4 << 30
             $0.pdfPages?.maxMemory = 512 << 20
@@ -114,7 +105,7 @@ import TestSupport
         var bounded = options()
         bounded.limits.maxProcessingTime = .seconds(2)
         let started = ContinuousClock.now
-        let refused = error(TestPDF.formBomb(depth: 9, fanout: 10), bounded)
+        let refused = refusal(TestPDF.formBomb(depth: 9, fanout: 10), bounded)
         #expect(refused?.kind == .processingTimedOut, "\(String(describing: refused))")
         #expect(ContinuousClock.now - started < .seconds(30), "stopped, not run to its end")
         #expect(try ImageProcessor.processBlocking(twoPages, options: options()).width == 200)

@@ -15,15 +15,6 @@ import TestSupport
         return options.unhurried
     }
 
-    func error(_ data: Data, _ options: ProcessingOptions) -> DarkroomError? {
-        do {
-            _ = try ImageProcessor.processBlocking(data, options: options)
-            return nil
-        } catch {
-            return error
-        }
-    }
-
     /// The colour of the answer's middle pixel, as its strongest channel.
     func colour(_ data: Data, _ options: ProcessingOptions) throws -> String {
         let pixel = try pixels(of: try ImageProcessor.processBlocking(data, options: options)).pixel(x: 80, y: 60).map(Int.init)
@@ -33,7 +24,7 @@ import TestSupport
 
     @Test func refusedUnlessTurnedOn() throws {
         let video = try TestVideo.threeColours()
-        let refused = error(video, ProcessingOptions(output: OutputOptions(format: .png)))
+        let refused = refusal(video, ProcessingOptions(output: OutputOptions(format: .png)))
         #expect(refused?.kind == .notAnImage && refused?.reason.contains("--video-thumbnails") == true, "\(String(describing: refused))")
     }
 
@@ -59,21 +50,21 @@ import TestSupport
 
     @Test func framesOverThePixelLimitAreRefusedBeforeDecoding() throws {
         let video = try TestVideo.threeColours()
-        let refused = error(video, options { $0.maxSourcePixels = 10_000 })
+        let refused = refusal(video, options { $0.maxSourcePixels = 10_000 })
         #expect(refused?.kind == .tooManyPixels, "\(String(describing: refused))")
     }
 
     @Test func damagedAndEmptyVideosAreRefusedWithAReason() throws {
         let video = try TestVideo.threeColours()
         // The index (moov) is at the end: without it nothing can be read.
-        let cut = error(Data(video.prefix(video.count / 2)), options())
+        let cut = refusal(Data(video.prefix(video.count / 2)), options())
         #expect(cut?.kind == .corruptImage && cut?.reason.contains("video") == true, "\(String(describing: cut))")
         var garbage = Data(video.prefix(32))
         garbage.append(Data((0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }))
-        #expect(error(garbage, options())?.kind == .corruptImage)
+        #expect(refusal(garbage, options())?.kind == .corruptImage)
         // Sound only: no video to answer with.
         let sound = try TestVideo.make(["-f", "lavfi", "-i", "sine=frequency=440:duration=1", "-c:a", "aac"], fileExtension: "mp4")
-        #expect(error(sound, options())?.kind == .notAnImage)
+        #expect(refusal(sound, options())?.kind == .notAnImage)
     }
 
     /// Every frame of 30 s of 720p stands between the start and the time
@@ -85,7 +76,7 @@ import TestSupport
         var bounded = options(second: 29.9)
         bounded.limits.maxProcessingTime = .milliseconds(500)
         let started = ContinuousClock.now
-        let refused = error(long, bounded)
+        let refused = refusal(long, bounded)
         #expect(refused?.kind == .processingTimedOut, "\(String(describing: refused))")
         #expect(ContinuousClock.now - started < .seconds(20))
         #expect(try colour(try TestVideo.threeColours(), options(second: 0)) == "red")
