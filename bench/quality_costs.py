@@ -37,11 +37,11 @@ SETS = {
         ("aq:size 20000, WebP 10-90", "f:webp/aq:size:20000:10:90"),
     ]),
     "faces": ("rs:fill:400:400", "smart gravity", [
-        ("g:sm (libvips' attention)", "g:sm"),
-        ("g:obj (face search, then g:sm)", "g:obj"),
-        ("g:ce, libvips path (sharpen 0.01)", "sh:0.01"),
-        ("bd:10 (face search, nothing to blur)", "bd:10"),
-        ("dd:1 (face search, nothing to draw)", "dd:1"),
+        ("g:sm (libvips' attention)", "g:sm/f:jpg"),
+        ("g:obj (face search, then g:sm)", "g:obj/f:jpg"),
+        ("g:ce, libvips path (sharpen 0.01)", "sh:0.01/f:jpg"),
+        ("bd:10 (face search, nothing to blur)", "bd:10/f:jpg"),
+        ("dd:1 (face search, nothing to draw)", "dd:1/f:jpg"),
     ]),
 }
 PHOTOS = ["Blinds.jpg", "Dune.jpg", "Garden.jpg", "Storm.jpg"]
