@@ -8,12 +8,13 @@
 
 #include <vips/vips.h>
 
-/// Page `page` (from 0) of the PDF in memory, drawn at `scale` times 72
-/// pixels an inch, as RGBA on white, or on transparency.
-static inline int darkroom_vips_pdfload(const void *buf, size_t len, VipsImage **out, int page, double scale, int transparent) {
+/// `pages` pages from `page` (from 0) of the PDF in memory, stacked top to
+/// bottom, drawn at `scale` times 72 pixels an inch, as RGBA on white, or
+/// on transparency.
+static inline int darkroom_vips_pdfload(const void *buf, size_t len, VipsImage **out, int page, int pages, double scale, int transparent) {
     double colour[4] = {255, 255, 255, transparent ? 0 : 255};
     VipsArrayDouble *background = vips_array_double_new(colour, 4);
-    int result = vips_pdfload_buffer((void *)buf, len, out, "page", page, "n", 1, "scale", scale,
+    int result = vips_pdfload_buffer((void *)buf, len, out, "page", page, "n", pages, "scale", scale,
                                      "background", background, "access", VIPS_ACCESS_SEQUENTIAL, NULL);
     vips_area_unref(VIPS_AREA(background));
     return result;

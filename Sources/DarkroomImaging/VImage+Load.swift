@@ -32,10 +32,13 @@ extension VImage {
         try make("svgload_buffer") { darkroom_vips_svgload(bytes.baseAddress, bytes.count, $0, scale) }
     }
 
-    /// Page `page` of a PDF, drawn at `scale` times 72 pixels an inch.
-    /// Its size is known before any pixel is drawn.
-    package static func loadPDF(_ bytes: UnsafeRawBufferPointer, page: Int, scale: Double, transparent: Bool = false) throws(VipsError) -> VImage {
-        try make("pdfload_buffer") { darkroom_vips_pdfload(bytes.baseAddress, bytes.count, $0, Int32(page), scale, transparent ? 1 : 0) }
+    /// `pages` pages of a PDF from `page`, stacked, drawn at `scale` times
+    /// 72 pixels an inch. Its size is known before any pixel is drawn.
+    package static func loadPDF(_ bytes: UnsafeRawBufferPointer, page: Int, pages: Int = 1, scale: Double,
+                                transparent: Bool = false) throws(VipsError) -> VImage {
+        try make("pdfload_buffer") {
+            darkroom_vips_pdfload(bytes.baseAddress, bytes.count, $0, Int32(page), Int32(pages), scale, transparent ? 1 : 0)
+        }
     }
 
     /// A PDF's page count, as its loader read it.

@@ -7,10 +7,7 @@ extension ProcessingRun {
     /// The answer to a PDF source.
     func pdfRun() throws(DarkroomError) -> ProcessedImage {
         let asked = options.pages
-        guard asked.count == 1 else {
-            throw .invalidOption("pages \(asked.first) + \(asked.count): a PDF answers one page at a time")
-        }
-        return try runOfDrawing(try drawnPDFPage(asked.first, box: firstResizeBox())).runUntimed()
+        return try runOfDrawing(try drawnPDFPage(asked.first, count: asked.count, box: firstResizeBox())).runUntimed()
     }
 
     /// The box the first resize asks for, in pixels at its device pixel
@@ -31,8 +28,9 @@ extension ProcessingRun {
         return info
     }
 
-    /// Page `page` (from 0), as a PNG, from the child.
-    func drawnPDFPage(_ page: Int, box: (width: Int, height: Int)) throws(DarkroomError) -> Data {
+    /// Page `page` (from 0), and the `count - 1` after it where there are,
+    /// stacked, as a PNG, from the child.
+    func drawnPDFPage(_ page: Int, count: Int = 1, box: (width: Int, height: Int)) throws(DarkroomError) -> Data {
         let limits = options.limits
         if data.count > limits.maxSourceBytes {
             throw DarkroomError(.tooManyBytes, "the PDF is \(data.count) bytes, over the limit of \(limits.maxSourceBytes) bytes")
@@ -40,12 +38,14 @@ extension ProcessingRun {
         guard let pdf = limits.pdfPages else {
             throw DarkroomError(.notAnImage, "the input is a PDF document, and PDF pages are not drawn here: libvips marks its PDF loader (poppler) untrusted (darkroom serve --pdf turns it on, in a child process of its own)")
         }
-        guard (0...100_000).contains(page) else { throw .invalidOption("page \(page) is outside 0...100000") }
+        guard (0...100_000).contains(page), (1...PageSelection.maxCount).contains(count) else {
+            throw .invalidOption("pages \(page) + \(count): the first is 0 to 100000, the count 1 to \(PageSelection.maxCount)")
+        }
         guard PDFPages.maxMemoryRange.contains(pdf.maxMemory), !pdf.command.isEmpty else {
             throw .invalidOption("the PDF child's memory of \(pdf.maxMemory) bytes is outside \(PDFPages.maxMemoryRange)")
         }
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
-        let arguments = PDFPageDrawing.arguments(page: page, box: box, maxPixels: limits.maxSourcePixels, maxMemory: pdf.maxMemory,
+        let arguments = PDFPageDrawing.arguments(page: page, pages: count, box: box, maxPixels: limits.maxSourcePixels, maxMemory: pdf.maxMemory,
                                                  maxSeconds: seconds, background: pdf.background)
         let (status, output) = try childDrawing(pdf.command + arguments, maxMemory: pdf.maxMemory, what: "the PDF page")
         switch status {

@@ -1,7 +1,7 @@
 import DarkroomImaging
 public import Foundation
 
-/// PDF sources, drawn one page at a time by libvips' PDF loader (poppler),
+/// PDF sources, drawn a page (or a few, stacked) at a time by libvips' PDF loader (poppler),
 /// which libvips marks untrusted: off unless set, and then never in the
 /// calling process. A child process (``command``, such as
 /// `darkroom render-pdf-page`) reads the PDF on its standard input and
@@ -63,17 +63,19 @@ public enum PDFPageDrawing {
     }
 
     /// The child's arguments after ``PDFPages/command``.
-    public static func arguments(page: Int, box: (width: Int, height: Int), maxPixels: Int, maxMemory: Int,
+    public static func arguments(page: Int, pages: Int = 1, box: (width: Int, height: Int), maxPixels: Int, maxMemory: Int,
                                  maxSeconds: Int, background: Bool) -> [String] {
-        ["--page", "\(page)", "--box", "\(box.width)x\(box.height)", "--max-pixels", "\(maxPixels)",
+        ["--page", "\(page)", "--pages", "\(pages)", "--box", "\(box.width)x\(box.height)", "--max-pixels", "\(maxPixels)",
          "--max-memory", "\(maxMemory)", "--max-seconds", "\(maxSeconds)"] + (background ? [] : ["--no-background"])
     }
 
-    /// Draws page `page` (from 0) of `pdf` as an uncompressed PNG, at the
-    /// scale that covers `box` (0: that side not asked; neither: 72 pixels
-    /// an inch), and within `maxPixels`. Call it only in a process of its
-    /// own, with its limits set: it runs poppler on the bytes.
-    public static func draw(_ pdf: Data, page: Int, box: (width: Int, height: Int), maxPixels: Int, background: Bool) -> Outcome {
+    /// Draws page `page` (from 0) of `pdf`, and the `pages - 1` after it
+    /// where there are, stacked top to bottom, as an uncompressed PNG, at
+    /// the scale that covers `box` (0: that side not asked; neither: 72
+    /// pixels an inch), and within `maxPixels`. Call it only in a process
+    /// of its own, with its limits set: it runs poppler on the bytes.
+    public static func draw(_ pdf: Data, page: Int, pages count: Int = 1, box: (width: Int, height: Int), maxPixels: Int,
+                            background: Bool) -> Outcome {
         do {
             try VipsRuntime.start()
             VipsRuntime.allowPDF()
@@ -81,9 +83,10 @@ public enum PDFPageDrawing {
                 let first = try VImage.loadPDF(raw, page: 0, scale: 1, transparent: !background)
                 let pages = max(1, first.pdfPageCount)
                 guard (0..<pages).contains(page) else { return .pageOutOfRange(pages: pages) }
-                let header = page == 0 ? first : try VImage.loadPDF(raw, page: page, scale: 1, transparent: !background)
+                let count = max(1, min(count, pages - page))
+                let header = page == 0 && count == 1 ? first : try VImage.loadPDF(raw, page: page, pages: count, scale: 1, transparent: !background)
                 let scale = Self.scale(width: header.width, height: header.height, box: box, maxPixels: maxPixels)
-                var image = scale == 1 ? header : try VImage.loadPDF(raw, page: page, scale: scale, transparent: !background)
+                var image = scale == 1 ? header : try VImage.loadPDF(raw, page: page, pages: count, scale: scale, transparent: !background)
                 // On white, the alpha says nothing: dropped.
                 if background { image = try image.flattenedOnWhite() }
                 return .page(Data(try image.storedPNG()))

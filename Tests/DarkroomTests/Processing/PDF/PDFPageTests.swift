@@ -38,9 +38,18 @@ import TestSupport
     @Test func aPagePastTheLastIsRefusedWithTheCount() {
         let refused = refusal(twoPages, options(page: 2))
         #expect(refused?.kind == .invalidOption && refused?.reason.contains("2 pages") == true, "\(String(describing: refused))")
-        var several = options()
-        several.pages.count = 2
-        #expect(refusal(twoPages, several)?.kind == .invalidOption)
+    }
+
+    @Test func severalPagesAreStackedTopToBottom() throws {
+        let three = TestPDF.document([.filled(1, 0, 0), .filled(0, 0, 1), .filled(0, 1, 0)])
+        var two = options()
+        two.pages = PageSelection(first: 1, count: 2)
+        let stacked = try pixels(of: try ImageProcessor.processBlocking(three, options: two))
+        #expect(stacked.width == 200 && stacked.height == 200)
+        #expect(stacked.pixel(x: 100, y: 50) == [0, 0, 255] && stacked.pixel(x: 100, y: 150) == [0, 255, 0])
+        // As many as there are.
+        two.pages = PageSelection(first: 2, count: 5)
+        #expect(try ImageProcessor.processBlocking(three, options: two).height == 100)
     }
 
     @Test func pagesAreWhiteUnlessTheServerSaysTransparent() throws {
