@@ -200,3 +200,60 @@ done:
     }
     return result;
 }
+
+int darkroom_video_describe(const uint8_t *data, size_t size, long long probe_bytes, void *context,
+                            void (*tag)(void *context, const char *key, const char *value),
+                            void (*stream)(void *context, const darkroom_stream_info *info),
+                            char *error, int error_size) {
+    av_log_set_level(AV_LOG_QUIET);
+    memory_source source = {data, size, 0};
+    AVFormatContext *format = avformat_alloc_context();
+    unsigned char *buffer = av_malloc(1 << 16);
+    AVIOContext *io = buffer && format ? avio_alloc_context(buffer, 1 << 16, 0, &source, read_packet, NULL, seek) : NULL;
+    if (!io) {
+        av_free(buffer);
+        avformat_free_context(format);
+        return fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "no memory to read the video", 0);
+    }
+    format->pb = io;
+    format->flags |= AVFMT_FLAG_CUSTOM_IO;
+    format->probesize = probe_bytes;
+    int result = DARKROOM_VIDEO_OK;
+    int code = avformat_open_input(&format, NULL, NULL, NULL);
+    if (code < 0) {
+        format = NULL;
+        result = fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "the container could not be read", code);
+        goto done;
+    }
+    if ((code = avformat_find_stream_info(format, NULL)) < 0) {
+        result = fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "the streams could not be read", code);
+        goto done;
+    }
+    const AVDictionaryEntry *entry = NULL;
+    while ((entry = av_dict_get(format->metadata, "", entry, AV_DICT_IGNORE_SUFFIX))) tag(context, entry->key, entry->value);
+    for (unsigned i = 0; i < format->nb_streams; i++) {
+        const AVStream *s = format->streams[i];
+        const AVCodecParameters *p = s->codecpar;
+        darkroom_stream_info info;
+        memset(&info, 0, sizeof info);
+        const char *type = av_get_media_type_string(p->codec_type);
+        snprintf(info.type, sizeof info.type, "%s", type ? type : "unknown");
+        snprintf(info.codec, sizeof info.codec, "%s", avcodec_get_name(p->codec_id));
+        if (s->duration != AV_NOPTS_VALUE && s->duration > 0) info.duration = (double)s->duration * av_q2d(s->time_base);
+        else if (format->duration != AV_NOPTS_VALUE && format->duration > 0) info.duration = (double)format->duration / AV_TIME_BASE;
+        info.bps = p->bit_rate;
+        if (p->codec_type == AVMEDIA_TYPE_VIDEO && s->avg_frame_rate.den > 0) info.fps = av_q2d(s->avg_frame_rate);
+        if (p->codec_type == AVMEDIA_TYPE_AUDIO) {
+            info.frequency = p->sample_rate;
+            av_channel_layout_describe(&p->ch_layout, info.layout, sizeof info.layout);
+        }
+        const AVDictionaryEntry *language = av_dict_get(s->metadata, "language", NULL, 0);
+        if (language) snprintf(info.language, sizeof info.language, "%s", language->value);
+        stream(context, &info);
+    }
+done:
+    if (format) avformat_close_input(&format);
+    av_freep(&io->buffer);
+    avio_context_free(&io);
+    return result;
+}

@@ -24,6 +24,7 @@ struct RenderVideoFrameCommand: ParsableCommand {
     @Option(help: "The most memory this process maps, in bytes.") var maxMemory = 1 << 30
     @Option(help: "The most CPU seconds this process uses.") var maxSeconds = 20
     @Option(help: "The most bytes read to find the streams.") var probeBytes = 5_000_000
+    @Flag(help: "Describe the container's tags and streams as JSON instead.") var meta = false
 
     func run() throws {
         guard VideoThumbnails.seconds.contains(second), (1...1_000_000_000).contains(maxPixels), PDFPages.maxMemoryRange.contains(maxMemory),
@@ -31,7 +32,8 @@ struct RenderVideoFrameCommand: ParsableCommand {
         else { throw ValidationError("out of range: --second 0...86400, --max-pixels, --max-memory, --max-seconds 1...3600, --probe-bytes") }
         try ChildLimits.apply(memory: maxMemory, seconds: maxSeconds)
         let input = FileHandle.standardInput.readDataToEndOfFile()
-        let outcome = VideoFrameDrawing.draw(input, second: second, keyframes: keyframes, maxPixels: maxPixels, probeBytes: probeBytes)
+        let outcome = meta ? VideoFrameDrawing.describe(input, probeBytes: probeBytes)
+            : VideoFrameDrawing.draw(input, second: second, keyframes: keyframes, maxPixels: maxPixels, probeBytes: probeBytes)
         FileHandle.standardOutput.write(outcome.output)
         throw ExitCode(outcome.status)
     }

@@ -53,7 +53,49 @@ package enum VideoFrames {
         return .success((facts, pixels))
     }
 
-    private static func text<T>(_ tuple: T) -> String {
+    /// One stream of the container.
+    package struct Stream: Sendable, Equatable {
+        package var type: String
+        package var codec: String
+        package var duration: Double
+        package var bitsPerSecond: Int
+        package var framesPerSecond: Double
+        package var frequency: Int
+        package var layout: String
+        package var language: String
+    }
+
+    /// The container's tags, in its order, and its streams; nothing decoded.
+    package static func describe(_ data: [UInt8], probeBytes: Int) -> Result<(tags: [(String, String)], streams: [Stream]), Failure> {
+        let collected = Collected()
+        var message = [CChar](repeating: 0, count: 256)
+        let code = withExtendedLifetime(collected) {
+            data.withUnsafeBufferPointer { buffer in
+                darkroom_video_describe(buffer.baseAddress, buffer.count, Int64(probeBytes), Unmanaged.passUnretained(collected).toOpaque(), { context, key, value in
+                    guard let context, let key, let value else { return }
+                    Unmanaged<Collected>.fromOpaque(context).takeUnretainedValue().tags.append((String(cString: key), String(cString: value)))
+                }, { context, info in
+                    guard let context, let info else { return }
+                    let i = info.pointee
+                    let stream = Stream(type: VideoFrames.text(i.type), codec: VideoFrames.text(i.codec), duration: i.duration,
+                                        bitsPerSecond: Int(i.bps), framesPerSecond: i.fps, frequency: Int(i.frequency),
+                                        layout: VideoFrames.text(i.layout), language: VideoFrames.text(i.language))
+                    Unmanaged<Collected>.fromOpaque(context).takeUnretainedValue().streams.append(stream)
+                }, &message, Int32(message.count))
+            }
+        }
+        guard code == 0 else {
+            return .failure(.unreadable(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
+        }
+        return .success((collected.tags, collected.streams))
+    }
+
+    private final class Collected {
+        var tags: [(String, String)] = []
+        var streams: [Stream] = []
+    }
+
+    static func text<T>(_ tuple: T) -> String {
         withUnsafeBytes(of: tuple) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
     }
 }

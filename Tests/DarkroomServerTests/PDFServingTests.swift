@@ -59,6 +59,14 @@ import TestSupport
             let info = try await client.execute(uri: "/info/_/plain/local:///colours.mp4", method: .get)
             let json = try #require(try JSONSerialization.jsonObject(with: Data(buffer: info.body)) as? [String: Any], "\(String(buffer: info.body))")
             #expect(json["format"] as? String == "video" && json["width"] as? Int == 160, "\(json)")
+            // Pro's video_meta and video_streams, on by default.
+            let tags = try #require(json["video_meta"] as? [String: String], "\(json)")
+            #expect(tags["major_brand"] == "isom", "\(tags)")
+            let streams = try #require(json["video_streams"] as? [[String: Any]])
+            #expect(streams.count == 1 && streams[0]["type"] as? String == "video" && streams[0]["codec"] as? String == "h264", "\(streams)")
+            #expect((streams[0]["fps"] as? Double) == 10 && abs((streams[0]["duration"] as? Double ?? 0) - 3) < 0.2, "\(streams)")
+            let without = try await client.execute(uri: "/info/_/vm:0/plain/local:///colours.mp4", method: .get)
+            #expect(!String(buffer: without.body).contains("video_meta"))
         }
     }
 }

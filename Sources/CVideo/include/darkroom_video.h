@@ -37,4 +37,29 @@ enum {
 int darkroom_video_frame(const uint8_t *data, size_t size, double second, int keyframes, long long max_pixels,
                          long long probe_bytes, darkroom_video_meta *meta, uint8_t **rgb, char *error, int error_size);
 
+/// One stream of the container, as imgproxy Pro's `video_streams` lists it.
+typedef struct {
+    /// "video", "audio", "subtitle", "data", "attachment".
+    char type[16];
+    char codec[32];
+    /// Seconds; 0 where unknown.
+    double duration;
+    /// Bits a second; 0 where unknown.
+    long long bps;
+    /// Video: frames a second; 0 where unknown.
+    double fps;
+    /// Audio: samples a second and channel layout.
+    int frequency;
+    char layout[64];
+    char language[16];
+} darkroom_stream_info;
+
+/// Reads the container's tags and its streams (at most `probe_bytes` to
+/// find them), calling `tag` for each tag and `stream` for each stream.
+/// Decodes nothing. Returns a DARKROOM_VIDEO_ code, the reason in `error`.
+int darkroom_video_describe(const uint8_t *data, size_t size, long long probe_bytes, void *context,
+                            void (*tag)(void *context, const char *key, const char *value),
+                            void (*stream)(void *context, const darkroom_stream_info *info),
+                            char *error, int error_size);
+
 #endif

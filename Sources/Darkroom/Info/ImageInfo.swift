@@ -48,6 +48,10 @@ public struct ImageInfo: Sendable, Hashable, Codable {
     public var hashsums: [String: String]?
     /// The faces found, their boxes as fractions of the upright image.
     public var objects: [DetectedObject]?
+    /// A video's container tags and streams (Pro's `video_meta`,
+    /// `video_streams`).
+    public var videoMeta: [String: String]?
+    public var videoStreams: [VideoStream]?
 
     public init(format: ImageFormat, width: Int, height: Int, orientation: Int, frames: Int, exif: EXIFSummary,
                 dominantColour: String, blurHash: String, thumbHash: String) {
@@ -76,6 +80,7 @@ public struct ImageInfo: Sendable, Hashable, Codable {
         case size, exifFields = "exif", iptc, photoshop, xmp, colourspace = "colorspace", bands, sampleFormat = "sample_format"
         case pagesNumber = "pages_number", hasAlpha = "alpha", hasTransparency = "transparency", crop, palette, average
         case dominantColours = "dominant_colors", thumbHashHex = "thumb_hash", perceptualHash = "perceptual_hash", hashsums, objects
+        case videoMeta = "video_meta", videoStreams = "video_streams"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -108,6 +113,8 @@ public struct ImageInfo: Sendable, Hashable, Codable {
         try container.encodeIfPresent(perceptualHash, forKey: .perceptualHash)
         try container.encodeIfPresent(hashsums, forKey: .hashsums)
         try container.encodeIfPresent(objects, forKey: .objects)
+        try container.encodeIfPresent(videoMeta, forKey: .videoMeta)
+        try container.encodeIfPresent(videoStreams, forKey: .videoStreams)
         var extra = encoder.container(keyedBy: ExtraKeys.self)
         try extra.encode(isAnimated, forKey: .animated)
         try extra.encode(format.mimeType, forKey: .mimeType)

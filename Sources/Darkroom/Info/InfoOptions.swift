@@ -41,6 +41,8 @@ public struct InfoOptions: Sendable, Hashable {
     public var page = 0
     /// The faces found, as fractions of the upright image (Pro's `do`).
     public var detectObjects = false
+    /// A video's container tags and streams (Pro's `vm`, on by default).
+    public var videoMeta = true
 
     public init() {}
 
@@ -55,7 +57,7 @@ public struct InfoOptions: Sendable, Hashable {
     /// Every option as text, for comparing and hashing.
     var key: String {
         [exif, exifCanonicalNames, iptc, xmp, colourspace, bands, sampleFormat, pagesNumber, alpha, checkTransparency,
-         average, averageIgnoresTransparent, dominantColours, buildMissedColours, thumbHashHex, perceptualHash, detectObjects]
+         average, averageIgnoresTransparent, dominantColours, buildMissedColours, thumbHashHex, perceptualHash, detectObjects, videoMeta]
             .map { $0 ? "1" : "0" }.joined()
             + ":\(crop.map { "\($0.width)x\($0.height)@\($0.gravity.key)" } ?? "-"):\(paletteColours)"
             + ":\(blurHashComponents.x)x\(blurHashComponents.y):\(hashsums.map(\.rawValue).joined(separator: ",")):p\(page)"

@@ -36,6 +36,9 @@ enum ChildProcess {
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice
+        // Nothing of the server's environment (keys, salts, credentials)
+        // reaches a program that parses a stranger's bytes.
+        process.environment = [:]
         do {
             try process.run()
         } catch {

@@ -21,12 +21,13 @@ extension ProcessingRun {
     /// the run's deadline and kill switch, reading back at most the pixel
     /// limit's uncompressed PNG: its exit status and output, or the error
     /// of a child ended by a limit (its own memory or CPU, or the deadline).
-    func childDrawing(_ command: [String], maxMemory: Int, what: String) throws(DarkroomError) -> (status: Int32, output: Data) {
+    /// `drawing` false: the child writes text (a description), at most 1 MiB.
+    func childDrawing(_ command: [String], maxMemory: Int, what: String, drawing: Bool = true) throws(DarkroomError) -> (status: Int32, output: Data) {
         let limits = options.limits
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
         // An uncompressed RGBA PNG of the pixel limit, and its headers.
-        let maxOutput = MemoryCost.product(limits.maxSourcePixels, 4) + limits.maxSourcePixels / 8 + (1 << 20)
-        try reserveMemory(maxOutput, for: "\(what) drawn at up to \(limits.maxSourcePixels) pixels")
+        let maxOutput = drawing ? MemoryCost.product(limits.maxSourcePixels, 4) + limits.maxSourcePixels / 8 + (1 << 20) : 1 << 20
+        if drawing { try reserveMemory(maxOutput, for: "\(what) drawn at up to \(limits.maxSourcePixels) pixels") }
         let finished = try ChildProcess.run(command, input: data, maxOutput: maxOutput,
                                             deadline: .now + limits.maxProcessingTime, killSwitch: killSwitch)
         if killSwitch.isPulled {

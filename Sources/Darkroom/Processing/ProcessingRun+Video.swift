@@ -13,11 +13,19 @@ extension ProcessingRun {
     func videoInspect(includeGPS: Bool, asked: InfoOptions) throws(DarkroomError) -> ImageInfo {
         var info = try runOfDrawing(try decodedVideoFrame()).inspect(includeGPS: includeGPS, asked: asked)
         info.format = .video
+        if asked.videoMeta {
+            let json = try decodedVideoFrame(meta: true)
+            guard let metadata = try? JSONDecoder().decode(VideoMetadata.self, from: json) else {
+                throw DarkroomError(.processingFailed, "the video's description could not be read back")
+            }
+            (info.videoMeta, info.videoStreams) = (metadata.tags, metadata.streams)
+        }
         return info
     }
 
-    /// The frame the options (else the server) name, as a PNG, from the child.
-    func decodedVideoFrame() throws(DarkroomError) -> Data {
+    /// The frame the options (else the server) name, as a PNG, from the
+    /// child; with `meta`, the streams' description (``VideoMetadata``).
+    func decodedVideoFrame(meta: Bool = false) throws(DarkroomError) -> Data {
         let limits = options.limits
         if data.count > limits.maxSourceBytes {
             throw DarkroomError(.tooManyBytes, "the video is \(data.count) bytes, over the limit of \(limits.maxSourceBytes) bytes")
@@ -32,8 +40,9 @@ extension ProcessingRun {
         }
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
         let arguments = VideoFrameDrawing.arguments(second: second, keyframes: options.videoKeyframes ?? video.keyframes, maxPixels: limits.maxSourcePixels,
-                                                    maxMemory: video.maxMemory, maxSeconds: seconds, probeBytes: video.probeBytes)
-        let (status, output) = try childDrawing(video.command + arguments, maxMemory: video.maxMemory, what: "the video frame")
+                                                    maxMemory: video.maxMemory, maxSeconds: seconds, probeBytes: video.probeBytes, meta: meta)
+        let (status, output) = try childDrawing(video.command + arguments, maxMemory: video.maxMemory,
+                                                what: meta ? "the video's description" : "the video frame", drawing: !meta)
         let reason = String(decoding: output.prefix(500), as: UTF8.self)
         switch status {
         case VideoFrameDrawing.Outcome.frame(Data()).status:

@@ -76,7 +76,10 @@ public struct InfoURL: Sendable {
         add("thumb_hash", "th") { u, a throws(ImageURLError) in try a.need(1...1); u.info.thumbHashHex = a.bool(0) ?? false }
         add("perceptual_hash", "phash", "ph") { u, a throws(ImageURLError) in try a.need(1...1); u.info.perceptualHash = a.bool(0) ?? false }
         // No video sources: there is no video metadata to give.
-        add("video_meta", "vm") { _, a throws(ImageURLError) in try a.need(1...1); _ = a.bool(0) }
+        add("video_meta", "vm") { u, a throws(ImageURLError) in
+            try a.need(1...1)
+            u.info.videoMeta = a.bool(0) ?? true
+        }
         add("alpha", "a") { u, a throws(ImageURLError) in
             try a.need(1...2)
             u.info.alpha = a.bool(0) ?? false

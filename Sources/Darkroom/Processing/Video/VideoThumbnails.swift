@@ -65,10 +65,26 @@ public enum VideoFrameDrawing {
         }
     }
 
-    /// The child's arguments after ``VideoThumbnails/command``.
-    public static func arguments(second: Double, keyframes: Bool, maxPixels: Int, maxMemory: Int, maxSeconds: Int, probeBytes: Int) -> [String] {
+    /// The child's arguments after ``VideoThumbnails/command``; with
+    /// `meta`, it describes the streams (JSON) instead of decoding a frame.
+    public static func arguments(second: Double, keyframes: Bool, maxPixels: Int, maxMemory: Int, maxSeconds: Int, probeBytes: Int,
+                                 meta: Bool = false) -> [String] {
         ["--second", "\(second)", "--max-pixels", "\(maxPixels)", "--max-memory", "\(maxMemory)", "--max-seconds", "\(maxSeconds)",
-         "--probe-bytes", "\(probeBytes)"] + (keyframes ? ["--keyframes"] : [])
+         "--probe-bytes", "\(probeBytes)"] + (keyframes ? ["--keyframes"] : []) + (meta ? ["--meta"] : [])
+    }
+
+    /// The container's tags and streams as ``VideoMetadata`` JSON, in
+    /// ``Outcome/frame(_:)``'s place. Call it only in the child.
+    public static func describe(_ video: Data, probeBytes: Int) -> Outcome {
+        switch VideoFrames.describe([UInt8](video), probeBytes: probeBytes) {
+        case .success(let described):
+            let metadata = VideoMetadata(tags: Dictionary(described.tags, uniquingKeysWith: { first, _ in first }),
+                                         streams: described.streams.map(VideoStream.init))
+            guard let json = try? JSONEncoder().encode(metadata) else { return .unreadable("the streams could not be written") }
+            return .frame(json)
+        case .failure(.noVideo(let reason)), .failure(.unreadable(let reason)), .failure(.tooLarge(let reason)):
+            return .unreadable(reason)
+        }
     }
 
     /// Decodes the frame at `second` of `video` as an uncompressed PNG.
@@ -91,5 +107,35 @@ public enum VideoFrameDrawing {
         case .failure(.unreadable(let reason)):
             return .unreadable(reason)
         }
+    }
+}
+
+/// A video's container tags and streams, as imgproxy Pro's `/info` answers
+/// them (`video_meta`, `video_streams`).
+public struct VideoMetadata: Sendable, Hashable, Codable {
+    public var tags: [String: String]
+    public var streams: [VideoStream]
+}
+
+/// One stream of a video, by Pro's keys; what is unknown is left out.
+public struct VideoStream: Sendable, Hashable, Codable {
+    public var type: String
+    public var codec: String
+    public var duration: Double?
+    public var bps: Int?
+    public var fps: Double?
+    public var frequency: Int?
+    public var layout: String?
+    public var language: String?
+
+    init(_ stream: VideoFrames.Stream) {
+        type = stream.type
+        codec = stream.codec
+        duration = stream.duration > 0 ? stream.duration : nil
+        bps = stream.bitsPerSecond > 0 ? stream.bitsPerSecond : nil
+        fps = stream.framesPerSecond > 0 ? stream.framesPerSecond : nil
+        frequency = stream.frequency > 0 ? stream.frequency : nil
+        layout = stream.layout.isEmpty ? nil : stream.layout
+        language = stream.language.isEmpty || stream.language == "und" ? nil : stream.language
     }
 }
