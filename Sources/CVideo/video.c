@@ -62,8 +62,12 @@ static int to_rgb(const AVFrame *frame, uint8_t **rgb, char *error, int error_si
     }
     uint8_t *planes[4] = {pixels, NULL, NULL, NULL};
     int strides[4] = {(int)stride, 0, 0, 0};
-    sws_scale(scale, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, planes, strides);
+    int rows = sws_scale(scale, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, planes, strides);
     sws_freeContext(scale);
+    if (rows != frame->height) {
+        free(pixels);
+        return fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "the frame could not be converted", 0);
+    }
     *rgb = pixels;
     return DARKROOM_VIDEO_OK;
 }
@@ -133,6 +137,8 @@ int darkroom_video_frame(const uint8_t *data, size_t size, double second, int ke
         goto done;
     }
     decoder->thread_count = 1;
+    // A size change in the stream is refused before its frame is allocated.
+    decoder->max_pixels = max_pixels;
     if ((code = avcodec_open2(decoder, codec, NULL)) < 0) {
         result = fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "the decoder could not be opened", code);
         goto done;
@@ -168,7 +174,8 @@ int darkroom_video_frame(const uint8_t *data, size_t size, double second, int ke
                 break;
             }
         }
-        if (stop || (draining && code == AVERROR_EOF)) break;
+        // Drained: nothing more will come (EAGAIN here would never end).
+        if (stop || (draining && (code == AVERROR_EOF || code == AVERROR(EAGAIN)))) break;
         if (code != AVERROR(EAGAIN) && code != 0 && code != AVERROR_EOF) {
             if (!have) {
                 result = fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "its video could not be decoded", code);

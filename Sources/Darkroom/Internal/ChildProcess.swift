@@ -44,13 +44,12 @@ enum ChildProcess {
         } catch {
             throw DarkroomError(.processingFailed, "\(executable) could not be started", underlying: "\(error)")
         }
-        let pid = process.processIdentifier
-        let state = KillState()
+        let state = KillState(process)
         // Watches the clock and the switch while this thread is in a read.
         let watch = DispatchSource.makeTimerSource(queue: .global())
         watch.schedule(deadline: .now(), repeating: .milliseconds(20))
         watch.setEventHandler {
-            if killSwitch.isPulled || ContinuousClock.now >= deadline { state.kill(pid) }
+            if killSwitch.isPulled || ContinuousClock.now >= deadline { state.kill() }
         }
         watch.resume()
         defer { watch.cancel() }
@@ -67,7 +66,7 @@ enum ChildProcess {
         while let chunk = try? reader.read(upToCount: 1 << 16), !chunk.isEmpty {
             if output.count + chunk.count > maxOutput {
                 overflowed = true
-                state.kill(pid)
+                state.kill()
                 break
             }
             output.append(chunk)
@@ -79,17 +78,24 @@ enum ChildProcess {
                         output: output, killed: state.killed, outputOverflowed: overflowed)
     }
 
+    /// Kills the child once, and only while it runs: once Foundation has
+    /// reaped it, its process id may already be another process's.
     private final class KillState: @unchecked Sendable {
         private let lock = NSLock()
+        private let process: Process
         private var done = false
+
+        init(_ process: Process) {
+            self.process = process
+        }
 
         var killed: Bool { lock.withLock { done } }
 
-        func kill(_ pid: Int32) {
+        func kill() {
             lock.withLock {
-                guard !done else { return }
+                guard !done, process.isRunning else { return }
                 done = true
-                _ = Glibc.kill(pid, SIGKILL)
+                _ = Glibc.kill(process.processIdentifier, SIGKILL)
             }
         }
     }

@@ -28,6 +28,11 @@ extension ProcessingRun {
 
     func runAnimation(_ raw: UnsafeRawBufferPointer, format: ImageFormat, frames: Int, outputFormat: ImageFormat,
                       source: ProcessedImage.SourceInfo) throws(DarkroomError) -> ProcessedImage {
+        // A search on every frame would cost each frame's time, and cuts
+        // that follow moving faces would differ in size.
+        guard !options.operations.contains(where: \.detectsObjects) else {
+            throw .invalidOption("the face options work on still images: ask for one frame of the animation (da:1, or a still format)")
+        }
         // Decoded whole (random access): each frame is cut out of the stack.
         let stack = try load(raw, format: format, shrink: 1, randomAccess: true, pages: frames)
         guard stack.height == stack.pageHeight * frames else {

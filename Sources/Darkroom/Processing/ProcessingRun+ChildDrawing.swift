@@ -39,9 +39,15 @@ extension ProcessingRun {
         // Its memory or CPU limit (a crash, or libvips' own "out of
         // memory" at the address-space limit), or a crash in the parser:
         // the child's end only.
-        let ranOutOfMemory = finished.status != 0 && String(decoding: finished.output.prefix(2000), as: UTF8.self).contains("out of memory")
-        guard !finished.signalled, finished.status < 64, !ranOutOfMemory else {
+        let said = String(decoding: finished.output.prefix(2000), as: UTF8.self)
+        let ranOutOfMemory = finished.status != 0 && (said.contains("out of memory") || said.contains("Cannot allocate memory"))
+        guard !finished.signalled, !ranOutOfMemory else {
             throw DarkroomError(.tooComplex, "\(what) could not be drawn within the limits of \(maxMemory >> 20) MiB and \(seconds) s of processing")
+        }
+        // Its own arguments or limits refused (64 is a usage error, 6 a
+        // limit it could not set): the server's setup, not the source.
+        guard finished.status < 6 else {
+            throw DarkroomError(.processingFailed, "the child that draws \(what) could not start its work (exit status \(finished.status))")
         }
         return (finished.status, finished.output)
     }

@@ -133,6 +133,10 @@ extension ProcessingRun {
     /// it. Where there are none: smart gravity, or the centre.
     func objectsCut(_ image: VImage, width: Int, height: Int, gravity: Gravity, offsetScale: Double,
                     objects given: [ObjectFocus.Weighted]?) throws(DarkroomError) -> (image: VImage, placement: (left: Int, top: Int)?) {
+        let position = options.objectsPosition
+        guard position.gravity.isValid, !position.gravity.readsPixels else {
+            throw .invalidOption("objects position \(position.gravity.key) is not a side, a corner, the centre or a focus point")
+        }
         var pixels = image
         var found = given
         if found == nil {

@@ -45,7 +45,7 @@ extension ProcessingRun {
             throw .invalidOption("the PDF child's memory of \(pdf.maxMemory) bytes is outside \(PDFPages.maxMemoryRange)")
         }
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
-        let arguments = PDFPageDrawing.arguments(page: page, pages: count, box: box, maxPixels: limits.maxSourcePixels, maxMemory: pdf.maxMemory,
+        let arguments = PDFPageDrawing.arguments(page: page, pages: count, box: box, maxPixels: max(1, limits.maxSourcePixels), maxMemory: pdf.maxMemory,
                                                  maxSeconds: seconds, background: pdf.background)
         let (status, output) = try childDrawing(pdf.command + arguments, maxMemory: pdf.maxMemory, what: "the PDF page")
         switch status {

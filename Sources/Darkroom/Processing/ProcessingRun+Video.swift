@@ -39,7 +39,7 @@ extension ProcessingRun {
             throw .invalidOption("the video child's memory of \(video.maxMemory) bytes or probe of \(video.probeBytes) bytes is out of range")
         }
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
-        let arguments = VideoFrameDrawing.arguments(second: second, keyframes: options.videoKeyframes ?? video.keyframes, maxPixels: limits.maxSourcePixels,
+        let arguments = VideoFrameDrawing.arguments(second: second, keyframes: options.videoKeyframes ?? video.keyframes, maxPixels: max(1, limits.maxSourcePixels),
                                                     maxMemory: video.maxMemory, maxSeconds: seconds, probeBytes: video.probeBytes, meta: meta)
         let (status, output) = try childDrawing(video.command + arguments, maxMemory: video.maxMemory,
                                                 what: meta ? "the video's description" : "the video frame", drawing: !meta)

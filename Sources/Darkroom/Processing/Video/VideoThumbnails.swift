@@ -78,8 +78,10 @@ public enum VideoFrameDrawing {
     public static func describe(_ video: Data, probeBytes: Int) -> Outcome {
         switch VideoFrames.describe([UInt8](video), probeBytes: probeBytes) {
         case .success(let described):
-            let metadata = VideoMetadata(tags: Dictionary(described.tags, uniquingKeysWith: { first, _ in first }),
-                                         streams: described.streams.map(VideoStream.init))
+            // Bounded: tags are a stranger's text.
+            let tags = described.tags.prefix(100).map { (String($0.0.prefix(100)), String($0.1.prefix(1000))) }
+            let metadata = VideoMetadata(tags: Dictionary(tags, uniquingKeysWith: { first, _ in first }),
+                                         streams: described.streams.prefix(100).map(VideoStream.init))
             guard let json = try? JSONEncoder().encode(metadata) else { return .unreadable("the streams could not be written") }
             return .frame(json)
         case .failure(.noVideo(let reason)), .failure(.unreadable(let reason)), .failure(.tooLarge(let reason)):

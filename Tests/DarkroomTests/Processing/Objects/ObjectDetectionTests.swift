@@ -163,6 +163,18 @@ import TestSupport
         #expect(throws: DarkroomError.self) { try process(data, options) }
     }
 
+    @Test func animationsAndBadPositionsAreRefusedWithAReason() throws {
+        // Every frame searched, and cuts that follow faces differing in size: refused.
+        let animated = refusal(try Fixtures.data("animated.gif"),
+                               ProcessingOptions(operations: [.resize(Resize(width: 20, height: 20, mode: .fill, gravity: .objects()))],
+                                                 output: OutputOptions(format: .gif)).unhurried)
+        #expect(animated?.kind == .invalidOption && animated?.reason.contains("still") == true, "\(String(describing: animated))")
+        var options = ProcessingOptions(operations: [.resize(Resize(width: 100, height: 50, mode: .fill, gravity: .objects()))],
+                                        output: OutputOptions(format: .png))
+        options.objectsPosition = ObjectsPosition(Gravity(.west, x: .infinity))
+        #expect(refusal(try Fixtures.data("face.jpg"), options.unhurried)?.kind == .invalidOption)
+    }
+
     @Test func detectionSettingsAreInTheCacheKeyOnlyWhereUsed() {
         var plain = ProcessingOptions(operations: [.resize(Resize(width: 10, height: 10))])
         let before = plain.identifier
