@@ -49,6 +49,45 @@ static int fail(char *error, int error_size, int code, const char *what, int av_
     return code;
 }
 
+// Closes what open_container opened (its custom I/O too); NULL is nothing.
+static void close_container(AVFormatContext **format) {
+    if (!*format) return;
+    AVIOContext *io = (*format)->pb;
+    avformat_close_input(format);
+    av_freep(&io->buffer);
+    avio_context_free(&io);
+}
+
+// The container opened over the bytes and its streams found, in `*out`;
+// on failure nothing is left allocated. `source` outlives the context.
+static int open_container(memory_source *source, long long probe_bytes, AVFormatContext **out, char *error, int error_size) {
+    av_log_set_level(AV_LOG_QUIET);
+    AVFormatContext *format = avformat_alloc_context();
+    unsigned char *buffer = av_malloc(1 << 16);
+    AVIOContext *io = buffer && format ? avio_alloc_context(buffer, 1 << 16, 0, source, read_packet, NULL, seek) : NULL;
+    if (!io) {
+        av_free(buffer);
+        avformat_free_context(format);
+        return fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "no memory to read the video", 0);
+    }
+    format->pb = io;
+    format->flags |= AVFMT_FLAG_CUSTOM_IO;
+    format->probesize = probe_bytes;
+    int code = avformat_open_input(&format, NULL, NULL, NULL);
+    if (code < 0) {
+        // avformat_open_input freed the context, not the custom I/O.
+        av_freep(&io->buffer);
+        avio_context_free(&io);
+        return fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "the container could not be read", code);
+    }
+    *out = format;
+    if ((code = avformat_find_stream_info(format, NULL)) < 0) {
+        close_container(out);
+        return fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "the streams could not be read", code);
+    }
+    return DARKROOM_VIDEO_OK;
+}
+
 // The frame converted to packed RGB.
 static int to_rgb(const AVFrame *frame, uint8_t **rgb, char *error, int error_size) {
     struct SwsContext *scale = sws_getContext(frame->width, frame->height, frame->format, frame->width, frame->height,
@@ -75,33 +114,15 @@ static int to_rgb(const AVFrame *frame, uint8_t **rgb, char *error, int error_si
 int darkroom_video_frame(const uint8_t *data, size_t size, double second, int keyframes, long long max_pixels,
                          long long probe_bytes, darkroom_video_meta *meta, uint8_t **rgb, char *error, int error_size) {
     memset(meta, 0, sizeof *meta);
-    av_log_set_level(AV_LOG_QUIET);
     memory_source source = {data, size, 0};
-    AVFormatContext *format = avformat_alloc_context();
-    unsigned char *buffer = av_malloc(1 << 16);
-    AVIOContext *io = buffer && format ? avio_alloc_context(buffer, 1 << 16, 0, &source, read_packet, NULL, seek) : NULL;
-    if (!io) {
-        av_free(buffer);
-        avformat_free_context(format);
-        return fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "no memory to read the video", 0);
-    }
-    format->pb = io;
-    format->flags |= AVFMT_FLAG_CUSTOM_IO;
-    format->probesize = probe_bytes;
+    AVFormatContext *format = NULL;
+    int result = open_container(&source, probe_bytes, &format, error, error_size);
+    if (result != DARKROOM_VIDEO_OK) return result;
     AVCodecContext *decoder = NULL;
     AVPacket *packet = av_packet_alloc();
     AVFrame *frame = av_frame_alloc(), *kept = av_frame_alloc();
-    int result = DARKROOM_VIDEO_UNREADABLE;
-    int code = avformat_open_input(&format, NULL, NULL, NULL);
-    if (code < 0) {
-        format = NULL;  // freed by avformat_open_input on failure
-        result = fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "the container could not be read", code);
-        goto done;
-    }
-    if ((code = avformat_find_stream_info(format, NULL)) < 0) {
-        result = fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "the streams could not be read", code);
-        goto done;
-    }
+    result = DARKROOM_VIDEO_UNREADABLE;
+    int code = 0;
     snprintf(meta->container, sizeof meta->container, "%s", format->iformat && format->iformat->name ? format->iformat->name : "");
     const AVCodec *codec = NULL;
     int index = av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
@@ -200,11 +221,7 @@ done:
     av_frame_free(&kept);
     av_packet_free(&packet);
     avcodec_free_context(&decoder);
-    if (format) avformat_close_input(&format);
-    if (io) {
-        av_freep(&io->buffer);
-        avio_context_free(&io);
-    }
+    close_container(&format);
     return result;
 }
 
@@ -212,30 +229,10 @@ int darkroom_video_describe(const uint8_t *data, size_t size, long long probe_by
                             void (*tag)(void *context, const char *key, const char *value),
                             void (*stream)(void *context, const darkroom_stream_info *info),
                             char *error, int error_size) {
-    av_log_set_level(AV_LOG_QUIET);
     memory_source source = {data, size, 0};
-    AVFormatContext *format = avformat_alloc_context();
-    unsigned char *buffer = av_malloc(1 << 16);
-    AVIOContext *io = buffer && format ? avio_alloc_context(buffer, 1 << 16, 0, &source, read_packet, NULL, seek) : NULL;
-    if (!io) {
-        av_free(buffer);
-        avformat_free_context(format);
-        return fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "no memory to read the video", 0);
-    }
-    format->pb = io;
-    format->flags |= AVFMT_FLAG_CUSTOM_IO;
-    format->probesize = probe_bytes;
-    int result = DARKROOM_VIDEO_OK;
-    int code = avformat_open_input(&format, NULL, NULL, NULL);
-    if (code < 0) {
-        format = NULL;
-        result = fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "the container could not be read", code);
-        goto done;
-    }
-    if ((code = avformat_find_stream_info(format, NULL)) < 0) {
-        result = fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "the streams could not be read", code);
-        goto done;
-    }
+    AVFormatContext *format = NULL;
+    int result = open_container(&source, probe_bytes, &format, error, error_size);
+    if (result != DARKROOM_VIDEO_OK) return result;
     const AVDictionaryEntry *entry = NULL;
     while ((entry = av_dict_get(format->metadata, "", entry, AV_DICT_IGNORE_SUFFIX))) tag(context, entry->key, entry->value);
     for (unsigned i = 0; i < format->nb_streams; i++) {
@@ -258,9 +255,6 @@ int darkroom_video_describe(const uint8_t *data, size_t size, long long probe_by
         if (language) snprintf(info.language, sizeof info.language, "%s", language->value);
         stream(context, &info);
     }
-done:
-    if (format) avformat_close_input(&format);
-    av_freep(&io->buffer);
-    avio_context_free(&io);
+    close_container(&format);
     return result;
 }
