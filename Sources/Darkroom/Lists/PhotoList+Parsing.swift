@@ -17,6 +17,9 @@ extension PhotoList {
         let head = data.prefix(64)
         if head.starts(with: Data("bplist".utf8)) || String(decoding: head, as: UTF8.self).contains("<plist") || String(decoding: head, as: UTF8.self).hasPrefix("<?xml") {
             format = "property list"
+            if head.starts(with: Data("bplist".utf8)), let problem = BinaryPropertyListShape.problem(in: data) {
+                throw invalid(origin, problem)
+            }
             do {
                 root = try PropertyListDecoder().decode(PropertyListValue.self, from: data).foundationValue
             } catch {

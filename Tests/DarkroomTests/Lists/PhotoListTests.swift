@@ -37,12 +37,76 @@ import TestSupport
         #expect(throws: DarkroomError.self) { try PhotoList.parse(nested, origin: "deep.plist") }
     }
 
+    /// A binary list's containers refer to objects by number, so a few
+    /// hundred bytes can hold a dictionary holding itself (the `list` fuzz
+    /// target found one that ran for minutes) or a chain of arrays each
+    /// holding the next twice (2^40 values unfolded). Both are refused at
+    /// once, saying why, as is an object that runs past the file's end.
+    @Test func binaryListsThatReferToThemselvesOrShareContainersAreRefusedAtOnce() throws {
+        let found = try Data(contentsOf: Corpus.packageRoot.appendingPathComponent("Tests/Fuzz/list/self-reference-bplist-timeout-290c67db"))
+        let started = ContinuousClock.now
+        var reasons: [String] = []
+        for data in [found, Self.binaryList(chainOfSharedArrays: 40), Self.binaryList(chainOfSharedArrays: 0, selfReferring: true)] {
+            do {
+                _ = try PhotoList.parse(data, origin: "hostile.plist")
+                Issue.record("a hostile binary list was read")
+            } catch {
+                #expect(error.kind == .invalidList)
+                reasons.append(error.reason)
+            }
+        }
+        #expect(reasons.allSatisfy { $0.contains("is reached twice") }, "\(reasons)")
+        #expect(ContinuousClock.now - started < .seconds(5))
+        // A string that runs past the file's end made Foundation trap.
+        let pastEnd = try Data(contentsOf: Corpus.packageRoot.appendingPathComponent("Tests/Fuzz/list/string-past-end-bplist-crash-c32fbaef"))
+        #expect { try PhotoList.parse(pastEnd, origin: "x") } throws: { error in
+            (error as? DarkroomError)?.reason.contains("object 4 that is not a known kind or runs past its objects") ?? false
+        }
+        // The same chain, unshared, is a list of the wrong shape, not refused as hostile.
+        #expect { try PhotoList.parse(Self.binaryList(chainOfSharedArrays: 3, shared: false), origin: "x") } throws: { error in
+            (error as? DarkroomError).map { !$0.reason.contains("reached twice") } ?? false
+        }
+    }
+
+    /// A binary property list, written by hand: object 0 is an array
+    /// holding object 1 (twice when `shared`), which holds object 2, and so
+    /// on `depth` times, ending in a string; `selfReferring` makes object 0
+    /// a dictionary whose value is itself.
+    static func binaryList(chainOfSharedArrays depth: Int, shared: Bool = true, selfReferring: Bool = false) -> Data {
+        var objects: [[UInt8]] = []
+        if selfReferring {
+            objects = [[0xD1, 1, 0], [0x51, 0x61]]
+        } else {
+            for level in 0..<depth {
+                let next = UInt8(level + 1)
+                objects.append(shared ? [0xA2, next, next] : [0xA1, next])
+            }
+            objects.append([0x51, 0x61])
+        }
+        var bytes = Array("bplist00".utf8)
+        var offsets: [UInt8] = []
+        for object in objects {
+            offsets.append(UInt8(bytes.count))
+            bytes += object
+        }
+        let table = bytes.count
+        bytes += offsets
+        bytes += [0, 0, 0, 0, 0, 0, 1, 1]
+        for value in [objects.count, 0, table] {
+            bytes += (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
+        }
+        return Data(bytes)
+    }
+
     @Test func readsTheAppListShapeAsAPropertyListAndAsJSON() throws {
         let records: [[String: Any]] = [
             ["name": "Zebra", "icon": "https://example.com/z.png", "download": 1200],
             ["name": "Apple", "icon": "https://example.com/a.png", "download": 5],
         ]
+        // The binary form shares the key strings between records, as
+        // writers do, and passes the check on shared containers.
         for data in [try PropertyListSerialization.data(fromPropertyList: records, format: .xml, options: 0),
+                     try PropertyListSerialization.data(fromPropertyList: records, format: .binary, options: 0),
                      try JSONSerialization.data(withJSONObject: records)] {
             let list = try PhotoList.parse(data, origin: "apps")
             #expect(list.entries.map(\.name) == ["Zebra", "Apple"], "the file's order")
