@@ -87,4 +87,36 @@ import TestSupport
             #expect(!String(buffer: none.body).contains("\"objects\""))
         }
     }
+
+    /// `/info`'s crop with object gravity answers where processing would
+    /// cut: around the face, placed in the cut as `op` says, and where the
+    /// classes asked name no face, as the fallback.
+    @Test func infoCropsWithObjectGravityWhereProcessingCuts() async throws {
+        @Sendable func crop(_ client: any TestClientProtocol, _ options: String) async throws -> (left: Double, top: Double, width: Double, height: Double) {
+            let response = try await client.execute(uri: "/info/_/\(options)/plain/local:///face.jpg", method: .get)
+            #expect(response.status == .ok, "\(options): \(String(buffer: response.body))")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+            let rect = try #require(json["crop"] as? [String: Double], "\(options): \(json)")
+            return (try #require(rect["left"]), try #require(rect["top"]), try #require(rect["width"]), try #require(rect["height"]))
+        }
+        try await withRouter({ $0.localRoot = Fixtures.folder }) { client in
+            let faceJSON = try await client.execute(uri: "/info/_/do:1/plain/local:///face.jpg", method: .get)
+            let face = try #require((try JSONSerialization.jsonObject(with: Data(buffer: faceJSON.body)) as? [String: Any])?["objects"] as? [[String: Any]])[0]
+            let (faceLeft, faceWidth) = (try #require(face["left"] as? Double), try #require(face["width"] as? Double))
+            let faceTop = try #require(face["top"] as? Double), faceHeight = try #require(face["height"] as? Double)
+
+            let centred = try await crop(client, "c:0.3:0.3:obj:face")
+            #expect(centred.left <= faceLeft && centred.left + centred.width >= faceLeft + faceWidth, "the face's width is inside: \(centred)")
+            #expect(centred.top <= faceTop && centred.top + centred.height >= faceTop + faceHeight, "and its height: \(centred)")
+            #expect(abs(centred.left + centred.width / 2 - (faceLeft + faceWidth / 2)) < 0.01, "centred on the face: \(centred)")
+            // Pro's objects position: the face at the cut's left edge.
+            let west = try await crop(client, "c:0.3:0.3:obj:face/op:we")
+            #expect(abs(west.left - faceLeft) < 0.01, "\(west) against the face at \(faceLeft)")
+            #expect(try await crop(client, "op:we/c:0.3:0.3:obj:face") == west, "in either order")
+            // No face among the classes: smart gravity, Pro's default fallback.
+            let none = try await crop(client, "c:0.3:0.3:obj:cat")
+            #expect(try await crop(client, "c:0.3:0.3:sm") == none)
+            #expect(abs(none.left - centred.left) > 0.1, "\(none) is not the face's cut \(centred)")
+        }
+    }
 }

@@ -20,6 +20,8 @@ public struct InfoOptions: Sendable, Hashable {
     public var checkTransparency = false
     /// Where a crop of this size and gravity falls, as fractions.
     public var crop: InfoCrop?
+    /// Where object gravity puts the faces in that crop (Pro's `op`).
+    public var objectsPosition = ObjectsPosition.centre
     /// A palette of at most this many colours: 0 (none), or 2 to 256.
     public var paletteColours = 0
     public var average = false
@@ -61,6 +63,7 @@ public struct InfoOptions: Sendable, Hashable {
             .map { $0 ? "1" : "0" }.joined()
             + ":\(crop.map { "\($0.width)x\($0.height)@\($0.gravity.key)" } ?? "-"):\(paletteColours)"
             + ":\(blurHashComponents.x)x\(blurHashComponents.y):\(hashsums.map(\.rawValue).joined(separator: ",")):p\(page)"
+            + (objectsPosition == .centre ? "" : ":\(objectsPosition.identifier)")
     }
 
     /// Why these options cannot be answered, or nil.
@@ -79,6 +82,9 @@ public struct InfoOptions: Sendable, Hashable {
             if !crop.gravity.isValid || crop.gravity.kind == .focusPoint && !((0...1).contains(crop.gravity.x) && (0...1).contains(crop.gravity.y)) {
                 return "the crop's gravity \(crop.gravity.key) is out of range"
             }
+        }
+        if !objectsPosition.gravity.isValid || objectsPosition.gravity.readsPixels {
+            return "objects position \(objectsPosition.gravity.key) is not a side, a corner, the centre or a focus point"
         }
         return nil
     }

@@ -75,10 +75,14 @@ extension ProcessingRun {
             if asked.average { info.average = Palette.average(rgba, ignoringTransparent: asked.averageIgnoresTransparent) }
             if asked.dominantColours { info.dominantColours = DominantColours.swatches(rgba, buildMissed: asked.buildMissedColours) }
             if asked.perceptualHash { info.perceptualHash = try perceptualHash(of: thumbnail) }
-            if let crop = asked.crop { info.crop = try relativeCrop(crop, upright: upright, thumbnail: thumbnail) }
-            if asked.detectObjects {
-                info.objects = try relativeObjects(raw, format: format, header: header, orientation: orientation, upright: upright, page: asked.page)
+            // One search serves both `do` and an object-gravity crop.
+            let faces = asked.detectObjects || asked.crop?.gravity.kind == .objects
+                ? try relativeObjects(raw, format: format, header: header, orientation: orientation, upright: upright, page: asked.page)
+                : []
+            if let crop = asked.crop {
+                info.crop = try relativeCrop(crop, position: asked.objectsPosition, upright: upright, thumbnail: thumbnail, faces: faces)
             }
+            if asked.detectObjects { info.objects = faces }
             return info
         }
     }
@@ -163,13 +167,31 @@ extension ProcessingRun {
     }
 
     /// Where `crop` falls on the upright image, as fractions; smart gravity
-    /// asks libvips' attention strategy on the thumbnail.
-    private func relativeCrop(_ crop: InfoCrop, upright: (width: Int, height: Int), thumbnail: VImage) throws(DarkroomError) -> ImageInfo.RelativeRect {
+    /// asks libvips' attention strategy on the thumbnail, and object
+    /// gravity places the cut around `faces` (fractions of the upright
+    /// image) as processing does, falling back as it does.
+    private func relativeCrop(_ crop: InfoCrop, position: ObjectsPosition, upright: (width: Int, height: Int), thumbnail: VImage,
+                              faces: [DetectedObject]) throws(DarkroomError) -> ImageInfo.RelativeRect {
         func side(_ asked: Double, of whole: Int) -> Int {
             asked == 0 ? whole : asked < 1 ? max(1, Gravity.scaleToEven(whole, asked)) : min(whole, Int(asked))
         }
         let (width, height) = (side(crop.width, of: upright.width), side(crop.height, of: upright.height))
         let (w, h) = (Double(upright.width), Double(upright.height))
+        if crop.gravity.kind == .objects {
+            let classes = crop.gravity.objectClasses
+            guard classes.isValid else {
+                throw .invalidOption("object classes '\(classes.identifier)': at most \(ObjectClasses.maxEntries) names of letters, digits, _ and -, with weights above 0")
+            }
+            let weighted = classes.weight(of: DetectedObject.classNames[0]).map { weight in
+                faces.map { ObjectFocus.Weighted(object: $0.scaled(horizontal: w, vertical: h), weight: weight) }
+            } ?? []
+            let focus = ObjectFocus(objects: weighted, mode: options.objectDetection.gravityMode, position: position)
+            guard let (left, top) = focus.placement(image: upright, cut: (width, height)) else {
+                let fallback = InfoCrop(width: crop.width, height: crop.height, gravity: options.objectDetection.fallbackToSmart ? .smart : .centre)
+                return try relativeCrop(fallback, position: position, upright: upright, thumbnail: thumbnail, faces: [])
+            }
+            return ImageInfo.RelativeRect(left: Double(left) / w, top: Double(top) / h, width: Double(width) / w, height: Double(height) / h)
+        }
         if crop.gravity.kind == .smart {
             let scale = Double(thumbnail.width) / w
             let inner = (width: max(1, min(thumbnail.width, Int((Double(width) * scale).rounded()))),

@@ -21,15 +21,7 @@ extension ImageURLOptions {
 
     static var objectRules: [String: Rule] {
         var table = RuleTable()
-        table.add("objects_position", "obj_pos", "op") { o, a throws(ImageURLError) in
-            try a.need(1...3)
-            if a.text(0) == "prop" {
-                try a.need(1...1)
-                o.objectsPosition = ObjectsPosition(proportional: true)
-            } else {
-                o.objectsPosition = ObjectsPosition(try a.gravity(from: 0, allowed: .objectsPosition) ?? .centre)
-            }
-        }
+        table.add("objects_position", "obj_pos", "op") { o, a throws(ImageURLError) in o.objectsPosition = try a.objectsPosition() }
         table.add("blur_detections", "bd") { o, a throws(ImageURLError) in
             try a.need(1...(1 + ObjectClasses.maxEntries))
             let sigma = try a.number(0, "sigma", 0...100) ?? 0
@@ -51,6 +43,15 @@ extension ImageURLOptions {
 }
 
 extension ImageURLOptions.Arguments {
+    /// `objects_position`: a side, corner or centre with offsets, a focus
+    /// point, or `prop`.
+    mutating func objectsPosition() throws(ImageURLError) -> ObjectsPosition {
+        try need(1...3)
+        guard text(0) == "prop" else { return ObjectsPosition(try gravity(from: 0, allowed: .objectsPosition) ?? .centre) }
+        try need(1...1)
+        return ObjectsPosition(proportional: true)
+    }
+
     /// Class names from `index` on (`face:cat`), or with `weighted` names
     /// and weights in turn (`all:2:face:10`).
     func objectClasses(from index: Int, weighted: Bool) throws(ImageURLError) -> ObjectClasses {

@@ -86,15 +86,12 @@ public struct InfoURL: Sendable {
             u.info.checkTransparency = u.info.alpha && a.bool(1) ?? false
         }
         add("crop", "c") { u, a throws(ImageURLError) in
-            try a.need(2...5)
+            try a.need(2...(a.values.count > 2 && a.values[2].hasPrefix("obj") ? 3 + 2 * ObjectClasses.maxEntries : 5))
             let width = try a.number(0, "width", 0...100_000) ?? 0, height = try a.number(1, "height", 0...100_000) ?? 0
             let gravity = try a.gravity(from: 2, allowed: .crop) ?? .centre
-            if gravity.kind == .objects { throw .init("option '\(a.name)': object gravity in /info's crop is not answered yet (detect_objects lists the faces)") }
             u.info.crop = width > 0 || height > 0 ? InfoCrop(width: width, height: height, gravity: gravity) : nil
         }
-        add("objects_position", "obj_pos", "op") { _, a throws(ImageURLError) in
-            throw .init("option '\(a.name)' goes with object gravity in /info's crop, which Darkroom does not answer yet (detect_objects lists the faces)")
-        }
+        add("objects_position", "obj_pos", "op") { u, a throws(ImageURLError) in u.info.objectsPosition = try a.objectsPosition() }
         add("palette", "p") { u, a throws(ImageURLError) in
             try a.need(1...1)
             let colours = try a.whole(0, "colours", 0...256) ?? 0
