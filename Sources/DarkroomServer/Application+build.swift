@@ -62,11 +62,12 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let connections = ConnectionWatch()
     let connectionLimits = ConnectionLimits(configuration.connections)
     let images = ImageRoutes(pipeline: pipeline, configuration: configuration, connections: connections, logger: logger)
+    let recorder = RequestRecorder(factory: metrics.factory, accessLog: configuration.accessLog ? logger : nil)
     let router = buildRouter(configuration, pipeline: pipeline, gallery: gallery, books: books, logger: logger, metrics: metrics,
-                             connections: connections, images: images, connectionLimits: connectionLimits)
+                             connections: connections, images: images, connectionLimits: connectionLimits, recorder: recorder)
     // Memory-cache hits are answered on the event loop, unless every request
-    // is to be logged (the access log is Hummingbird's middleware) or traced.
-    let routerOnly = configuration.accessLog || configuration.tracing
+    // is to be traced (a span lives in the router's task).
+    let routerOnly = configuration.tracing
 
     var services: [any Service] = [PipelineShutdownService(pipeline: pipeline), ViewerSweeper(viewers: gallery.viewers, books: books),
                                    MemoryReturnService(pipeline: pipeline)]
@@ -89,7 +90,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     }
     return Application(
         router: router,
-        server: .darkroom(images: routerOnly ? nil : images, configuration: .init(additionalChannelHandlers: [DisconnectHandler()]),
+        server: .darkroom(images: routerOnly ? nil : images, recorder: recorder, configuration: .init(additionalChannelHandlers: [DisconnectHandler()]),
                           timeouts: configuration.connectionTimeouts, limits: connectionLimits),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: ServerConfiguration.serverName),
         services: services,
@@ -119,7 +120,7 @@ private func checkSharedCache(_ shared: SharedResultCache, logger: Logger) async
 /// router-level tests.
 func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, gallery: Gallery, books: BookJobs, logger: Logger,
                  metrics: ServerMetrics, connections: ConnectionWatch = ConnectionWatch(), images: ImageRoutes? = nil,
-                 connectionLimits: ConnectionLimits? = nil) -> Router<ServerContext> {
+                 connectionLimits: ConnectionLimits? = nil, recorder: RequestRecorder? = nil) -> Router<ServerContext> {
     let router = Router(context: ServerContext.self)
     // Outermost, so that errors reach the metrics middleware as errors and
     // still leave with the request's id.
@@ -127,10 +128,8 @@ func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, 
     if configuration.tracing {
         router.add(middleware: RequestTracingMiddleware())
     }
-    router.add(middleware: RequestMetricsMiddleware(factory: metrics.factory))
-    if configuration.accessLog {
-        router.add(middleware: LogRequestsMiddleware(.info))
-    }
+    router.add(middleware: RequestMetricsMiddleware(
+        recorder: recorder ?? RequestRecorder(factory: metrics.factory, accessLog: configuration.accessLog ? logger : nil)))
     (images ?? ImageRoutes(pipeline: pipeline, configuration: configuration, connections: connections)).add(to: router)
     router.add(middleware: FileMiddleware(Gallery.staticFolder, urlBasePath: "/gallery", cacheControl: .init([(MediaType(type: .any), [.noCache])]), logger: logger))
     router.add(middleware: FileMiddleware(Gallery.samplesFolder, urlBasePath: "/samples", logger: logger))

@@ -6,8 +6,7 @@ import NIOHTTPTypesHTTP1
 
 /// Hummingbird's HTTP/1 channel with ``CachedImageHandler`` in front of its
 /// conversion from NIO's HTTP/1 types to Hummingbird's, where a memory-cache
-/// hit is answered at the least cost (none when every request is to be
-/// logged), and the connection's admission and timeouts around it
+/// hit is answered at the least cost (none when requests are traced), and the connection's admission and timeouts around it
 /// (``ConnectionLimits``, ``ConnectionTimer``). Hummingbird's own option
 /// for extra handlers places them after that conversion.
 struct ImageServerChannel: HTTPChannelHandler {
@@ -15,19 +14,20 @@ struct ImageServerChannel: HTTPChannelHandler {
 
     let base: HTTP1Channel
     let images: ImageRoutes?
+    let recorder: RequestRecorder
     let timeouts: ConnectionTimer.Timeouts
     let limits: ConnectionLimits
 
     var responder: HTTPChannelHandler.Responder { base.responder }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        base.setup(channel: channel, logger: logger).flatMapThrowing { [images, timeouts, limits] value in
+        base.setup(channel: channel, logger: logger).flatMapThrowing { [images, recorder, timeouts, limits] value in
             let operations = channel.pipeline.syncOperations
             let codec = try operations.handler(type: HTTP1ToHTTPServerCodec.self)
             let parts: any ChannelHandler
             let timer = ConnectionTimer(timeouts: timeouts)
             if let images {
-                let hits = CachedImageHandler(images: images)
+                let hits = CachedImageHandler(images: images, recorder: recorder)
                 try operations.addHandler(hits, position: .before(codec))
                 parts = hits
             } else {
@@ -48,10 +48,10 @@ struct ImageServerChannel: HTTPChannelHandler {
 extension HTTPServerBuilder {
     /// HTTP/1 with memory-cache hits answered by ``CachedImageHandler``
     /// (where `images` is given), each connection admitted and timed.
-    static func darkroom(images: ImageRoutes?, configuration: HTTP1Channel.Configuration,
+    static func darkroom(images: ImageRoutes?, recorder: RequestRecorder, configuration: HTTP1Channel.Configuration,
                          timeouts: ConnectionTimer.Timeouts, limits: ConnectionLimits) -> HTTPServerBuilder {
         .init { responder in
-            ImageServerChannel(base: HTTP1Channel(responder: responder, configuration: configuration), images: images,
+            ImageServerChannel(base: HTTP1Channel(responder: responder, configuration: configuration), images: images, recorder: recorder,
                                timeouts: timeouts, limits: limits)
         }
     }

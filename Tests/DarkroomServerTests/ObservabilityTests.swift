@@ -84,6 +84,32 @@ import TestSupport
         await server.stop()
     }
 
+    /// Memory-cache hits are answered on the event loop, before the router,
+    /// and count and log as every other answer: a dashboard sees the most
+    /// frequent answer, and the access log no longer turns that path off.
+    @Test func memoryHitsCountAndLogLikeEveryAnswer() async throws {
+        let lines = LogLines()
+        let server = try await TestServer.start(logger: lines.logger(level: .info)) { $0.accessLog = true }
+        let image = "/img/_/rs:fit:48:48/plain/\(Self.photo)@jpg"
+        for _ in 0..<4 { #expect(try await server.get(image, headers: [("X-Request-ID", "hit-me")]).status == .ok) }
+        let labels = ["http_route": "/img/**", "http_request_method": "GET", "http_response_status_code": "200"]
+        var metrics = PrometheusText("")
+        let counted = await eventuallyAsync {
+            metrics = PrometheusText(String(decoding: (try? await server.get("/metrics").body) ?? Data(), as: UTF8.self))
+            return metrics.value("hb_requests", labels) == 4 && metrics.value("http_server_request_duration_count", labels) == 4
+        }
+        #expect(counted, "\(metrics.text)")
+        // Only the /metrics request reading it is still active.
+        #expect(metrics.value("http_server_active_requests", ["http_request_method": "GET"]) == 1, "\(metrics.text)")
+        let access = lines.objects.filter { $0["message"] as? String == "Request" && $0["hb.request.path"] as? String == image }
+        #expect(access.count == 4, "\(lines.all)")
+        #expect(access.allSatisfy { $0["hb.response.status"] as? String == "200" && $0["request_id"] as? String == "hit-me" && $0["duration_ms"] != nil },
+                "\(access)")
+        // The first is the route's miss; the others are hits on the event loop.
+        #expect(access.filter { $0["answered_from"] as? String == "memory cache" }.count == 3, "\(access)")
+        await server.stop()
+    }
+
     @Test func metricsCanHaveAnAddressOfTheirOwn() async throws {
         let server = try await TestServer.start { $0.metricsAddress = ("127.0.0.1", 0) }
         #expect(try await server.get("/img/_/rs:fit:64:64/plain/\(Self.photo)@jpg").status == .ok)

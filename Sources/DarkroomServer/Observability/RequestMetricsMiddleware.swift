@@ -1,11 +1,9 @@
 import Dispatch
 import Hummingbird
-import Metrics
-import Synchronization
 
-/// Hummingbird's request metrics (`hb_requests`,
-/// `http_server_request_duration`, `http_server_active_requests`), with
-/// the active count brought back down however a request ends.
+/// Hummingbird's request metrics and the access line (see
+/// ``RequestRecorder``) for the answers the router gives, with the active
+/// count brought back down however a request ends.
 ///
 /// Hummingbird's own middleware lowers the count after the body is
 /// written; a client that hangs up before that (a slow image, a cancelled
@@ -13,57 +11,29 @@ import Synchronization
 /// lowers the count once: after the body is written, or when the answer is
 /// dropped unwritten.
 struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
-    /// The application's own metrics (see ``ServerMetrics``).
-    let factory: any MetricsFactory
+    let recorder: RequestRecorder
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let started = DispatchTime.now().uptimeNanoseconds
-        let active = ActiveRequest(Meter(label: "http.server.active_requests", dimensions: [("http.request.method", request.method.description)],
-                                       factory: factory))
+        let method = request.method.rawValue
+        let active = recorder.begin(method: method)
         do {
             var response = try await next(request, context)
-            let status = response.status
+            let status = response.status.code
             let route = context.endpointPath ?? "Unknown"
-            let method = request.method
+            let (recorder, logger, path) = (recorder, context.logger, request.uri.description)
             response.body = response.body.afterWrite {
-                record(route: route, method: method, status: status, since: started, error: false)
+                recorder.answered(route: route, method: method, status: status, since: started, error: false)
+                recorder.logAccess(logger, method: method, path: path, status: status, since: started)
                 active.end()
             }
             return response
         } catch {
-            let status = (error as? any HTTPResponseError)?.status ?? .internalServerError
-            record(route: context.endpointPath ?? "NotFound", method: request.method, status: status, since: started, error: true)
+            let status = ((error as? any HTTPResponseError)?.status ?? .internalServerError).code
+            recorder.answered(route: context.endpointPath ?? "NotFound", method: method, status: status, since: started, error: true)
+            recorder.logAccess(context.logger, method: method, path: request.uri.description, status: status, since: started)
             active.end()
             throw error
         }
     }
-
-    private func record(route: String, method: HTTPRequest.Method, status: HTTPResponse.Status, since started: UInt64, error: Bool) {
-        let dimensions = [("http.route", route), ("http.request.method", method.description), ("http.response.status_code", status.code.description)]
-        Counter(label: "hb.requests", dimensions: dimensions, factory: factory).increment()
-        Timer(label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds, factory: factory)
-            .recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - started))
-        if error {
-            Counter(label: "hb.request.errors", dimensions: [("http.route", route), ("http.request.method", method.description),
-                                                           ("error.type", status.code.description)], factory: factory).increment()
-        }
-    }
-}
-
-/// One request in the active count: counted when made, uncounted once,
-/// by ``end()`` or, failing that, when the last reference goes.
-final class ActiveRequest: Sendable {
-    private let meter: Meter
-    private let ended = Atomic<Bool>(false)
-
-    init(_ meter: Meter) {
-        self.meter = meter
-        meter.increment()
-    }
-
-    func end() {
-        if !ended.exchange(true, ordering: .relaxed) { meter.decrement() }
-    }
-
-    deinit { end() }
 }

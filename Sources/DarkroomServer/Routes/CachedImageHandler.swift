@@ -1,3 +1,4 @@
+import Dispatch
 import NIOCore
 import NIOHTTP1
 
@@ -12,6 +13,8 @@ import NIOHTTP1
 /// ``ImageServerChannel``). Everything else (misses, other routes, a
 /// request while an earlier one on the connection is still being answered,
 /// so that answers keep their order) goes on to Hummingbird as before.
+/// A hit counts in the request metrics and the access log as the router's
+/// answers do (``RequestRecorder``).
 final class CachedImageHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -19,26 +22,41 @@ final class CachedImageHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     private let images: ImageRoutes
+    private let recorder: RequestRecorder
     // Only touched on the channel's event loop.
     /// Requests handed to Hummingbird whose answers have not ended.
     private var outstanding = 0
     /// Dropping the rest of a request that was answered here.
     private var swallowing = false
 
-    init(images: ImageRoutes) {
+    init(images: ImageRoutes, recorder: RequestRecorder) {
         self.images = images
+        self.recorder = recorder
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let request):
+            let started = DispatchTime.now().uptimeNanoseconds
             if outstanding == 0, let answer = images.cachedAnswer(to: request) {
                 swallowing = true
+                let active = recorder.begin(method: "GET")
                 context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
                 if let body = answer.body {
                     context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
                 }
-                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                let written = context.eventLoop.makePromise(of: Void.self)
+                let (recorder, status, path) = (recorder, Int(answer.head.status.code), request.uri)
+                let id = answer.head.headers[RequestID.header].first ?? ""
+                written.futureResult.whenComplete { result in
+                    if case .success = result {
+                        recorder.answered(route: ImageRoutes.metricsRoute, method: "GET", status: status, since: started, error: false)
+                        recorder.logAccess(nil, method: "GET", path: path, status: status, since: started,
+                                           extra: ["request_id": .string(id), "hb.request.id": .string(id), "answered_from": "memory cache"])
+                    }
+                    active.end()
+                }
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
                 return
             }
             outstanding += 1

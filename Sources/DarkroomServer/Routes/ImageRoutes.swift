@@ -44,6 +44,10 @@ struct ImageRoutes: Sendable {
         router.add(middleware: Middleware(routes: self))
     }
 
+    /// The route's name for metrics, as the router would have set it: one
+    /// name for every image URL, at the root or under /img/.
+    static let metricsRoute = "/img/**"
+
     struct Middleware: RouterMiddleware {
         let routes: ImageRoutes
 
@@ -53,9 +57,7 @@ struct ImageRoutes: Sendable {
             else {
                 return try await next(request, context)
             }
-            // The route's name for metrics, as the router would have set it:
-            // one name for every image URL, at the root or under /img/.
-            context.coreContext.endpointPath.value = "/img/**"
+            context.coreContext.endpointPath.value = ImageRoutes.metricsRoute
             var response: Response
             if request.method == .options {
                 // A browser's preflight, answered as imgproxy answers it.
