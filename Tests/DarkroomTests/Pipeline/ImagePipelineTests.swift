@@ -83,6 +83,62 @@ import TestSupport
         #expect(kinds == ["progress", "original:jpeg", "finished:300"])
     }
 
+    /// Each reader of `events` has a stream of its own (one reader no
+    /// longer takes events from another), and one who starts after the end
+    /// is still told the outcome.
+    @Test func everyReaderOfEventsIsToldEverythingAndTheOutcome() async throws {
+        let f = try await PipelineFixture.make()
+        defer { Task { await f.close() } }
+        let task = f.pipeline.imageTask(for: f.request("/photos/Garden.jpg"))
+        func kinds(_ events: AsyncStream<ImageTaskEvent>) async -> [String] {
+            var kinds: [String] = []
+            for await event in events {
+                switch event {
+                case .progress: if kinds.last != "progress" { kinds.append("progress") }
+                case .original: kinds.append("original")
+                case .finished(let response): kinds.append("finished:\(response.image.width)")
+                case .failed(let error): kinds.append("failed:\(error.kind)")
+                }
+            }
+            return kinds
+        }
+        let (first, second) = (task.events, task.events)
+        async let one = kinds(first)
+        async let two = kinds(second)
+        let (a, b) = await (one, two)
+        #expect(a == ["progress", "original", "finished:300"] && b == a, "\(a) \(b)")
+        // Late: the latest progress and the outcome; the original's bytes
+        // are no longer held.
+        #expect(await kinds(task.events) == ["progress", "finished:300"])
+    }
+
+    /// Cancelling the task that awaits `response` cancels the request (as
+    /// Nuke forwards it): its work leaves the queue.
+    @Test func cancellingTheAwaitingTaskCancelsTheRequest() async throws {
+        let f = try await PipelineFixture.make()
+        defer { Task { await f.close() } }
+        f.pipeline.filtrationQueue.suspend()
+        let task = f.pipeline.imageTask(for: f.request("/photos/Wood.jpg"))
+        let awaiting = Task { try await task.response }
+        #expect(await eventually { f.pipeline.filtrationQueue.counts.waiting == 1 })
+        awaiting.cancel()
+        #expect(await eventually(20) { f.pipeline.filtrationQueue.counts.waiting == 0 }, "the work left the queue")
+        // Resumed before the wait, so that a failure here cannot hang.
+        f.pipeline.filtrationQueue.resume()
+        let error = await #expect(throws: DarkroomError.self) { try await awaiting.value }
+        #expect(error?.kind == .cancelled)
+        let outcome = await kinds(of: task)
+        #expect(outcome == "failed:cancelled", "\(outcome)")
+    }
+
+    private func kinds(of task: ImageTask) async -> String {
+        for await event in task.events {
+            if case .failed(let error) = event { return "failed:\(error.kind)" }
+            if case .finished = event { return "finished" }
+        }
+        return "ended without an outcome"
+    }
+
     @Test(arguments: [
         ("/photos/DoesNotExist.jpg", DarkroomError.Kind.httpStatus),
         ("/README.md", .notAnImage),
