@@ -1,4 +1,5 @@
 import NIOPosix
+import Synchronization
 
 /// Runs blocking work (libvips, cairo, file I/O) on dedicated threads.
 ///
@@ -10,6 +11,13 @@ import NIOPosix
 /// reaches it, by the queues in front of it.
 public struct BlockingExecutor: Sendable {
     let pool: NIOThreadPool
+    /// How many jobs were sent here: what a test counts to see how often a
+    /// request leaves the cooperative pool.
+    let trips = TripCount()
+
+    final class TripCount: Sendable {
+        let value = Atomic<Int>(0)
+    }
 
     /// An executor on a pool of its own, with `threads` threads. The pool
     /// lives as long as the process.
@@ -38,6 +46,7 @@ public struct BlockingExecutor: Sendable {
     /// Cancelling the calling task does not stop `work` once it has started;
     /// work that must stop early checks a flag or kill switch of its own.
     public func run<T: Sendable, E: Error>(_ work: @escaping @Sendable () throws(E) -> T) async throws -> T {
-        try await pool.runIfActive { () throws -> T in try work() }
+        trips.value.add(1, ordering: .relaxed)
+        return try await pool.runIfActive { () throws -> T in try work() }
     }
 }

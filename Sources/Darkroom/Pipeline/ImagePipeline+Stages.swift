@@ -16,14 +16,17 @@ extension ImagePipeline {
     }
 
     private func processUntraced(_ request: ImageRequest, key: String, context: JobContext<String, ImageResponse>) async throws(DarkroomError) -> ImageResponse {
-        if let hit = await storedResult(key) { return hit }
+        // One trip to the I/O threads for the result and, when it is not
+        // there, what the source's download would read next.
+        let found = await lookOnDisk(result: key, source: request.source)
+        if let hit = await storedResult(key, onDisk: found.result) { return hit }
         if Task.isCancelled { throw .cancelled }
         if request.admission == .unlessOverloaded, filtrationQueue.counts.waiting >= configuration.maxWaitingProcessing {
             throw DarkroomError(.overloaded, "the server is busy: too much image work is waiting; try again shortly")
         }
 
         let source = try await sourceData(for: request.source, priority: context.priority, onEvent: { context.publish($0) },
-                                          followPriority: { listener in context.followPriority(listener) })
+                                          followPriority: { listener in context.followPriority(listener) }, onDisk: found.source)
         if Task.isCancelled { throw .cancelled }
         // Held until this run ends, so downloads wait while too many bytes
         // are waiting for a processing thread.
@@ -59,10 +62,38 @@ extension ImagePipeline {
         return response
     }
 
-    /// The result from the disk cache, else from the shared cache (kept on
-    /// disk and in memory for next time); nil when neither has it.
-    func storedResult(_ key: String) async -> ImageResponse? {
-        if let hit = await diskHit(key) { return hit }
+    /// What a miss needs from the disk, read in one trip: the result's entry
+    /// and, only when that is missing, the source's (unless the recent
+    /// sources in memory hold it) and its remembered failure (only where
+    /// failures are kept on disk).
+    struct DiskLookup: Sendable {
+        var result: DiskCacheEntry?
+        var source: SourceOnDisk?
+    }
+
+    /// A URL source's disk entries, as the data job would read them.
+    struct SourceOnDisk: Sendable {
+        var entry: DiskCacheEntry?
+        var failure: DiskCacheEntry?
+    }
+
+    func lookOnDisk(result key: String, source: ImageSource) async -> DiskLookup {
+        guard let diskCache else { return DiskLookup() }
+        let sourceKey: String? = source.url != nil && recentSources?.value(for: source.cacheKey) == nil ? source.cacheKey : nil
+        let failureKey = sourceKey != nil && failures.isEnabled && configuration.keepsFailuresOnDisk
+            ? source.url.map { "failure:\($0.absoluteString)" } : nil
+        return (try? await io.run {
+            if let result = diskCache.entry(for: key) { return DiskLookup(result: result) }
+            guard let sourceKey else { return DiskLookup() }
+            return DiskLookup(source: SourceOnDisk(entry: diskCache.entry(for: sourceKey), failure: failureKey.flatMap { diskCache.entry(for: $0) }))
+        }) ?? DiskLookup()
+    }
+
+    /// The result from the disk cache (read already when `onDisk` is
+    /// given), else from the shared cache (kept on disk and in memory for
+    /// next time); nil when neither has it.
+    func storedResult(_ key: String, onDisk: DiskCacheEntry?? = nil) async -> ImageResponse? {
+        if let hit = await diskHit(key, read: onDisk) { return hit }
         if diskCache != nil { metrics.cache(.disk, hit: false) }
         guard let sharedCache, let hit = await sharedCache.image(for: key) else { return nil }
         memoryCache.store(hit, for: key, cost: hit.image.memoryCost)
@@ -76,7 +107,8 @@ extension ImagePipeline {
         for source: ImageSource,
         priority: WorkPriority,
         onEvent: (@Sendable (PipelineEvent) -> Void)?,
-        followPriority: ((@escaping @Sendable (WorkPriority) -> Void) -> WorkPriority)?
+        followPriority: ((@escaping @Sendable (WorkPriority) -> Void) -> WorkPriority)?,
+        onDisk: SourceOnDisk? = nil
     ) async throws(DarkroomError) -> SourceData {
         switch source {
         case .data(let data, _):
@@ -92,7 +124,7 @@ extension ImagePipeline {
             let jobs = dataJobs
             let headers: [PassedHeader] = if case .urlWithHeaders(_, let headers) = source { headers } else { [] }
             let coalesced = jobs.join(key, waiter: id, priority: priority, onEvent: onEvent) { context throws(DarkroomError) in
-                try await self.fetch(url, key: key, passedHeaders: headers, context: context)
+                try await self.fetch(url, key: key, passedHeaders: headers, onDisk: onDisk, context: context)
             }
             if coalesced { metrics.coalesced(stage: .download) }
             if let followPriority {
@@ -104,22 +136,26 @@ extension ImagePipeline {
 
     /// The data job: a recent failure fails at once; a fresh disk copy is
     /// used as it is; a stale one is revalidated; otherwise the source is
-    /// downloaded on the download queue and stored.
-    func fetch(_ url: URL, key: String, passedHeaders: [PassedHeader] = [], context: JobContext<String, SourceData>) async throws(DarkroomError) -> SourceData {
+    /// downloaded on the download queue and stored. `onDisk`: the disk's
+    /// entries, when the process job has read them already.
+    func fetch(_ url: URL, key: String, passedHeaders: [PassedHeader] = [], onDisk: SourceOnDisk? = nil,
+               context: JobContext<String, SourceData>) async throws(DarkroomError) -> SourceData {
         try await Traces.span("darkroom.fetch") { span throws(DarkroomError) in
             if span.isRecording { span.attributes["url.full"] = Traces.redacted(url) }
-            return try await fetchUntraced(url, key: key, passedHeaders: passedHeaders, context: context)
+            return try await fetchUntraced(url, key: key, passedHeaders: passedHeaders, onDisk: onDisk, context: context)
         }
     }
 
-    private func fetchUntraced(_ url: URL, key: String, passedHeaders: [PassedHeader], context: JobContext<String, SourceData>) async throws(DarkroomError) -> SourceData {
+    private func fetchUntraced(_ url: URL, key: String, passedHeaders: [PassedHeader], onDisk: SourceOnDisk?,
+                               context: JobContext<String, SourceData>) async throws(DarkroomError) -> SourceData {
         // A failure remembered for the URL is another client's: one that
         // sends its own headers is asked for itself, and not remembered.
         let shared = passedHeaders.isEmpty
         if shared, let failure = failures.recentFailure(for: url) {
             throw failure
         }
-        if shared, let failure = await rememberedFailure(for: url) {
+        let failureRead: DiskCacheEntry?? = if let onDisk { .some(onDisk.failure) } else { .none }
+        if shared, let failure = await rememberedFailure(for: url, read: failureRead) {
             throw failure
         }
         if let recent = recentSources?.value(for: key) {
@@ -130,7 +166,7 @@ extension ImagePipeline {
             context.publish(.original(recent))
             return recent
         }
-        let cached = await readDisk(key)
+        let cached = if let onDisk { onDisk.entry } else { await readDisk(key) }
         if let cached, let source = SourceData(diskEntry: cached),
            Date().timeIntervalSince(cached.storedAt) < configuration.sourceFreshness.seconds {
             metrics.cache(.sourceDisk, hit: true)
@@ -225,8 +261,12 @@ extension ImagePipeline {
         await writeDisk(DiskCacheEntry(data: Data(), metadata: metadata), key: "failure:\(url.absoluteString)")
     }
 
-    func rememberedFailure(for url: URL) async -> DarkroomError? {
-        guard failures.isEnabled, configuration.keepsFailuresOnDisk, let entry = await readDisk("failure:\(url.absoluteString)"),
+    /// The failure kept on disk for `url`, read now or, given `read`,
+    /// already.
+    func rememberedFailure(for url: URL, read: DiskCacheEntry?? = nil) async -> DarkroomError? {
+        guard failures.isEnabled, configuration.keepsFailuresOnDisk else { return nil }
+        let stored = if let read { read } else { await readDisk("failure:\(url.absoluteString)") }
+        guard let entry = stored,
               let until = entry.metadata["until"].flatMap(Double.init).map(Date.init(timeIntervalSince1970:)),
               let kind = entry.metadata["kind"].flatMap(DarkroomError.Kind.init(named:)), let reason = entry.metadata["reason"]
         else { return nil }

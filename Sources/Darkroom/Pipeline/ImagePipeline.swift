@@ -178,10 +178,11 @@ public final class ImagePipeline: Sendable {
         return hit
     }
 
-    /// The disk cache's answer for a processed key, counted, and kept in
-    /// memory for next time.
-    func diskHit(_ key: String) async -> ImageResponse? {
-        guard let stored = await readDisk(key), var response = ImageResponse(diskEntry: stored, key: key) else { return nil }
+    /// The disk cache's answer for a processed key (read now or, given
+    /// `read`, already), counted, and kept in memory for next time.
+    func diskHit(_ key: String, read: DiskCacheEntry?? = nil) async -> ImageResponse? {
+        let entry = if let read { read } else { await readDisk(key) }
+        guard let stored = entry, var response = ImageResponse(diskEntry: stored, key: key) else { return nil }
         metrics.cache(.disk, hit: true)
         memoryCache.store(response, for: key, cost: response.image.memoryCost)
         response.cacheType = .disk
