@@ -104,62 +104,66 @@ import TestSupport
         let folder = try Fixtures.temporaryFolder("darkroom-hostile-decode")
         defer { try? FileManager.default.removeItem(at: folder) }
         let origin = try await OriginServer.start(serving: shapes)
-        defer { Task { await origin.stop() } }
-        let heif = folder.appendingPathComponent("heif")
-        try FileManager.default.createDirectory(at: heif, withIntermediateDirectories: true)
-        try HostileHEIF.write(to: heif)
-        let heifOrigin = try await OriginServer.start(serving: heif)
-        defer { Task { await heifOrigin.stop() } }
-        let port = try LoopbackPort.free()
-        let arguments = ["serve", "--port", "\(port)", "--cache-dir", folder.appendingPathComponent("cache").path,
-                         "--allow-private-networks",
-                         "--max-request-memory-mb", "\(Self.budgetMiB)", "--memory-cache-mb", "16"]
-        let log = folder.appendingPathComponent("serve.log")
-        // At most 512 threads where the machine lets the test say so: a
-        // decoder that starts threads without end (libheif on a grid that
-        // lists itself) then ends this server, not the machine.
-        let tasks = TaskCgroup.make(maxTasks: 512)
-        let server = try tasks.map { try $0.start(DarkroomProcess.binary, arguments, log: log) } ?? DarkroomProcess.start(arguments, log: log)
-        // The cgroup goes once the server has: a cgroup with a task in it stays.
-        defer { Task { await DarkroomProcess.stop(server); tasks?.remove() } }
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
-        defer { Task { try? await client.shutdown() } }
-        func get(_ path: String) async throws -> (status: UInt, body: Data) {
-            let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(600))
-            return (response.status.code, Data(buffer: try await response.body.collect(upTo: 20 << 20)))
-        }
-        try #require(await eventuallyAsync(60) { (try? await get("/health"))?.status == 200 }, "the server did not start")
-        // Warm: libvips started, its first allocations made.
-        _ = try await get("/img/_/rs:fit:100:100/plain/\(plainSource(origin.url("/scans-at-limit.jpg")))@png")
-        let warm = try #require(ProcessMemory.peakAndCurrent(of: server.processIdentifier)).current
+        try await cleaningUp({ await origin.stop() }) { () async throws in
+            let heif = folder.appendingPathComponent("heif")
+            try FileManager.default.createDirectory(at: heif, withIntermediateDirectories: true)
+            try HostileHEIF.write(to: heif)
+            let heifOrigin = try await OriginServer.start(serving: heif)
+            try await cleaningUp({ await heifOrigin.stop() }) { () async throws in
+                let port = try LoopbackPort.free()
+                let arguments = ["serve", "--port", "\(port)", "--cache-dir", folder.appendingPathComponent("cache").path,
+                                 "--allow-private-networks",
+                                 "--max-request-memory-mb", "\(Self.budgetMiB)", "--memory-cache-mb", "16"]
+                let log = folder.appendingPathComponent("serve.log")
+                // At most 512 threads where the machine lets the test say so: a
+                // decoder that starts threads without end (libheif on a grid that
+                // lists itself) then ends this server, not the machine.
+                let tasks = TaskCgroup.make(maxTasks: 512)
+                let server = try tasks.map { try $0.start(DarkroomProcess.binary, arguments, log: log) } ?? DarkroomProcess.start(arguments, log: log)
+                // The cgroup goes once the server has: a cgroup with a task in it stays.
+                try await cleaningUp({ await DarkroomProcess.stop(server); tasks?.remove() }) { () async throws in
+                    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+                    try await cleaningUp({ try? await client.shutdown() }) { () async throws in
+                        func get(_ path: String) async throws -> (status: UInt, body: Data) {
+                            let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(600))
+                            return (response.status.code, Data(buffer: try await response.body.collect(upTo: 20 << 20)))
+                        }
+                        try #require(await eventuallyAsync(60) { (try? await get("/health"))?.status == 200 }, "the server did not start")
+                        // Warm: libvips started, its first allocations made.
+                        _ = try await get("/img/_/rs:fit:100:100/plain/\(plainSource(origin.url("/scans-at-limit.jpg")))@png")
+                        let warm = try #require(ProcessMemory.peakAndCurrent(of: server.processIdentifier)).current
 
-        let cases = (Self.cases + Self.watermarkCases(origin: origin)).map { ($0, origin) } + Self.heifCases(origin: heifOrigin).map { ($0, heifOrigin) }
-        for (c, source) in cases {
-            let pid = server.processIdentifier
-            try #require(ProcessMemory.resetPeak(of: pid), "the peak resident size cannot be reset here")
-            let before = try #require(ProcessMemory.peakAndCurrent(of: pid)).current
-            let answer = try await get("\(c.route ?? "/img/_/\(c.options)")/plain/\(plainSource(source.url("/\(c.file)")))")
-            let peak = try #require(ProcessMemory.peakAndCurrent(of: pid)).peak
-            let text = String(decoding: answer.body.prefix(300), as: UTF8.self)
+                        let cases = (Self.cases + Self.watermarkCases(origin: origin)).map { ($0, origin) } + Self.heifCases(origin: heifOrigin).map { ($0, heifOrigin) }
+                        for (c, source) in cases {
+                            let pid = server.processIdentifier
+                            try #require(ProcessMemory.resetPeak(of: pid), "the peak resident size cannot be reset here")
+                            let before = try #require(ProcessMemory.peakAndCurrent(of: pid)).current
+                            let answer = try await get("\(c.route ?? "/img/_/\(c.options)")/plain/\(plainSource(source.url("/\(c.file)")))")
+                            let peak = try #require(ProcessMemory.peakAndCurrent(of: pid)).peak
+                            let text = String(decoding: answer.body.prefix(300), as: UTF8.self)
 
-            #expect(answer.status == c.status, "\(c): \(answer.status) \(text)")
-            if let reason = c.reason { #expect(text.contains(reason), "\(c): \(text)") }
-            if let size = c.size, answer.status == 200 {
-                let decoded = try ImageSize.of(answer.body)
-                #expect(decoded.width == size.0 && decoded.height == size.1, "\(c): \(decoded)")
+                            #expect(answer.status == c.status, "\(c): \(answer.status) \(text)")
+                            if let reason = c.reason { #expect(text.contains(reason), "\(c): \(text)") }
+                            if let size = c.size, answer.status == 200 {
+                                let decoded = try ImageSize.of(answer.body)
+                                #expect(decoded.width == size.0 && decoded.height == size.1, "\(c): \(decoded)")
+                            }
+                            #expect(peak - before <= Self.budgetMiB << 20, "\(c): resident memory rose \((peak - before) >> 20) MiB")
+                        }
+                        // Nothing kept: once idle, the server gives back what the answers
+                        // took (malloc's free memory is trimmed after a burst of work).
+                        let settled = await eventuallyAsync(60) {
+                            (ProcessMemory.peakAndCurrent(of: server.processIdentifier)?.current ?? .max) <= warm + Self.keptMargin
+                        }
+                        let after = ProcessMemory.peakAndCurrent(of: server.processIdentifier)?.current ?? 0
+                        #expect(settled, "resident \(after >> 20) MiB after the shapes, \(warm >> 20) MiB when warm")
+                        #expect(server.isRunning, "\(String(decoding: (try? Data(contentsOf: log))?.suffix(2000) ?? Data(), as: UTF8.self))")
+                        #expect(try await get("/health").status == 200, "the server goes on")
+                        #expect((tasks?.refusedTasks ?? 0) == 0, "the server tried to start more than 512 threads")
+                    }
+                }
             }
-            #expect(peak - before <= Self.budgetMiB << 20, "\(c): resident memory rose \((peak - before) >> 20) MiB")
         }
-        // Nothing kept: once idle, the server gives back what the answers
-        // took (malloc's free memory is trimmed after a burst of work).
-        let settled = await eventuallyAsync(60) {
-            (ProcessMemory.peakAndCurrent(of: server.processIdentifier)?.current ?? .max) <= warm + Self.keptMargin
-        }
-        let after = ProcessMemory.peakAndCurrent(of: server.processIdentifier)?.current ?? 0
-        #expect(settled, "resident \(after >> 20) MiB after the shapes, \(warm >> 20) MiB when warm")
-        #expect(server.isRunning, "\(String(decoding: (try? Data(contentsOf: log))?.suffix(2000) ?? Data(), as: UTF8.self))")
-        #expect(try await get("/health").status == 200, "the server goes on")
-        #expect((tasks?.refusedTasks ?? 0) == 0, "the server tried to start more than 512 threads")
     }
     /// `darkroom process` refuses each HEIF shape from its boxes with its
     /// reason, with at most 128 threads where the machine lets the test say

@@ -54,20 +54,21 @@ import TestSupport
         let (folder, files) = try await Self.corpus()
         defer { try? FileManager.default.removeItem(at: folder) }
         let origin = try await OriginServer.start(serving: folder.appendingPathComponent("in"))
-        defer { Task { await origin.stop() } }
-        let list = folder.appendingPathComponent("list.json")
-        try JSONSerialization.data(withJSONObject: files.map { ["name": $0.name, "url": origin.url("/\($0.name)").absoluteString] }).write(to: list)
-        let run = try await DarkroomProcess.run(["fetch", list.path, "--out", folder.appendingPathComponent("out").path,
-                                                 "--cache-dir", folder.appendingPathComponent("cache").path, "--resize", "200", "--json", "--svg-render"])
-        #expect(run.status == 1, "\(run.stderr)")
-        struct Row: Decodable { var name: String; var state: String; var file: String?; var reason: String? }
-        let rows = try run.stdout.split(separator: "\n").map { try JSONDecoder().decode(Row.self, from: Data($0.utf8)) }
-        #expect(rows.count == files.count)
-        for file in files {
-            let row = try #require(rows.first { $0.name == file.name })
-            #expect(["filtered", "failed"].contains(row.state), "\(file.name): \(row.state)")
-            try await Self.check(file.name, file.outcome.made(keepsAnimation: true), box: (200, 200),
-                                 made: row.state == "filtered" ? row.file : nil, failed: row.state == "failed" ? row.reason : nil)
+        try await cleaningUp({ await origin.stop() }) { () async throws in
+            let list = folder.appendingPathComponent("list.json")
+            try JSONSerialization.data(withJSONObject: files.map { ["name": $0.name, "url": origin.url("/\($0.name)").absoluteString] }).write(to: list)
+            let run = try await DarkroomProcess.run(["fetch", list.path, "--out", folder.appendingPathComponent("out").path,
+                                                     "--cache-dir", folder.appendingPathComponent("cache").path, "--resize", "200", "--json", "--svg-render"])
+            #expect(run.status == 1, "\(run.stderr)")
+            struct Row: Decodable { var name: String; var state: String; var file: String?; var reason: String? }
+            let rows = try run.stdout.split(separator: "\n").map { try JSONDecoder().decode(Row.self, from: Data($0.utf8)) }
+            #expect(rows.count == files.count)
+            for file in files {
+                let row = try #require(rows.first { $0.name == file.name })
+                #expect(["filtered", "failed"].contains(row.state), "\(file.name): \(row.state)")
+                try await Self.check(file.name, file.outcome.made(keepsAnimation: true), box: (200, 200),
+                                     made: row.state == "filtered" ? row.file : nil, failed: row.state == "failed" ? row.reason : nil)
+            }
         }
     }
 
@@ -101,39 +102,42 @@ import TestSupport
         let (folder, files) = try await Self.corpus()
         defer { try? FileManager.default.removeItem(at: folder) }
         let origin = try await OriginServer.start(serving: folder.appendingPathComponent("in"))
-        defer { Task { await origin.stop() } }
-        let port = try LoopbackPort.free()
-        let process = try DarkroomProcess.start(["serve", "--port", "\(port)", "--cache-dir", folder.appendingPathComponent("cache").path,
-                                                 "--allow-private-networks", "--svg-render"], log: folder.appendingPathComponent("serve.log"))
-        defer { Task { await DarkroomProcess.stop(process) } }
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
-        defer { Task { try? await client.shutdown() } }
-        func get(_ path: String) async throws -> (status: UInt, body: Data) {
-            let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60))
-            return (response.status.code, Data(buffer: try await response.body.collect(upTo: 20 << 20)))
-        }
-        let up = await eventuallyAsync(60) { (try? await get("/health"))?.status == 200 }
-        try #require(up, "the server did not start")
+        try await cleaningUp({ await origin.stop() }) { () async throws in
+            let port = try LoopbackPort.free()
+            let process = try DarkroomProcess.start(["serve", "--port", "\(port)", "--cache-dir", folder.appendingPathComponent("cache").path,
+                                                     "--allow-private-networks", "--svg-render"], log: folder.appendingPathComponent("serve.log"))
+            try await cleaningUp({ await DarkroomProcess.stop(process) }) { () async throws in
+                let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+                try await cleaningUp({ try? await client.shutdown() }) { () async throws in
+                    func get(_ path: String) async throws -> (status: UInt, body: Data) {
+                        let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60))
+                        return (response.status.code, Data(buffer: try await response.body.collect(upTo: 20 << 20)))
+                    }
+                    let up = await eventuallyAsync(60) { (try? await get("/health"))?.status == 200 }
+                    try #require(up, "the server did not start")
 
-        for file in files {
-            let answer = try await get("/img/_/rs:fit:200:200/plain/\(plainSource(origin.url("/\(file.name)")))@jpg")
-            let expected = file.outcome.made(keepsAnimation: false)
-            if case .error = expected {
-                #expect(answer.status == 422 || answer.status == 413, "\(file.name): \(answer.status)")
-                try await Self.check(file.name, expected, box: (200, 200), made: nil, failed: String(decoding: answer.body, as: UTF8.self))
-            } else {
-                #expect(answer.status == 200, "\(file.name): \(answer.status) \(String(decoding: answer.body.prefix(200), as: UTF8.self))")
-                let output = folder.appendingPathComponent("\(file.name).out.jpg")
-                try answer.body.write(to: output)
-                try await Self.check(file.name, expected, box: (200, 200), made: answer.status == 200 ? output.path : nil, failed: nil)
+                    for file in files {
+                        let answer = try await get("/img/_/rs:fit:200:200/plain/\(plainSource(origin.url("/\(file.name)")))@jpg")
+                        let expected = file.outcome.made(keepsAnimation: false)
+                        if case .error = expected {
+                            #expect(answer.status == 422 || answer.status == 413, "\(file.name): \(answer.status)")
+                            try await Self.check(file.name, expected, box: (200, 200), made: nil, failed: String(decoding: answer.body, as: UTF8.self))
+                        } else {
+                            #expect(answer.status == 200, "\(file.name): \(answer.status) \(String(decoding: answer.body.prefix(200), as: UTF8.self))")
+                            let output = folder.appendingPathComponent("\(file.name).out.jpg")
+                            try answer.body.write(to: output)
+                            try await Self.check(file.name, expected, box: (200, 200), made: answer.status == 200 ? output.path : nil, failed: nil)
+                        }
+                    }
+                    #expect(process.isRunning)
+                    #expect(try await get("/health").status == 200, "the server goes on")
+                    // Bombs are refused from their headers: memory never went near what
+                    // decoding them would take (a 100000 x 100000 image: 28 GiB).
+                    let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+                    let peakKiB = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+                    #expect(peakKiB > 0 && peakKiB < 512 << 10, "peak resident memory \(peakKiB / 1024) MiB")
+                }
             }
         }
-        #expect(process.isRunning)
-        #expect(try await get("/health").status == 200, "the server goes on")
-        // Bombs are refused from their headers: memory never went near what
-        // decoding them would take (a 100000 x 100000 image: 28 GiB).
-        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
-        let peakKiB = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
-        #expect(peakKiB > 0 && peakKiB < 512 << 10, "peak resident memory \(peakKiB / 1024) MiB")
     }
 }

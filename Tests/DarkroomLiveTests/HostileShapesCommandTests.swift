@@ -67,25 +67,26 @@ import TestSupport
         let expected = Self.expected(keepsAnimation: true)
         #expect(Set(names) == Set(expected.keys), "every shape has its outcome")
         let origin = try await OriginServer.start(serving: folder.appendingPathComponent("in"))
-        defer { Task { await origin.stop() } }
-        let list = folder.appendingPathComponent("list.json")
-        try JSONSerialization.data(withJSONObject: names.map { ["name": $0, "url": origin.url("/\($0)").absoluteString] }).write(to: list)
-        let run = try await Self.runCapped(["fetch", list.path, "--out", folder.appendingPathComponent("out").path,
-                                            "--cache-dir", folder.appendingPathComponent("cache").path, "--resize", "200", "--json"],
-                                           log: folder.appendingPathComponent("fetch.log"))
-        #expect(run.status == 1, "some shapes are refused, and that is all: \(run.output)")
-        struct Row: Decodable { var name: String; var state: String; var file: String?; var reason: String? }
-        let rows = try run.output.split(separator: "\n").filter { $0.hasPrefix("{") }
-            .map { try JSONDecoder().decode(Row.self, from: Data($0.utf8)) }
-        for name in names {
-            let row = try #require(rows.first { $0.name == name }, "\(name) has a row: \(run.output)")
-            switch expected[name] {
-            case .some(.some(let words)):
-                #expect(row.state == "failed" && row.reason?.contains(words) == true, "\(name): \(row.state) \(row.reason ?? "")")
-            default:
-                #expect(row.state == "filtered", "\(name): \(row.state) \(row.reason ?? "")")
-                let file = try #require(row.file)
-                #expect(try ImageSize.of(Data(contentsOf: URL(fileURLWithPath: file))).width <= 200, "\(name)")
+        try await cleaningUp({ await origin.stop() }) { () async throws in
+            let list = folder.appendingPathComponent("list.json")
+            try JSONSerialization.data(withJSONObject: names.map { ["name": $0, "url": origin.url("/\($0)").absoluteString] }).write(to: list)
+            let run = try await Self.runCapped(["fetch", list.path, "--out", folder.appendingPathComponent("out").path,
+                                                "--cache-dir", folder.appendingPathComponent("cache").path, "--resize", "200", "--json"],
+                                               log: folder.appendingPathComponent("fetch.log"))
+            #expect(run.status == 1, "some shapes are refused, and that is all: \(run.output)")
+            struct Row: Decodable { var name: String; var state: String; var file: String?; var reason: String? }
+            let rows = try run.output.split(separator: "\n").filter { $0.hasPrefix("{") }
+                .map { try JSONDecoder().decode(Row.self, from: Data($0.utf8)) }
+            for name in names {
+                let row = try #require(rows.first { $0.name == name }, "\(name) has a row: \(run.output)")
+                switch expected[name] {
+                case .some(.some(let words)):
+                    #expect(row.state == "failed" && row.reason?.contains(words) == true, "\(name): \(row.state) \(row.reason ?? "")")
+                default:
+                    #expect(row.state == "filtered", "\(name): \(row.state) \(row.reason ?? "")")
+                    let file = try #require(row.file)
+                    #expect(try ImageSize.of(Data(contentsOf: URL(fileURLWithPath: file))).width <= 200, "\(name)")
+                }
             }
         }
     }

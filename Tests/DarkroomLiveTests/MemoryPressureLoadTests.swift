@@ -45,93 +45,94 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let hostileOrigin = try await OriginServer.start(serving: shapes)
         let photoOrigin = try await OriginServer.start(serving: Corpus.photosFolder)
-        defer { Task { await hostileOrigin.stop(); await photoOrigin.stop() } }
-        try #require(!Corpus.photos.isEmpty, "the corpus is missing: \(Corpus.photosFolder.path)")
+        try await cleaningUp({ await hostileOrigin.stop(); await photoOrigin.stop() }) { () async throws in
+            try #require(!Corpus.photos.isEmpty, "the corpus is missing: \(Corpus.photosFolder.path)")
 
-        let port = try LoopbackPort.free()
-        let arguments = ["serve", "--port", "\(port)", "--cache-dir", folder.appendingPathComponent("cache").path,
-                         "--allow-private-networks", "--max-processing-seconds", "\(Self.seconds)"]
-        let log = folder.appendingPathComponent("serve.log")
-        // A cgroup the kernel enforces, where this machine lets the test
-        // make one; otherwise the peak resident size is held to the limit.
-        let cgroup = MemoryCgroup.make(limit: Self.limit)
-        defer { cgroup?.remove() }
-        let server = try cgroup.map { try $0.start(DarkroomProcess.binary, arguments, log: log) }
-            ?? DarkroomProcess.start(arguments, log: log)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
-        let get: @Sendable (String) async throws -> UInt = { path in
-            let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(600))
-            _ = try await response.body.collect(upTo: 20 << 20)
-            return response.status.code
-        }
-        do {
-            try #require(await eventuallyAsync(60) { (try? await get("/health")) == 200 }, "the server did not start: \(Self.tail(log))")
-            let hitPath = "/img/_/rs:fit:300:300/plain/\(plainSource(photoOrigin.url("/Aqua.jpg")))"
-            try #require(try await get(hitPath) == 200)
-
-            let records = Records()
-            let deadline = ContinuousClock.now + Self.loadFor
-            @Sendable func loop(_ kind: Kind, _ next: @Sendable @escaping (Int) -> String) async throws {
-                var round = 0
-                while ContinuousClock.now < deadline {
-                    let path = next(round)
-                    round += 1
-                    let started = ContinuousClock.now
-                    let status = try await get(path)
-                    let record = Record(kind: kind, path: path, status: status, took: ContinuousClock.now - started)
-                    records.append(record)
-                    if kind == .hit { try await Task.sleep(for: .milliseconds(50)) }
-                }
+            let port = try LoopbackPort.free()
+            let arguments = ["serve", "--port", "\(port)", "--cache-dir", folder.appendingPathComponent("cache").path,
+                             "--allow-private-networks", "--max-processing-seconds", "\(Self.seconds)"]
+            let log = folder.appendingPathComponent("serve.log")
+            // A cgroup the kernel enforces, where this machine lets the test
+            // make one; otherwise the peak resident size is held to the limit.
+            let cgroup = MemoryCgroup.make(limit: Self.limit)
+            defer { cgroup?.remove() }
+            let server = try cgroup.map { try $0.start(DarkroomProcess.binary, arguments, log: log) }
+                ?? DarkroomProcess.start(arguments, log: log)
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+            let get: @Sendable (String) async throws -> UInt = { path in
+                let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(600))
+                _ = try await response.body.collect(upTo: 20 << 20)
+                return response.status.code
             }
-            let hostileURLs = try Self.hostile.map { (file, options) in (plainSource(hostileOrigin.url("/\(file)")), options) }
-            let photos = Corpus.photos.map { plainSource(photoOrigin.url("/\($0.lastPathComponent)")) }
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for lane in 0..<2 {
-                    group.addTask {
-                        try await loop(.hostile) { round in
-                            let (source, options) = hostileURLs[(round * 2 + lane) % hostileURLs.count]
-                            // Another version each time, so nothing is answered from the cache.
-                            return "/img/_/\(options)/q:\(50 + round % 40)/plain/\(source)"
-                        }
-                    }
-                    group.addTask {
-                        try await loop(.ordinary) { round in
-                            "/img/_/rs:fit:\(200 + round * 7 + lane):\(200 + round * 7 + lane)/plain/\(photos[(round + lane * 5) % photos.count])"
-                        }
+            do {
+                try #require(await eventuallyAsync(60) { (try? await get("/health")) == 200 }, "the server did not start: \(Self.tail(log))")
+                let hitPath = "/img/_/rs:fit:300:300/plain/\(plainSource(photoOrigin.url("/Aqua.jpg")))"
+                try #require(try await get(hitPath) == 200)
+
+                let records = Records()
+                let deadline = ContinuousClock.now + Self.loadFor
+                @Sendable func loop(_ kind: Kind, _ next: @Sendable @escaping (Int) -> String) async throws {
+                    var round = 0
+                    while ContinuousClock.now < deadline {
+                        let path = next(round)
+                        round += 1
+                        let started = ContinuousClock.now
+                        let status = try await get(path)
+                        let record = Record(kind: kind, path: path, status: status, took: ContinuousClock.now - started)
+                        records.append(record)
+                        if kind == .hit { try await Task.sleep(for: .milliseconds(50)) }
                     }
                 }
-                group.addTask { try await loop(.hit) { _ in hitPath } }
-                try await group.waitForAll()
-            }
+                let hostileURLs = try Self.hostile.map { (file, options) in (plainSource(hostileOrigin.url("/\(file)")), options) }
+                let photos = Corpus.photos.map { plainSource(photoOrigin.url("/\($0.lastPathComponent)")) }
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for lane in 0..<2 {
+                        group.addTask {
+                            try await loop(.hostile) { round in
+                                let (source, options) = hostileURLs[(round * 2 + lane) % hostileURLs.count]
+                                // Another version each time, so nothing is answered from the cache.
+                                return "/img/_/\(options)/q:\(50 + round % 40)/plain/\(source)"
+                            }
+                        }
+                        group.addTask {
+                            try await loop(.ordinary) { round in
+                                "/img/_/rs:fit:\(200 + round * 7 + lane):\(200 + round * 7 + lane)/plain/\(photos[(round + lane * 5) % photos.count])"
+                            }
+                        }
+                    }
+                    group.addTask { try await loop(.hit) { _ in hitPath } }
+                    try await group.waitForAll()
+                }
 
-            let all = records.all
-            for record in all where record.kind == .hostile {
-                #expect([200, 422, 503].contains(record.status), "\(record.path): \(record.status)")
-            }
-            let ordinary = all.filter { $0.kind == .ordinary }, hits = all.filter { $0.kind == .hit }
-            #expect(!ordinary.isEmpty && ordinary.allSatisfy { $0.status == 200 }, "\(ordinary.map { "\($0.status) \($0.path)" })")
-            #expect(hits.count >= 10 && hits.allSatisfy { $0.status == 200 }, "\(hits.count) hits, \(hits.filter { $0.status != 200 }.count) not 200")
-            // Hits never wait for a processing slot: one that queued behind
-            // the hostile and ordinary runs would wait for several of them.
-            // The bound is fifty times a hit's time on an idle machine, for
-            // a machine that is busy besides.
-            let slowest = hits.map(\.took).sorted().dropLast(hits.count / 100).last ?? .zero
-            #expect(slowest < .seconds(5), "cache hits' p99 \(slowest)")
+                let all = records.all
+                for record in all where record.kind == .hostile {
+                    #expect([200, 422, 503].contains(record.status), "\(record.path): \(record.status)")
+                }
+                let ordinary = all.filter { $0.kind == .ordinary }, hits = all.filter { $0.kind == .hit }
+                #expect(!ordinary.isEmpty && ordinary.allSatisfy { $0.status == 200 }, "\(ordinary.map { "\($0.status) \($0.path)" })")
+                #expect(hits.count >= 10 && hits.allSatisfy { $0.status == 200 }, "\(hits.count) hits, \(hits.filter { $0.status != 200 }.count) not 200")
+                // Hits never wait for a processing slot: one that queued behind
+                // the hostile and ordinary runs would wait for several of them.
+                // The bound is fifty times a hit's time on an idle machine, for
+                // a machine that is busy besides.
+                let slowest = hits.map(\.took).sorted().dropLast(hits.count / 100).last ?? .zero
+                #expect(slowest < .seconds(5), "cache hits' p99 \(slowest)")
 
-            #expect(server.isRunning, "the server ended: \(Self.tail(log))")
-            #expect(try await get("/health") == 200)
-            if let cgroup {
-                #expect(cgroup.oomKills == 0, "the kernel killed for memory \(cgroup.oomKills) times")
-            } else if let peak = ProcessMemory.peakAndCurrent(of: server.processIdentifier)?.peak {
-                #expect(peak <= Self.limit, "peak resident size \(peak >> 20) MiB")
+                #expect(server.isRunning, "the server ended: \(Self.tail(log))")
+                #expect(try await get("/health") == 200)
+                if let cgroup {
+                    #expect(cgroup.oomKills == 0, "the kernel killed for memory \(cgroup.oomKills) times")
+                } else if let peak = ProcessMemory.peakAndCurrent(of: server.processIdentifier)?.peak {
+                    #expect(peak <= Self.limit, "peak resident size \(peak >> 20) MiB")
+                }
+            } catch {
+                await DarkroomProcess.stop(server)
+                try? await client.shutdown()
+                throw error
             }
-        } catch {
             await DarkroomProcess.stop(server)
-            try? await client.shutdown()
-            throw error
+            try await client.shutdown()
         }
-        await DarkroomProcess.stop(server)
-        try await client.shutdown()
     }
 
     final class Records: Sendable {

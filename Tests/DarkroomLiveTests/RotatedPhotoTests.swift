@@ -131,43 +131,47 @@ import TestSupport
         let folder = try Self.photos()
         defer { try? FileManager.default.removeItem(at: folder) }
         let origin = try await OriginServer.start(serving: folder)
-        defer { Task { await origin.stop() } }
-        let port = try LoopbackPort.free()
-        let log = folder.appendingPathComponent("serve.log")
-        let process = try DarkroomProcess.start(["serve", "--port", "\(port)", "--cache-dir", folder.appendingPathComponent("cache").path,
-                                                 "--allow-private-networks"], log: log)
-        defer { Task { await DarkroomProcess.stop(process) } }
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        defer { Task { try? await client.shutdown() } }
-        let server = StartingServer(client: client, port: port)
-        func get(_ path: String) async throws -> (status: UInt, body: Data) { try await server.get(path) }
-        for orientation in 1...8 {
-            let source = origin.url("/o\(orientation).jpg").absoluteString
-            for (options, expected) in [("rs:fit:1600:1600", Self.fitted(orientation, into: 1600)),
-                                        ("rs:fit:2500:2500", Self.fitted(orientation, into: 2500)),
-                                        ("rs:fit:3000:3000", Self.fitted(orientation, into: 3000)),
-                                        ("rs:fill:1000:1600", (width: 1000, height: 1600))] {
-                let answer = try await get("/img/_/\(options)/plain/\(source)@jpg")
-                #expect(answer.status == 200, "orientation \(orientation), \(options): \(String(decoding: answer.body.prefix(300), as: UTF8.self))")
-                if answer.status == 200 {
-                    #expect(Self.size(of: answer.body) == expected, "orientation \(orientation), \(options)")
+        try await cleaningUp({ await origin.stop() }) { () async throws in
+            let port = try LoopbackPort.free()
+            let log = folder.appendingPathComponent("serve.log")
+            let process = try DarkroomProcess.start(["serve", "--port", "\(port)", "--cache-dir", folder.appendingPathComponent("cache").path,
+                                                     "--allow-private-networks"], log: log)
+            try await cleaningUp({ await DarkroomProcess.stop(process) }) { () async throws in
+                let client = HTTPClient(eventLoopGroupProvider: .singleton)
+                try await cleaningUp({ try? await client.shutdown() }) { () async throws in
+                    let server = StartingServer(client: client, port: port)
+                    func get(_ path: String) async throws -> (status: UInt, body: Data) { try await server.get(path) }
+                    for orientation in 1...8 {
+                        let source = origin.url("/o\(orientation).jpg").absoluteString
+                        for (options, expected) in [("rs:fit:1600:1600", Self.fitted(orientation, into: 1600)),
+                                                    ("rs:fit:2500:2500", Self.fitted(orientation, into: 2500)),
+                                                    ("rs:fit:3000:3000", Self.fitted(orientation, into: 3000)),
+                                                    ("rs:fill:1000:1600", (width: 1000, height: 1600))] {
+                            let answer = try await get("/img/_/\(options)/plain/\(source)@jpg")
+                            #expect(answer.status == 200, "orientation \(orientation), \(options): \(String(decoding: answer.body.prefix(300), as: UTF8.self))")
+                            if answer.status == 200 {
+                                #expect(Self.size(of: answer.body) == expected, "orientation \(orientation), \(options)")
+                            }
+                        }
+                    }
+                    // All eight told apart by their pixels, on either engine's side of
+                    // the thumbnail path (a JPEG answer; a PNG one).
+                    let corners = try Self.cornerPhotos()
+                    defer { try? FileManager.default.removeItem(at: corners) }
+                    let cornerOrigin = try await OriginServer.start(serving: corners)
+                    try await cleaningUp({ await cornerOrigin.stop() }) { () async throws in
+                        for orientation in 1...8 {
+                            for options in ["rs:fit:120:120", "rs:fill:200:100", "rs:fit:120:120/f:png"] {
+                                let answer = try await get("/img/_/\(options)/plain/\(cornerOrigin.url("/c\(orientation).jpg").absoluteString)")
+                                #expect(answer.status == 200 && CornerPhoto.problem(in: answer.body) == nil,
+                                        "orientation \(orientation), \(options): \(answer.status) \(CornerPhoto.problem(in: answer.body) ?? "")")
+                            }
+                        }
+                        let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                        #expect(!Self.libvipsNoise(output), "\(output.suffix(2000))")
+                    }
                 }
             }
         }
-        // All eight told apart by their pixels, on either engine's side of
-        // the thumbnail path (a JPEG answer; a PNG one).
-        let corners = try Self.cornerPhotos()
-        defer { try? FileManager.default.removeItem(at: corners) }
-        let cornerOrigin = try await OriginServer.start(serving: corners)
-        defer { Task { await cornerOrigin.stop() } }
-        for orientation in 1...8 {
-            for options in ["rs:fit:120:120", "rs:fill:200:100", "rs:fit:120:120/f:png"] {
-                let answer = try await get("/img/_/\(options)/plain/\(cornerOrigin.url("/c\(orientation).jpg").absoluteString)")
-                #expect(answer.status == 200 && CornerPhoto.problem(in: answer.body) == nil,
-                        "orientation \(orientation), \(options): \(answer.status) \(CornerPhoto.problem(in: answer.body) ?? "")")
-            }
-        }
-        let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        #expect(!Self.libvipsNoise(output), "\(output.suffix(2000))")
     }
 }

@@ -97,18 +97,19 @@ struct SharedCacheTests {
 
     static func bucketReady(_ store: SeaweedFS) async throws {
         let client = try store.client(bucket: "darkroom")
-        defer { Task { await client.shutdown() } }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while true {
-            do {
-                try await client.createBucket()
-                try await client.checkBucket()
-                // The store allocates a bucket's volumes on its first write:
-                // done here, not in the replicas' first store.
-                try await client.put("warm-up", data: Data("warm".utf8))
-                return
-            } catch where ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(200))
+        try await cleaningUp({ await client.shutdown() }) { () async throws in
+            let deadline = ContinuousClock.now + .seconds(30)
+            while true {
+                do {
+                    try await client.createBucket()
+                    try await client.checkBucket()
+                    // The store allocates a bucket's volumes on its first write:
+                    // done here, not in the replicas' first store.
+                    try await client.put("warm-up", data: Data("warm".utf8))
+                    return
+                } catch where ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(200))
+                }
             }
         }
     }

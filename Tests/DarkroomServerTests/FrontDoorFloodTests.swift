@@ -24,27 +24,28 @@ import TestSupport
 
     @Test func refusedLongURLsStayWithinTheirBudgets() async throws {
         let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let filesBefore = Self.files(in: server.cacheFolder)
-        let padding = String(repeating: "a", count: 15_000)
-        let accept = (0..<300).map { "x-\($0)/y" }.joined(separator: ",")
-        for index in 0..<600 {
-            let answer = try await server.get("/img/_/rs:fit:20:20/plain/http://10.0.0.1/\(index)\(padding).jpg",
-                                              headers: [("Accept", "image/webp,\(accept),z/\(index)")])
-            #expect(answer.status == .notFound, "\(index): \(answer.status)")
-            if index % 200 == 0 { #expect(try await server.get("/health").status == .ok) }
+        try await cleaningUp({ await server.stop() }) { () async throws in
+            let filesBefore = Self.files(in: server.cacheFolder)
+            let padding = String(repeating: "a", count: 15_000)
+            let accept = (0..<300).map { "x-\($0)/y" }.joined(separator: ",")
+            for index in 0..<600 {
+                let answer = try await server.get("/img/_/rs:fit:20:20/plain/http://10.0.0.1/\(index)\(padding).jpg",
+                                                  headers: [("Accept", "image/webp,\(accept),z/\(index)")])
+                #expect(answer.status == .notFound, "\(index): \(answer.status)")
+                if index % 200 == 0 { #expect(try await server.get("/health").status == .ok) }
+            }
+            let metrics = String(decoding: try await server.get("/metrics").body, as: UTF8.self)
+            let failures = try #require(Self.gauge("darkroom_failure_memory_bytes", in: metrics))
+            let failureLimit = try #require(Self.gauge("darkroom_failure_memory_limit_bytes", in: metrics))
+            let parsed = try #require(Self.gauge("darkroom_parsed_url_cache_bytes", in: metrics))
+            let parsedLimit = try #require(Self.gauge("darkroom_parsed_url_cache_limit_bytes", in: metrics))
+            #expect(failures > 0 && failures <= failureLimit, "failure memory \(failures) of \(failureLimit)")
+            #expect(parsed > 0 && parsed <= parsedLimit, "parsed URLs \(parsed) of \(parsedLimit)")
+            // 600 x 15 KB URLs would be 9 MB kept in each, twice in the parsed
+            // cache, and the Accept headers 12 MB more.
+            #expect(failures < 4 << 20 && parsed <= 8 << 20)
+            #expect(Self.files(in: server.cacheFolder) == filesBefore, "failures were written to the disk cache")
+            #expect(try await server.get("/health").status == .ok)
         }
-        let metrics = String(decoding: try await server.get("/metrics").body, as: UTF8.self)
-        let failures = try #require(Self.gauge("darkroom_failure_memory_bytes", in: metrics))
-        let failureLimit = try #require(Self.gauge("darkroom_failure_memory_limit_bytes", in: metrics))
-        let parsed = try #require(Self.gauge("darkroom_parsed_url_cache_bytes", in: metrics))
-        let parsedLimit = try #require(Self.gauge("darkroom_parsed_url_cache_limit_bytes", in: metrics))
-        #expect(failures > 0 && failures <= failureLimit, "failure memory \(failures) of \(failureLimit)")
-        #expect(parsed > 0 && parsed <= parsedLimit, "parsed URLs \(parsed) of \(parsedLimit)")
-        // 600 x 15 KB URLs would be 9 MB kept in each, twice in the parsed
-        // cache, and the Accept headers 12 MB more.
-        #expect(failures < 4 << 20 && parsed <= 8 << 20)
-        #expect(Self.files(in: server.cacheFolder) == filesBefore, "failures were written to the disk cache")
-        #expect(try await server.get("/health").status == .ok)
     }
 }

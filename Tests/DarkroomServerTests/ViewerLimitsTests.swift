@@ -11,19 +11,20 @@ import TestSupport
 @Suite(.offCooperativePool) struct ViewerLimitsTests {
     @Test func viewersAreBoundedPerClientAndTheRestStillServed() async throws {
         let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        var made: [String] = []
-        for _ in 0..<16 {
-            let answer = try RawHTTP.post("/api/viewers", json: "{}", port: server.port, from: "127.0.0.6")
-            #expect(answer.status == 201, "\(answer)")
-            made.append(answer.body)
+        try await cleaningUp({ await server.stop() }) { () async throws in
+            var made: [String] = []
+            for _ in 0..<16 {
+                let answer = try RawHTTP.post("/api/viewers", json: "{}", port: server.port, from: "127.0.0.6")
+                #expect(answer.status == 201, "\(answer)")
+                made.append(answer.body)
+            }
+            let refused = try RawHTTP.post("/api/viewers", json: "{}", port: server.port, from: "127.0.0.6")
+            #expect(refused.status == 429 && refused.body.contains("this address has its most viewers (16)"), "\(refused)")
+            // Another address is served.
+            #expect(try RawHTTP.post("/api/viewers", json: "{}", port: server.port, from: "127.0.0.7").status == 201)
+            let status = String(decoding: try await server.get("/api/status").body, as: UTF8.self)
+            #expect(status.contains("\"viewers\":17"), "\(status)")
         }
-        let refused = try RawHTTP.post("/api/viewers", json: "{}", port: server.port, from: "127.0.0.6")
-        #expect(refused.status == 429 && refused.body.contains("this address has its most viewers (16)"), "\(refused)")
-        // Another address is served.
-        #expect(try RawHTTP.post("/api/viewers", json: "{}", port: server.port, from: "127.0.0.7").status == 201)
-        let status = String(decoding: try await server.get("/api/status").body, as: UTF8.self)
-        #expect(status.contains("\"viewers\":17"), "\(status)")
     }
 
     @Test func aViewerThatNeverConnectsOrOnlyGetsRefusalsIsSwept() async throws {

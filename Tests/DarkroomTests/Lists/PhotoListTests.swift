@@ -153,23 +153,25 @@ import TestSupport
 
     @Test func unreachableAndMissingListsFailClearly() async throws {
         let origin = try await OriginServer.start(serving: Corpus.root)
-        defer { Task { await origin.stop() } }
-        for location in [origin.url("/no-such-list.plist").absoluteString, "http://127.0.0.1:9/list.plist", "/no/such/file.plist"] {
-            do {
-                _ = try await PhotoList.load(from: location)
-                Issue.record("\(location) loaded")
-            } catch {
-                #expect(error.kind == .invalidList)
-                #expect(error.reason.contains(location))
+        try await cleaningUp({ await origin.stop() }) { () async throws in
+            for location in [origin.url("/no-such-list.plist").absoluteString, "http://127.0.0.1:9/list.plist", "/no/such/file.plist"] {
+                do {
+                    _ = try await PhotoList.load(from: location)
+                    Issue.record("\(location) loaded")
+                } catch let error as DarkroomError {
+                    #expect(error.kind == .invalidList)
+                    #expect(error.reason.contains(location))
+                }
             }
         }
     }
 
     @Test func loadsAListOverHTTP() async throws {
         let origin = try await OriginServer.start(serving: Corpus.root)
-        defer { Task { await origin.stop() } }
-        let list = try await PhotoList.load(from: origin.url("/ClassicPhotos.plist").absoluteString)
-        #expect(list.count == 12)
+        try await cleaningUp({ await origin.stop() }) { () async throws in
+            let list = try await PhotoList.load(from: origin.url("/ClassicPhotos.plist").absoluteString)
+            #expect(list.count == 12)
+        }
     }
 
     @Test func shardsCoverTheListExactlyOnce() throws {

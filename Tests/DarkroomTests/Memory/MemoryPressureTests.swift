@@ -81,12 +81,13 @@ struct FixedReading: MemoryPressureSource {
 
     @Test func underPressureThePipelineEmptiesItsMemoryCache() async throws {
         let f = try await PipelineFixture.make()
-        defer { Task { await f.close() } }
-        _ = try await f.pipeline.image(for: f.request("/photos/Aqua.jpg"))
-        #expect(f.pipeline.memoryCache.statistics.count == 1)
-        let monitor = MemoryPressureMonitor(pipeline: f.pipeline, source: FixedReading(reading: MemoryReading(usage: 99, limit: 100)), interval: .milliseconds(10))
-        let watching = Task { await monitor.run() }
-        #expect(await eventually { f.pipeline.memoryCache.statistics.count == 0 })
-        watching.cancel()
+        try await cleaningUp({ await f.close() }) { () async throws in
+            _ = try await f.pipeline.image(for: f.request("/photos/Aqua.jpg"))
+            #expect(f.pipeline.memoryCache.statistics.count == 1)
+            let monitor = MemoryPressureMonitor(pipeline: f.pipeline, source: FixedReading(reading: MemoryReading(usage: 99, limit: 100)), interval: .milliseconds(10))
+            let watching = Task { await monitor.run() }
+            #expect(await eventually { f.pipeline.memoryCache.statistics.count == 0 })
+            watching.cancel()
+        }
     }
 }

@@ -85,18 +85,19 @@ struct S3ClientTests {
             // the stop is what fails (that is "I/O on closed channel").
             let gone = try Self.client(store)
             await store.stop()
-            defer { Task { await gone.shutdown() } }
-            do {
-                _ = try await gone.get("list/a")
-                Issue.record("a stopped store answered")
-            } catch {
-                #expect(error.isTransient)
-                #expect(error.status == nil)
-                // Refused; or, while the stopping store's last process
-                // still holds the port, accepted and closed at once.
-                let said = error.description
-                #expect(said.hasPrefix("S3 GET darkroom/list/a: cannot connect to ")
-                    || (said.hasPrefix("S3 GET darkroom/list/a: ") && said.hasSuffix("closed the connection")), "\(error)")
+            try await cleaningUp({ await gone.shutdown() }) { () async throws in
+                do {
+                    _ = try await gone.get("list/a")
+                    Issue.record("a stopped store answered")
+                } catch let error as S3Error {
+                    #expect(error.isTransient)
+                    #expect(error.status == nil)
+                    // Refused; or, while the stopping store's last process
+                    // still holds the port, accepted and closed at once.
+                    let said = error.description
+                    #expect(said.hasPrefix("S3 GET darkroom/list/a: cannot connect to ")
+                        || (said.hasPrefix("S3 GET darkroom/list/a: ") && said.hasSuffix("closed the connection")), "\(error)")
+                }
             }
         } catch {
             await client.shutdown()

@@ -56,19 +56,20 @@ struct S3SignerTests {
     /// must carry the same Authorization.
     @Test func sameSignatureAsCurl() async throws {
         let origin = try await OriginServer.start(serving: Fixtures.folder)
-        defer { Task { await origin.stop() } }
-        let payload = S3Signer.emptyPayloadHash
-        let (status, _) = try await runTool("/usr/bin/curl", ["-s", "-o", "/dev/null", "--aws-sigv4", "aws:amz:eu-west-1:s3", "--user", "AKIDCURL:curl/secret+key",
-                                                             "-H", "x-amz-content-sha256: \(payload)", origin.url("/bucket/some%20key/photo.jpg").absoluteString])
-        #expect(status == 0)
-        let sent = try #require(origin.lastHeaders("/bucket/some%20key/photo.jpg"))
-        let date = try #require(sent["x-amz-date"])
-        let signer = S3Signer(credentials: S3Credentials(accessKeyID: "AKIDCURL", secretAccessKey: "curl/secret+key", region: "eu-west-1"))
-        let signed = signer.sign(method: "GET", path: "/bucket/some%20key/photo.jpg", headers: ["host": sent["host"]!],
-                                 payloadHash: payload, date: try #require(Self.parse(amzDate: date)))
-        // curl puts a space after each comma; the fields are what count.
-        let fields = { (text: String) in text.replacingOccurrences(of: ", ", with: ",") }
-        #expect(fields(try #require(signed["authorization"])) == fields(try #require(sent["authorization"])))
+        try await cleaningUp({ await origin.stop() }) { () async throws in
+            let payload = S3Signer.emptyPayloadHash
+            let (status, _) = try await runTool("/usr/bin/curl", ["-s", "-o", "/dev/null", "--aws-sigv4", "aws:amz:eu-west-1:s3", "--user", "AKIDCURL:curl/secret+key",
+                                                                 "-H", "x-amz-content-sha256: \(payload)", origin.url("/bucket/some%20key/photo.jpg").absoluteString])
+            #expect(status == 0)
+            let sent = try #require(origin.lastHeaders("/bucket/some%20key/photo.jpg"))
+            let date = try #require(sent["x-amz-date"])
+            let signer = S3Signer(credentials: S3Credentials(accessKeyID: "AKIDCURL", secretAccessKey: "curl/secret+key", region: "eu-west-1"))
+            let signed = signer.sign(method: "GET", path: "/bucket/some%20key/photo.jpg", headers: ["host": sent["host"]!],
+                                     payloadHash: payload, date: try #require(Self.parse(amzDate: date)))
+            // curl puts a space after each comma; the fields are what count.
+            let fields = { (text: String) in text.replacingOccurrences(of: ", ", with: ",") }
+            #expect(fields(try #require(signed["authorization"])) == fields(try #require(sent["authorization"])))
+        }
     }
 
     static func parse(amzDate text: String) -> Date? {

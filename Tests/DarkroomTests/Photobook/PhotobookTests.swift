@@ -157,29 +157,30 @@ import TestSupport
         // its answers: the book cannot be done before the test cancels it,
         // however slowly the test's task is scheduled.
         let origin = try await OriginServer.start(serving: Corpus.root)
-        defer { Task { await origin.stop() } }
-        var configuration = ImagePipeline.Configuration()
-        configuration.diskCache = nil
-        configuration.loader.readTimeout = .seconds(600)
-        configuration.loader.totalTimeout = .seconds(600)
-        configuration.loader.retries = 0
-        let pipeline = try ImagePipeline(configuration: configuration)
-        var request = corpusRequest(Corpus.photos)
-        for copy in 1...2 {
-            for photo in Corpus.photos {
-                let path = "/photos/\(photo.lastPathComponent)?copy=\(copy)"
-                origin.set(.delay(.seconds(600)), for: "/photos/\(photo.lastPathComponent)")
-                request.photos.append(.init(name: "\(copy)-\(photo.lastPathComponent)", source: .url(origin.url(path))))
+        try await cleaningUp({ await origin.stop() }) { () async throws in
+            var configuration = ImagePipeline.Configuration()
+            configuration.diskCache = nil
+            configuration.loader.readTimeout = .seconds(600)
+            configuration.loader.totalTimeout = .seconds(600)
+            configuration.loader.retries = 0
+            let pipeline = try ImagePipeline(configuration: configuration)
+            var request = corpusRequest(Corpus.photos)
+            for copy in 1...2 {
+                for photo in Corpus.photos {
+                    let path = "/photos/\(photo.lastPathComponent)?copy=\(copy)"
+                    origin.set(.delay(.seconds(600)), for: "/photos/\(photo.lastPathComponent)")
+                    request.photos.append(.init(name: "\(copy)-\(photo.lastPathComponent)", source: .url(origin.url(path))))
+                }
             }
+            let job = Photobook(pipeline: pipeline).start(request, to: path)
+            for await step in job.progress {
+                if case .writing(let written, _) = step, written >= 3 { job.cancel(); break }
+            }
+            await #expect(throws: DarkroomError.self) { try await job.result }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "no output file, no temporary file")
+            #expect(await eventually { pipeline.filtrationQueue.counts.running == 0 && pipeline.filtrationQueue.counts.waiting == 0 })
+            #expect(pipeline.filtrationQueue.counts.finished < 36, "work stopped")
         }
-        let job = Photobook(pipeline: pipeline).start(request, to: path)
-        for await step in job.progress {
-            if case .writing(let written, _) = step, written >= 3 { job.cancel(); break }
-        }
-        await #expect(throws: DarkroomError.self) { try await job.result }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "no output file, no temporary file")
-        #expect(await eventually { pipeline.filtrationQueue.counts.running == 0 && pipeline.filtrationQueue.counts.waiting == 0 })
-        #expect(pipeline.filtrationQueue.counts.finished < 36, "work stopped")
     }
 
     @Test func aFailingPhotoIsSkippedOrFailsTheBook() async throws {

@@ -14,32 +14,34 @@ import TestSupport
 
     @Test func everySourceIsKeptByDefault() async throws {
         let f = try await PipelineFixture.make()
-        defer { Task { await f.close() } }
-        let request = f.request("/photos/Aqua.jpg")
-        _ = try await f.pipeline.image(for: request)
-        #expect(await onDisk(request.source.cacheKey, in: f.pipeline))
-        #expect(await onDisk(request.processedKey, in: f.pipeline))
+        try await cleaningUp({ await f.close() }) { () async throws in
+            let request = f.request("/photos/Aqua.jpg")
+            _ = try await f.pipeline.image(for: request)
+            #expect(await onDisk(request.source.cacheKey, in: f.pipeline))
+            #expect(await onDisk(request.processedKey, in: f.pipeline))
+        }
     }
 
     @Test func aSourceAskedInOneVersionIsNotWrittenAndASecondVersionKeepsIt() async throws {
         let f = try await PipelineFixture.make { $0.sourceMinUses = 2 }
-        defer { Task { await f.close() } }
-        let first = f.request("/photos/Aqua.jpg")
-        _ = try await f.pipeline.image(for: first)
-        #expect(await !onDisk(first.source.cacheKey, in: f.pipeline), "one version: the source costs no disk write")
-        #expect(await onDisk(first.processedKey, in: f.pipeline), "the result is kept")
+        try await cleaningUp({ await f.close() }) { () async throws in
+            let first = f.request("/photos/Aqua.jpg")
+            _ = try await f.pipeline.image(for: first)
+            #expect(await !onDisk(first.source.cacheKey, in: f.pipeline), "one version: the source costs no disk write")
+            #expect(await onDisk(first.processedKey, in: f.pipeline), "the result is kept")
 
-        // No recent sources in memory here: the second version downloads again, and keeps it.
-        let second = f.request("/photos/Aqua.jpg", [.grayscale])
-        _ = try await f.pipeline.image(for: second)
-        #expect(f.origin.requests("/photos/Aqua.jpg") == 2)
-        #expect(await onDisk(first.source.cacheKey, in: f.pipeline))
+            // No recent sources in memory here: the second version downloads again, and keeps it.
+            let second = f.request("/photos/Aqua.jpg", [.grayscale])
+            _ = try await f.pipeline.image(for: second)
+            #expect(f.origin.requests("/photos/Aqua.jpg") == 2)
+            #expect(await onDisk(first.source.cacheKey, in: f.pipeline))
 
-        // From then on the disk answers, after a restart too.
-        let again = try await f.restarted()
-        _ = try await again.image(for: f.request("/photos/Aqua.jpg", [.resize(Resize(width: 64, height: 64))]))
-        await again.shutdown()
-        #expect(f.origin.requests("/photos/Aqua.jpg") == 2)
+            // From then on the disk answers, after a restart too.
+            let again = try await f.restarted()
+            _ = try await again.image(for: f.request("/photos/Aqua.jpg", [.resize(Resize(width: 64, height: 64))]))
+            await again.shutdown()
+            #expect(f.origin.requests("/photos/Aqua.jpg") == 2)
+        }
     }
 
     @Test func recentSourcesInMemorySpareTheSecondDownload() async throws {
@@ -47,17 +49,18 @@ import TestSupport
             $0.sourceMinUses = 2
             $0.recentSourceBytes = 16 << 20
         }
-        defer { Task { await f.close() } }
-        let first = f.request("/photos/Garden.jpg")
-        _ = try await f.pipeline.image(for: first)
-        #expect(await !onDisk(first.source.cacheKey, in: f.pipeline))
-        _ = try await f.pipeline.image(for: f.request("/photos/Garden.jpg", [.grayscale]))
-        #expect(f.origin.requests("/photos/Garden.jpg") == 1, "the second version came from memory")
-        #expect(await onDisk(first.source.cacheKey, in: f.pipeline), "and the second use kept it on disk")
+        try await cleaningUp({ await f.close() }) { () async throws in
+            let first = f.request("/photos/Garden.jpg")
+            _ = try await f.pipeline.image(for: first)
+            #expect(await !onDisk(first.source.cacheKey, in: f.pipeline))
+            _ = try await f.pipeline.image(for: f.request("/photos/Garden.jpg", [.grayscale]))
+            #expect(f.origin.requests("/photos/Garden.jpg") == 1, "the second version came from memory")
+            #expect(await onDisk(first.source.cacheKey, in: f.pipeline), "and the second use kept it on disk")
 
-        // Memory pressure empties the recent sources with the rest.
-        f.pipeline.handleMemoryPressure()
-        #expect(f.pipeline.recentSources?.statistics.count == 0)
+            // Memory pressure empties the recent sources with the rest.
+            f.pipeline.handleMemoryPressure()
+            #expect(f.pipeline.recentSources?.statistics.count == 0)
+        }
     }
 
     @Test func theUseCounterCountsEachKeyAndForgetsWhenASlotIsTaken() {
