@@ -13,8 +13,8 @@ import Synchronization
 /// let result = try await job.result
 /// ```
 ///
-/// - Pages are prepared on the pipeline's filtration queue at the request's
-///   priority; each is a JPEG of the page's pixel size, embedded in the PDF
+/// - Pages are asked of the pipeline at the request's priority, as any
+///   image is; each is a JPEG of the page's pixel size, embedded in the PDF
 ///   as it is.
 /// - Pages are written as soon as the next one in order is ready, and no
 ///   more are prepared ahead than the window allows, so memory stays bounded
@@ -118,31 +118,32 @@ public struct Photobook: Sendable {
         }
     }
 
-    /// One page: the photo's bytes, then resize and crop to the page on the
-    /// filtration queue.
+    /// One page: the photo resized and cropped to the page, asked of the
+    /// pipeline like any other image, so that it shares its coalescing,
+    /// admission, byte window and caches.
     private func prepare(_ photo: PhotobookRequest.Photo, request: PhotobookRequest, layout: PageLayout) async -> Result<PreparedPage, DarkroomError> {
         do throws(DarkroomError) {
             if Task.isCancelled { throw .cancelled }
-            let data: Data
-            switch photo.source {
-            case .file(let path):
-                do {
-                    data = try await pipeline.io.run { try Data(contentsOf: URL(fileURLWithPath: path)) }
-                } catch {
-                    throw DarkroomError(.invalidOption, "cannot read \(path)", underlying: "\((error as NSError).localizedDescription)")
-                }
-            case .url(let url):
-                data = try await pipeline.originalData(for: .url(url), priority: request.priority).data
-            }
             var operations: [ImageOperation] = [.resize(Resize(width: layout.imageArea.width, height: layout.imageArea.height,
                                                                mode: request.fit == .fit ? .fit : .fill, enlarge: true))]
             if let filter = request.filter { operations.append(filter) }
             let options = ProcessingOptions(operations: operations, output: OutputOptions(format: .jpeg, quality: request.quality),
                                             limits: request.limits)
-            let item = pipeline.filtrationQueue.addBlocking(priority: request.priority) { work throws(DarkroomError) in
-                try ImageProcessor.processBlocking(data, options: options, as: work)
+            let source: ImageSource
+            switch photo.source {
+            case .file(let path):
+                let data: Data
+                do {
+                    data = try await pipeline.io.run { try Data(contentsOf: URL(fileURLWithPath: path)) }
+                } catch {
+                    throw DarkroomError(.invalidOption, "cannot read \(path)", underlying: "\((error as NSError).localizedDescription)")
+                }
+                // Named by its bytes: a file changed since is a new source.
+                source = .data(data, key: "file:" + Hashsum.hex(of: data, .sha256))
+            case .url(let url):
+                source = .url(url)
             }
-            let image = try await item.valueCancellingWithTask()
+            let image = try await pipeline.image(for: ImageRequest(source: source, options: options, priority: request.priority)).image
             return .success(PreparedPage(jpeg: [UInt8](image.data), width: image.width, height: image.height))
         } catch {
             return .failure(error)

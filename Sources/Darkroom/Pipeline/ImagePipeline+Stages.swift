@@ -112,8 +112,11 @@ extension ImagePipeline {
     ) async throws(DarkroomError) -> SourceData {
         switch source {
         case .data(let data, _):
-            guard case .image(let format) = ImageFormat.sniff(data) else {
-                throw DarkroomError(.notAnImage, "the data given is not an image")
+            let format: ImageFormat
+            switch ImageFormat.sniff(data) {
+            case .image(let sniffed): format = sniffed
+            case .empty: throw DarkroomError(.emptyInput, "the data given is empty (0 bytes)")
+            case .notAnImage(let what): throw DarkroomError(.notAnImage, "the data given is not an image: it looks like \(what)")
             }
             let source = SourceData(data: data, format: format)
             onEvent?(.original(source))
