@@ -56,7 +56,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         throw ServerSetupError(error.description)
     }
     let gallery = Gallery(list: list, pipeline: pipeline)
-    let books = BookJobs(folder: (pipeline.diskCache?.configuration.folder ?? FileManager.default.temporaryDirectory)
+    let books = BookJobs(folder: (pipeline.configuration.diskCache?.folder ?? FileManager.default.temporaryDirectory)
                             .appendingPathComponent("books-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"),
                          lifetime: configuration.bookLifetime)
     let connections = ConnectionWatch()

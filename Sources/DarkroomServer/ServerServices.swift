@@ -57,7 +57,7 @@ struct MemoryReturnService: Service {
             var lastCompleted = -1
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
-                let counts = pipeline.filtrationQueue.counts
+                let counts = pipeline.status.processing
                 let completed = counts.finished + counts.failed + counts.cancelled
                 guard counts.running == 0, counts.waiting == 0, completed != lastCompleted else { continue }
                 lastCompleted = completed

@@ -20,12 +20,12 @@ import Synchronization
 /// waiters' highest; it is cancelled when its last waiter leaves.
 public final class ImagePipeline: Sendable {
     public let configuration: Configuration
-    /// The seed's download queue.
-    public let downloadQueue: WorkQueue
-    /// The seed's filtration queue.
-    public let filtrationQueue: WorkQueue
-    public let memoryCache: MemoryCache<String, ImageResponse>
-    public let diskCache: DiskCache?
+    /// The seed's download and filtration queues, and the caches: inside
+    /// the pipeline, read through ``status``.
+    let downloadQueue: WorkQueue
+    let filtrationQueue: WorkQueue
+    let memoryCache: MemoryCache<String, ImageResponse>
+    let diskCache: DiskCache?
     /// The result cache shared with other replicas, if one is configured.
     public let sharedCache: SharedResultCache?
     let loader: any DataLoading
@@ -130,9 +130,6 @@ public final class ImagePipeline: Sendable {
     public func waitForDiskWrites() async {
         await diskWrites.wait()
     }
-
-    /// Source bytes downloaded and not yet processed, now.
-    public var sourceBytesInFlight: Int { sourceBytes.held }
     /// What the memory of recent failures holds, in bytes, and its bound.
     public var failureMemoryBytes: (held: Int, limit: Int) { (failures.bytes, failures.maxBytes) }
 

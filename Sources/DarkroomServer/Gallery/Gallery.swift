@@ -36,12 +36,13 @@ final class Gallery: Sendable {
 
     /// What the status strip shows.
     func status() -> GalleryStatus {
-        let downloads = pipeline.downloadQueue.counts, filtrations = pipeline.filtrationQueue.counts
+        let status = pipeline.status
+        let (downloads, filtrations) = (status.downloads, status.processing)
         return GalleryStatus(
             downloadsRunning: downloads.running, downloadsWaiting: downloads.waiting, downloadsCancelled: downloads.cancelled,
             filtrationsRunning: filtrations.running, filtrationsWaiting: filtrations.waiting, filtrationsCancelled: filtrations.cancelled,
             filtrationsFinished: filtrations.finished,
-            memoryHits: pipeline.memoryCache.statistics.hits, diskHits: pipeline.diskCache?.statisticsSoFar.hits ?? 0,
+            memoryHits: status.memoryCache.hits, diskHits: status.diskCache?.hits ?? 0,
             viewers: viewers.count)
     }
 }

@@ -25,12 +25,13 @@ struct ServerMetrics: Sendable {
     /// size, the memory cache's bytes and entries, and the source bytes
     /// waiting for processing.
     func recordMemory(of pipeline: ImagePipeline) {
-        let cache = pipeline.memoryCache.statistics
+        let status = pipeline.status
+        let cache = status.memoryCache
         Gauge(label: "darkroom_process_resident_memory_bytes", factory: factory).record(Allocator.residentBytes())
         Gauge(label: "darkroom_memory_cache_bytes", factory: factory).record(cache.totalCost)
         Gauge(label: "darkroom_memory_cache_entries", factory: factory).record(cache.count)
-        Gauge(label: "darkroom_memory_cache_limit_bytes", factory: factory).record(pipeline.memoryCache.configuration.costLimit)
-        Gauge(label: "darkroom_source_bytes_in_flight", factory: factory).record(pipeline.sourceBytesInFlight)
+        Gauge(label: "darkroom_memory_cache_limit_bytes", factory: factory).record(status.memoryCacheLimit)
+        Gauge(label: "darkroom_source_bytes_in_flight", factory: factory).record(status.sourceBytesInFlight)
     }
 
     /// Open connections that have asked for image work, and image requests

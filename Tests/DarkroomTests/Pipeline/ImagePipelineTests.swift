@@ -45,6 +45,23 @@ import TestSupport
         }
     }
 
+    /// The queues and caches are read through `status`, the one public
+    /// view of them.
+    @Test func statusGivesTheQueuesAndCachesFigures() async throws {
+        let f = try await PipelineFixture.make()
+        try await cleaningUp({ await f.close() }) { () async throws in
+            _ = try await f.pipeline.image(for: f.request("/photos/Aqua.jpg"))
+            _ = try await f.pipeline.image(for: f.request("/photos/Aqua.jpg"))
+            let status = f.pipeline.status
+            #expect(status.downloads.finished == 1 && status.processing.finished == 1)
+            #expect(status.processing.running == 0 && status.processing.waiting == 0)
+            #expect(status.processingThreads == f.pipeline.configuration.filtrationConcurrency)
+            #expect(status.memoryCache.count == 1 && status.memoryCache.hits == 1)
+            #expect(status.memoryCacheLimit == f.pipeline.configuration.memoryCache.costLimit)
+            #expect(status.diskCache != nil && status.sourceBytesInFlight == 0)
+        }
+    }
+
     @Test func aRestartServesFromDiskWithNoOriginRequest() async throws {
         let f = try await PipelineFixture.make()
         try await cleaningUp({ await f.close() }) { () async throws in
