@@ -22,17 +22,21 @@ import TestSupport
         let folder = try Fixtures.temporaryFolder("darkroom-book-int")
         defer { try? FileManager.default.removeItem(at: folder) }
         let inputs = Array(repeating: Corpus.photos.map(\.path), count: 8).flatMap { $0 }
-        let book = try DarkroomProcess.start(["book"] + inputs + ["-o", folder.appendingPathComponent("big.pdf").path, "--dpi", "300", "--workers", "1"],
+        // A cache of its own, empty: pages are cached like any image, and
+        // pages from a warm cache would finish the book before the interrupt.
+        let cache = folder.appendingPathComponent("cache").path
+        let book = try DarkroomProcess.start(["book"] + inputs + ["-o", folder.appendingPathComponent("big.pdf").path, "--dpi", "300", "--workers", "1",
+                                              "--cache-dir", cache],
                                              log: folder.appendingPathComponent("log.txt"))
         // Interrupted once it is writing: the book's temporary file is there.
         func partial() -> [String] {
-            ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0 != "log.txt" }
+            ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0 != "log.txt" && $0 != "cache" }
         }
         let writing = await eventuallyAsync(300) { !partial().isEmpty }
         #expect(writing, "the book was being written when interrupted")
         let status = await DarkroomProcess.stop(book, signal: SIGINT, seconds: 120)
         #expect(status == 1, "Ctrl-C cancels")
-        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0 != "log.txt" }
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0 != "log.txt" && $0 != "cache" }
         #expect(left.isEmpty, "no partial file: \(left)")
         let log = try String(contentsOf: folder.appendingPathComponent("log.txt"), encoding: .utf8)
         #expect(log.contains("cancelled"), "\(log)")
