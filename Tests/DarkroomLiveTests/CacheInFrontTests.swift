@@ -32,14 +32,12 @@ import TestSupport
         let origin = try await OriginServer.start(serving: Corpus.root)
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
 
-        let ports = [try LoopbackPort.free(), try LoopbackPort.free()]
-        let servers = try ports.enumerated().map { i, port in
-            try DarkroomProcess.start(["serve", "--port", "\(port)", "--cache-dir", folder.appendingPathComponent("cache\(i)").path,
-                                       "--allow-private-networks"], log: folder.appendingPathComponent("server\(i).log"))
+        var servers: [ServingProcess] = []
+        for i in 0..<2 {
+            servers.append(try await ServingProcess.start(["serve", "--cache-dir", folder.appendingPathComponent("cache\(i)").path,
+                                                           "--allow-private-networks"], log: folder.appendingPathComponent("server\(i).log")))
         }
-        for port in ports {
-            #expect(await eventually(60) { LoopbackPort.isListening(port) }, "darkroom serve listens on \(port)")
-        }
+        let ports = servers.map(\.port)
 
         let front = try LoopbackPort.free()
         let configuration = try String(contentsOf: Corpus.packageRoot.appendingPathComponent("docs/nginx.conf"), encoding: .utf8)
@@ -86,7 +84,7 @@ import TestSupport
 
         await DarkroomProcess.stop(proxy, signal: SIGQUIT)
         for server in servers {
-            let status = await DarkroomProcess.stop(server, signal: SIGTERM, seconds: 120)
+            let status = await server.stop(signal: SIGTERM, seconds: 120)
             #expect(status == 0, "SIGTERM shuts the server down gracefully")
         }
         try await client.shutdown()

@@ -29,10 +29,10 @@ import TestSupport
         let folder = try Fixtures.temporaryFolder("darkroom-front-door")
         defer { try? FileManager.default.removeItem(at: folder) }
         let cache = folder.appendingPathComponent("cache")
-        let port = try LoopbackPort.free()
-        let process = try DarkroomProcess.start(["serve", "--port", "\(port)", "--cache-dir", cache.path, "--memory-cache-mb", "16"],
-                                                log: folder.appendingPathComponent("serve.log"))
-        try await cleaningUp({ await DarkroomProcess.stop(process) }) { () async throws in
+        let server = try await ServingProcess.start(["serve", "--cache-dir", cache.path, "--memory-cache-mb", "16"],
+                                                    log: folder.appendingPathComponent("serve.log"))
+        let (process, port) = (server.process, server.port)
+        try await cleaningUp({ await server.stop() }) { () async throws in
             var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
             configuration.connectionPool = .init(idleTimeout: .seconds(4), concurrentHTTP1ConnectionsPerHostSoftLimit: 16)
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)

@@ -110,8 +110,7 @@ import TestSupport
             try HostileHEIF.write(to: heif)
             let heifOrigin = try await OriginServer.start(serving: heif)
             try await cleaningUp({ await heifOrigin.stop() }) { () async throws in
-                let port = try LoopbackPort.free()
-                let arguments = ["serve", "--port", "\(port)", "--cache-dir", folder.appendingPathComponent("cache").path,
+                let arguments = ["serve", "--port", "0", "--cache-dir", folder.appendingPathComponent("cache").path,
                                  "--allow-private-networks",
                                  "--max-request-memory-mb", "\(Self.budgetMiB)", "--memory-cache-mb", "16"]
                 let log = folder.appendingPathComponent("serve.log")
@@ -122,6 +121,7 @@ import TestSupport
                 let server = try tasks.map { try $0.start(DarkroomProcess.binary, arguments, log: log) } ?? DarkroomProcess.start(arguments, log: log)
                 // The cgroup goes once the server has: a cgroup with a task in it stays.
                 try await cleaningUp({ await DarkroomProcess.stop(server); tasks?.remove() }) { () async throws in
+                    let port = try await ServingProcess.listening(server, log: log).port
                     let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
                     try await cleaningUp({ try? await client.shutdown() }) { () async throws in
                         func get(_ path: String) async throws -> (status: UInt, body: Data) {

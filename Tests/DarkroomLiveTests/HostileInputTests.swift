@@ -103,10 +103,10 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let origin = try await OriginServer.start(serving: folder.appendingPathComponent("in"))
         try await cleaningUp({ await origin.stop() }) { () async throws in
-            let port = try LoopbackPort.free()
-            let process = try DarkroomProcess.start(["serve", "--port", "\(port)", "--cache-dir", folder.appendingPathComponent("cache").path,
-                                                     "--allow-private-networks", "--svg-render"], log: folder.appendingPathComponent("serve.log"))
-            try await cleaningUp({ await DarkroomProcess.stop(process) }) { () async throws in
+            let server = try await ServingProcess.start(["serve", "--cache-dir", folder.appendingPathComponent("cache").path,
+                                                         "--allow-private-networks", "--svg-render"], log: folder.appendingPathComponent("serve.log"))
+            let (process, port) = (server.process, server.port)
+            try await cleaningUp({ await server.stop() }) { () async throws in
                 let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
                 try await cleaningUp({ try? await client.shutdown() }) { () async throws in
                     func get(_ path: String) async throws -> (status: UInt, body: Data) {

@@ -16,10 +16,9 @@ import TestSupport
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("darkroom-imgproxy-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let port = try LoopbackPort.free()
             let log = folder.appendingPathComponent("serve.log")
             let environment = [
-                "IMGPROXY_BIND": "127.0.0.1:\(port)", "IMGPROXY_KEY": "736563726574", "IMGPROXY_SALT": "68656C6C6F",
+                "IMGPROXY_BIND": "127.0.0.1:0", "IMGPROXY_KEY": "736563726574", "IMGPROXY_SALT": "68656C6C6F",
                 "IMGPROXY_PRESETS": "thumb=rs:fill:120:80/g:no", "IMGPROXY_QUALITY": "40",
                 "IMGPROXY_ALLOWED_SOURCES": origin.url("/").absoluteString, "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
                 "IMGPROXY_USE_S3": "true",
@@ -27,6 +26,7 @@ import TestSupport
             let process = try DarkroomProcess.start(["serve", "--cache-dir", folder.appendingPathComponent("cache").path], log: log,
                                                     environment: environment)
             try await cleaningUp({ await DarkroomProcess.stop(process) }) { () async throws in
+                let port = try await ServingProcess.listening(process, log: log).port
                 let client = HTTPClient(eventLoopGroupProvider: .singleton)
                 try await cleaningUp({ try? await client.shutdown() }) { () async throws in
                     let server = StartingServer(client: client, port: port)
@@ -64,10 +64,9 @@ extension ImgproxyDeploymentTests {
         try await cleaningUp({ await origin.stop() }) { () async throws in
             let folder = try Fixtures.temporaryFolder("darkroom-imgproxy-dropin")
             defer { try? FileManager.default.removeItem(at: folder) }
-            let port = try LoopbackPort.free()
             let log = folder.appendingPathComponent("serve.log")
             let environment = [
-                "IMGPROXY_BIND": "127.0.0.1:\(port)", "IMGPROXY_PATH_PREFIX": "/images", "IMGPROXY_ENABLE_CLIENT_HINTS": "true",
+                "IMGPROXY_BIND": "127.0.0.1:0", "IMGPROXY_PATH_PREFIX": "/images", "IMGPROXY_ENABLE_CLIENT_HINTS": "true",
                 "IMGPROXY_USE_LAST_MODIFIED": "true", "IMGPROXY_CACHE_CONTROL_PASSTHROUGH": "true", "IMGPROXY_TTL": "600",
                 "IMGPROXY_PNG_INTERLACED": "true", "IMGPROXY_PNG_QUANTIZE": "true", "IMGPROXY_PNG_QUANTIZATION_COLORS": "16",
                 "IMGPROXY_WEBP_EFFORT": "5", "IMGPROXY_WEBP_COMPRESSION": "lossy", "IMGPROXY_WEBP_SMART_SUBSAMPLE": "true",
@@ -80,6 +79,7 @@ extension ImgproxyDeploymentTests {
             let process = try DarkroomProcess.start(["serve", "--cache-dir", folder.appendingPathComponent("cache").path], log: log,
                                                     environment: environment)
             try await cleaningUp({ await DarkroomProcess.stop(process) }) { () async throws in
+                let port = try await ServingProcess.listening(process, log: log).port
                 let client = HTTPClient(eventLoopGroupProvider: .singleton)
                 try await cleaningUp({ try? await client.shutdown() }) { () async throws in
                     var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/images/_/w:50/plain/\(origin.url("/landscape.jpg").absoluteString)@png")

@@ -152,10 +152,11 @@ struct KillTests {
 
         static func start(cache: URL, client: HTTPClient) async throws -> Server {
             try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
-            let port = try LoopbackPort.free()
-            let process = try DarkroomProcess.start(["serve", "--port", "\(port)", "--cache-dir", cache.path,
-                                                     "--allow-private-networks", "--memory-cache-mb", "16"],
-                                                    log: cache.appendingPathComponent("serve-\(port).log"))
+            // A log of its own per start: the port is read from it.
+            let log = cache.appendingPathComponent("serve-\(UInt32.random(in: 0...UInt32.max)).log")
+            let process = try DarkroomProcess.start(["serve", "--port", "0", "--cache-dir", cache.path,
+                                                     "--allow-private-networks", "--memory-cache-mb", "16"], log: log)
+            let port = try await ServingProcess.listening(process, log: log, seconds: 60).port
             let server = Server(port: port, process: process, client: client)
             let deadline = ContinuousClock.now + .seconds(60)
             while ContinuousClock.now < deadline, process.isRunning {

@@ -48,8 +48,7 @@ import TestSupport
         try await cleaningUp({ await hostileOrigin.stop(); await photoOrigin.stop() }) { () async throws in
             try #require(!Corpus.photos.isEmpty, "the corpus is missing: \(Corpus.photosFolder.path)")
 
-            let port = try LoopbackPort.free()
-            let arguments = ["serve", "--port", "\(port)", "--cache-dir", folder.appendingPathComponent("cache").path,
+            let arguments = ["serve", "--port", "0", "--cache-dir", folder.appendingPathComponent("cache").path,
                              "--allow-private-networks", "--max-processing-seconds", "\(Self.seconds)"]
             let log = folder.appendingPathComponent("serve.log")
             // A cgroup the kernel enforces, where this machine lets the test
@@ -58,6 +57,7 @@ import TestSupport
             defer { cgroup?.remove() }
             let server = try cgroup.map { try $0.start(DarkroomProcess.binary, arguments, log: log) }
                 ?? DarkroomProcess.start(arguments, log: log)
+            let port = try await ServingProcess.listening(server, log: log).port
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
             let get: @Sendable (String) async throws -> UInt = { path in
                 let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(600))

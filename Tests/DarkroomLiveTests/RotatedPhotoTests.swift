@@ -132,11 +132,11 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let origin = try await OriginServer.start(serving: folder)
         try await cleaningUp({ await origin.stop() }) { () async throws in
-            let port = try LoopbackPort.free()
             let log = folder.appendingPathComponent("serve.log")
-            let process = try DarkroomProcess.start(["serve", "--port", "\(port)", "--cache-dir", folder.appendingPathComponent("cache").path,
-                                                     "--allow-private-networks"], log: log)
-            try await cleaningUp({ await DarkroomProcess.stop(process) }) { () async throws in
+            let served = try await ServingProcess.start(["serve", "--cache-dir", folder.appendingPathComponent("cache").path,
+                                                         "--allow-private-networks"], log: log)
+            let port = served.port
+            try await cleaningUp({ await served.stop() }) { () async throws in
                 let client = HTTPClient(eventLoopGroupProvider: .singleton)
                 try await cleaningUp({ try? await client.shutdown() }) { () async throws in
                     let server = StartingServer(client: client, port: port)

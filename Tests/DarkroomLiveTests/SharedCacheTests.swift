@@ -19,16 +19,22 @@ struct SharedCacheTests {
         let client: HTTPClient
 
         static func start(store: SeaweedFS, name: String, extra: [String] = [], storeTimeout: Int = Replica.storeTimeout) async throws -> Replica {
-            let port = try LoopbackPort.free()
             let cache = try Fixtures.temporaryFolder("replica-\(name)")
+            let log = cache.appendingPathComponent("serve.log")
             let process = try startProcess([
-                "serve", "--port", "\(port)", "--cache-dir", cache.path, "--allow-private-networks", "--memory-cache-mb", "16",
+                "serve", "--port", "0", "--cache-dir", cache.path, "--allow-private-networks", "--memory-cache-mb", "16",
                 "--result-cache", "s3://darkroom/cache", "--s3-endpoint", store.endpoint.absoluteString,
                 // Reads from the store wait for it longer than a busy machine
                 // makes them take: a replica that processes instead of
                 // finding what another stored does so for the test's reason.
                 "--result-cache-timeout", "\(storeTimeout)",
-            ] + extra, log: cache.appendingPathComponent("serve.log"))
+            ] + extra, log: log)
+            let port: Int
+            do {
+                port = try await ServingProcess.listening(process, log: log).port
+            } catch {
+                throw ReplicaError(description: "replica \(name): \(error)")
+            }
             let replica = Replica(port: port, process: process)
             let deadline = ContinuousClock.now + .seconds(120)
             while ContinuousClock.now < deadline {
@@ -37,8 +43,8 @@ struct SharedCacheTests {
                 try await Task.sleep(for: .milliseconds(50))
             }
             await replica.stop()
-            let log = (try? String(contentsOf: cache.appendingPathComponent("serve.log"), encoding: .utf8)) ?? ""
-            throw ReplicaError(description: "replica \(name) did not start: \(log.suffix(1500))")
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            throw ReplicaError(description: "replica \(name) did not start: \(text.suffix(1500))")
         }
 
         private static func startProcess(_ arguments: [String], log: URL) throws -> Process {

@@ -32,14 +32,14 @@ struct SoakTests {
             origin.set(.delay(.seconds(300)), for: "/photos/Wood.jpg")
             let folder = try Fixtures.temporaryFolder("darkroom-soak")
             defer { try? FileManager.default.removeItem(at: folder) }
-            let port = try LoopbackPort.free()
-            let process = try DarkroomProcess.start(["serve", "--port", "\(port)", "--cache-dir", folder.path, "--allow-private-networks",
+            let process = try DarkroomProcess.start(["serve", "--port", "0", "--cache-dir", folder.path, "--allow-private-networks",
                                                      "--memory-cache-mb", "16", "--download-timeout", "120",
                                                      // Limits no request here reaches on a busy machine: the
                                                      // test is about what is left behind, not about speed.
                                                      "--max-processing-seconds", "600"],
                                                     log: folder.appendingPathComponent("serve.log"))
             try await cleaningUp({ await DarkroomProcess.stop(process) }) { () async throws in
+                let port = try await ServingProcess.listening(process, log: folder.appendingPathComponent("serve.log")).port
                 let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
                 try await cleaningUp({ try? await client.shutdown() }) { () async throws in
                     let base = "http://127.0.0.1:\(port)"

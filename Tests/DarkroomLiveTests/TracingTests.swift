@@ -26,16 +26,16 @@ import TestSupport
 
                 let folder = try Fixtures.temporaryFolder("tracing-serve")
                 defer { try? FileManager.default.removeItem(at: folder) }
-                let port = try LoopbackPort.free()
                 let log = folder.appendingPathComponent("serve.log")
                 let process = try DarkroomProcess.start(
-                    ["serve", "--port", "\(port)", "--cache-dir", folder.appendingPathComponent("cache").path, "--allow-private-networks",
+                    ["serve", "--port", "0", "--cache-dir", folder.appendingPathComponent("cache").path, "--allow-private-networks",
                      "--s3-sources", "shelf", "--s3-endpoint", origin.url("/").absoluteString],
                     log: log,
                     environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint, "OTEL_SERVICE_NAME": "darkroom-traced",
                                   "OTEL_BSP_SCHEDULE_DELAY": "100", "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test-secret",
                                   "AWS_REGION": "us-east-1"])
                 try await cleaningUp({ await DarkroomProcess.stop(process) }) { () async throws in
+                    let port = try await ServingProcess.listening(process, log: log).port
                     let client = HTTPClient(eventLoopGroupProvider: .singleton)
                     try await cleaningUp({ try? await client.shutdown() }) { () async throws in
                         let server = StartingServer(client: client, port: port)
