@@ -178,11 +178,7 @@ extension ProcessingRun {
         let (width, height) = (side(crop.width, of: upright.width), side(crop.height, of: upright.height))
         let (w, h) = (Double(upright.width), Double(upright.height))
         if crop.gravity.kind == .objects {
-            let classes = crop.gravity.objectClasses
-            guard classes.isValid else {
-                throw .invalidOption("object classes '\(classes.identifier)': at most \(ObjectClasses.maxEntries) names of letters, digits, _ and -, with weights above 0")
-            }
-            let weighted = classes.weight(of: DetectedObject.classNames[0]).map { weight in
+            let weighted = try faceWeight(in: crop.gravity.objectClasses).map { weight in
                 faces.map { ObjectFocus.Weighted(object: $0.scaled(horizontal: w, vertical: h), weight: weight) }
             } ?? []
             let focus = ObjectFocus(objects: weighted, mode: options.objectDetection.gravityMode, position: position)

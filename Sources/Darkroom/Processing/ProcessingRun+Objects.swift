@@ -13,6 +13,15 @@ extension ProcessingRun {
         return try computingPixels(of: image) { () throws(VipsError) in try image.inMemory() }
     }
 
+    /// The weight `classes` gives faces, or nil where it names none: faces
+    /// are all the detector knows, so such a list finds nothing.
+    func faceWeight(in classes: ObjectClasses) throws(DarkroomError) -> Double? {
+        guard classes.isValid else {
+            throw .invalidOption("object classes '\(classes.identifier)': at most \(ObjectClasses.maxEntries) names of letters, digits, _ and -, with weights above 0")
+        }
+        return classes.weight(of: DetectedObject.classNames[0])
+    }
+
     /// The objects of `classes` in `image` (in memory), in its pixels, each
     /// with its weight, the surest first.
     func objects(in image: VImage, classes: ObjectClasses) throws(DarkroomError) -> [ObjectFocus.Weighted] {
@@ -20,11 +29,7 @@ extension ProcessingRun {
         guard detection.isValid else {
             throw .invalidOption("object detection at \(detection.side) px with confidence \(detection.confidenceThreshold): the size is \(ObjectDetection.sides.lowerBound) to \(ObjectDetection.sides.upperBound), the confidence from 0 to below 1")
         }
-        guard classes.isValid else {
-            throw .invalidOption("object classes '\(classes.identifier)': at most \(ObjectClasses.maxEntries) names of letters, digits, _ and -, with weights above 0")
-        }
-        // Faces are all the detector knows: a list without them finds nothing.
-        guard let weight = classes.weight(of: DetectedObject.classNames[0]) else { return [] }
+        guard let weight = try faceWeight(in: classes) else { return [] }
         try killSwitch.check()
         // The grey copy and the detector's feature pyramid.
         try reserveMemory(MemoryCost.product(detection.side, detection.side, 8), for: "looking for faces at \(detection.side) pixels")
