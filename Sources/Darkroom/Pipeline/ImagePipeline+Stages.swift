@@ -21,18 +21,21 @@ extension ImagePipeline {
         let found = await lookOnDisk(result: key, source: request.source)
         if let hit = await storedResult(key, onDisk: found.result) { return hit }
         if Task.isCancelled { throw .cancelled }
-        if request.admission == .unlessOverloaded, filtrationQueue.counts.waiting >= configuration.maxWaitingProcessing {
-            throw DarkroomError(.overloaded, "the server is busy: too much image work is waiting; try again shortly")
+        // Admission is each waiter's: those that may be refused are, and
+        // the work goes on if one that must be served is waiting for it.
+        if filtrationQueue.counts.waiting >= configuration.maxWaitingProcessing {
+            try context.refuseWhereAllowed(DarkroomError(.overloaded, "the server is busy: too much image work is waiting; try again shortly"))
         }
 
         let source = try await sourceData(for: request.source, priority: context.priority, onEvent: { context.publish($0) },
                                           followPriority: { listener in context.followPriority(listener) }, onDisk: found.source)
         if Task.isCancelled { throw .cancelled }
         // Held until this run ends, so downloads wait while too many bytes
-        // are waiting for a processing thread.
-        let held = source.data.count
-        sourceBytes.hold(held)
-        defer { sourceBytes.release(held) }
+        // are waiting for a processing thread; a source made in several
+        // versions at once counts once.
+        let sourceKey = request.source.cacheKey
+        sourceBytes.hold(sourceKey, bytes: source.data.count)
+        defer { sourceBytes.release(sourceKey) }
 
         let started = ContinuousClock.now
         let options = request.options
@@ -157,8 +160,7 @@ extension ImagePipeline {
         if shared, let failure = failures.recentFailure(for: url) {
             throw failure
         }
-        let failureRead: DiskCacheEntry?? = if let onDisk { .some(onDisk.failure) } else { .none }
-        if shared, let failure = await rememberedFailure(for: url, read: failureRead) {
+        if shared, let failure = await rememberedFailure(for: url, read: onDisk.map(\.failure)) {
             throw failure
         }
         if let recent = recentSources?.value(for: key) {
@@ -169,7 +171,7 @@ extension ImagePipeline {
             context.publish(.original(recent))
             return recent
         }
-        let cached = if let onDisk { onDisk.entry } else { await readDisk(key) }
+        let cached = await readDisk(key, alreadyRead: onDisk.map(\.entry))
         if let cached, let source = SourceData(diskEntry: cached),
            Date().timeIntervalSince(cached.storedAt) < configuration.sourceFreshness.seconds {
             metrics.cache(.sourceDisk, hit: true)
@@ -189,16 +191,19 @@ extension ImagePipeline {
         let loader = self.loader
         let metrics = self.metrics
         let started = ContinuousClock.now
-        let gate = sourceBytes
         // The runner that takes the item is not this task: it is handed the
         // fetch's context, so the download's span (and the traceparent the
         // origin is sent) belong to this request.
         let trace = Traces.current
         let waiting = startSpan("darkroom.queue.download", context: trace)
         defer { waiting.end() }
+        // Room in the source bytes window first, holding no download slot
+        // while it waits; the window lets the next in once this one ends.
+        await sourceBytes.waitForRoom()
+        defer { sourceBytes.downloadEnded() }
+        if Task.isCancelled { throw .cancelled }
         let item = downloadQueue.add(priority: context.priority) { work in
             try work.checkCancellation()
-            await gate.waitForRoom()
             waiting.end()
             try work.checkCancellation()
             return try await Traces.span("darkroom.download", under: trace) { span throws(DarkroomError) in
@@ -268,8 +273,7 @@ extension ImagePipeline {
     /// already.
     func rememberedFailure(for url: URL, read: DiskCacheEntry?? = nil) async -> DarkroomError? {
         guard failures.isEnabled, configuration.keepsFailuresOnDisk else { return nil }
-        let stored = if let read { read } else { await readDisk("failure:\(url.absoluteString)") }
-        guard let entry = stored,
+        guard let entry = await readDisk("failure:\(url.absoluteString)", alreadyRead: read),
               let until = entry.metadata["until"].flatMap(Double.init).map(Date.init(timeIntervalSince1970:)),
               let kind = entry.metadata["kind"].flatMap(DarkroomError.Kind.init(named:)), let reason = entry.metadata["reason"]
         else { return nil }
@@ -279,7 +283,10 @@ extension ImagePipeline {
         return failures.recentFailure(for: url)
     }
 
-    func readDisk(_ key: String) async -> DiskCacheEntry? {
+    /// `key`'s disk entry: `alreadyRead` where it was read already (in
+    /// ``lookOnDisk(result:source:)``'s one trip), else read now.
+    func readDisk(_ key: String, alreadyRead: DiskCacheEntry?? = nil) async -> DiskCacheEntry? {
+        if let alreadyRead { return alreadyRead }
         guard let diskCache else { return nil }
         return try? await io.run { diskCache.entry(for: key) }
     }

@@ -18,11 +18,15 @@ extension ImagePipeline {
         /// Source bytes held for processing runs (see
         /// ``Configuration/maxSourceBytesInFlight``).
         public var sourceBytesInFlight: Int
+        /// Downloads waiting for room under that bound (not yet in the
+        /// download queue).
+        public var downloadsWaitingForRoom: Int
     }
 
     public var status: Status {
         Status(downloads: downloadQueue.counts, processing: filtrationQueue.counts, processingThreads: filtrationQueue.maxConcurrent,
                memoryCache: memoryCache.statistics, memoryCacheLimit: memoryCache.configuration.costLimit,
-               diskCache: diskCache?.statisticsSoFar, sourceBytesInFlight: sourceBytes.held)
+               diskCache: diskCache?.statisticsSoFar, sourceBytesInFlight: sourceBytes.held,
+               downloadsWaitingForRoom: sourceBytes.waiters)
     }
 }

@@ -178,8 +178,7 @@ public final class ImagePipeline: Sendable {
     /// The disk cache's answer for a processed key (read now or, given
     /// `read`, already), counted, and kept in memory for next time.
     func diskHit(_ key: String, read: DiskCacheEntry?? = nil) async -> ImageResponse? {
-        let entry = if let read { read } else { await readDisk(key) }
-        guard let stored = entry, var response = ImageResponse(diskEntry: stored, key: key) else { return nil }
+        guard let stored = await readDisk(key, alreadyRead: read), var response = ImageResponse(diskEntry: stored, key: key) else { return nil }
         metrics.cache(.disk, hit: true)
         memoryCache.store(response, for: key, cost: response.image.memoryCost)
         response.cacheType = .disk
@@ -219,7 +218,8 @@ public final class ImagePipeline: Sendable {
             if let hit = await storedResult(key) { return hit }
             throw DarkroomError(.notCached, "no cache has this image")
         }
-        let coalesced = processJobs.join(key, waiter: id, priority: request.priority, onEvent: onEvent) { context throws(DarkroomError) in
+        let coalesced = processJobs.join(key, waiter: id, priority: request.priority, refusable: request.admission == .unlessOverloaded,
+                                         onEvent: onEvent) { context throws(DarkroomError) in
             try await self.process(request, key: key, context: context)
         }
         if coalesced { metrics.coalesced(stage: .process) }

@@ -14,15 +14,17 @@ final class JobRegistry<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Adds waiter `id` to the job for `key`, or makes the job and starts
     /// `work` for it. Returns whether an existing job was joined (coalesced).
-    /// The waiter then calls ``value(for:)``.
+    /// The waiter then calls ``value(for:)``. A `refusable` waiter may be
+    /// refused when the work reaches ``JobContext/refuseWhereAllowed(_:)``.
     func join(
         _ key: Key,
         waiter id: UInt64,
         priority: WorkPriority,
+        refusable: Bool = false,
         onEvent: (@Sendable (PipelineEvent) -> Void)?,
         work: @escaping Work
     ) -> Bool {
-        switch table.withLock({ $0.join(key, waiter: id, priority: priority, onEvent: onEvent) }) {
+        switch table.withLock({ $0.join(key, waiter: id, priority: priority, refusable: refusable, onEvent: onEvent) }) {
         case .joined(_, let change):
             change?.tell()
             return true
@@ -94,6 +96,13 @@ final class JobRegistry<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         table.withLock { $0.priority(of: job) } ?? .normal
     }
 
+    fileprivate func refuse(_ job: UInt64, with error: DarkroomError) throws(DarkroomError) {
+        let refusal = table.withLock { $0.refuse(job, with: error) }
+        for continuation in refusal.refused { continuation.resume(throwing: error) }
+        refusal.change?.tell()
+        guard refusal.goesOn else { throw error }
+    }
+
     fileprivate func publish(_ event: PipelineEvent, from job: UInt64) {
         for handler in table.withLock({ $0.eventHandlers(of: job) }) { handler(event) }
     }
@@ -112,4 +121,10 @@ struct JobContext<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     var priority: WorkPriority { registry.priority(of: job) }
 
     func publish(_ event: PipelineEvent) { registry.publish(event, from: job) }
+
+    /// Refuses, with `error`, the job's waiters that may be refused; throws
+    /// it when no waiter that must be served is left.
+    func refuseWhereAllowed(_ error: DarkroomError) throws(DarkroomError) {
+        try registry.refuse(job, with: error)
+    }
 }

@@ -1,6 +1,9 @@
 /// The rules of coalesced work, as a plain value: one job per key for
 /// everyone who asks, a job's priority is its waiters' highest, the last
-/// waiter leaving abandons the job, and a job's result reaches every waiter.
+/// waiter leaving abandons the job, a job's result reaches every waiter,
+/// and admission is each waiter's own: when a job would add work to an
+/// overloaded machine, the waiters that may be refused are, and the job
+/// goes on for those that must be served.
 ///
 /// It does nothing itself. Each mutating method changes the table and
 /// returns what the caller must do once it has let go of its lock: resume
@@ -28,6 +31,9 @@ struct JobTable<Key: Hashable, Value, Continuation> {
         let job: JobID
         var priority: WorkPriority
         var state: WaiterState
+        /// Whether it may be refused when the machine is overloaded
+        /// (``ImageRequest/Admission/unlessOverloaded``).
+        let refusable: Bool
         let onEvent: EventHandler?
 
         /// Whether it still counts towards the job: its priority, and
@@ -75,15 +81,25 @@ struct JobTable<Key: Hashable, Value, Continuation> {
         case abandoned(Continuation?, Task<Void, Never>?)
     }
 
+    /// What ``refuse(_:with:)`` left to do.
+    struct Refusal {
+        /// Waiting continuations to resume with the refusal.
+        var refused: [Continuation] = []
+        /// Whether a waiter that must be served is left; if not, the job
+        /// is over and its work ends with the refusal.
+        var goesOn = false
+        var change: PriorityChange?
+    }
+
     private(set) var jobs: [JobID: Job] = [:]
     private var jobsByKey: [Key: JobID] = [:]
     private(set) var waiters: [WaiterID: Waiter] = [:]
     private var nextJob: JobID = 1
 
     /// Adds waiter `id` to the job for `key`, making the job if there is none.
-    mutating func join(_ key: Key, waiter id: WaiterID, priority: WorkPriority, onEvent: EventHandler?) -> JoinAction {
+    mutating func join(_ key: Key, waiter id: WaiterID, priority: WorkPriority, refusable: Bool = false, onEvent: EventHandler?) -> JoinAction {
         if let existing = jobsByKey[key] {
-            waiters[id] = Waiter(job: existing, priority: priority, state: .joined, onEvent: onEvent)
+            waiters[id] = Waiter(job: existing, priority: priority, state: .joined, refusable: refusable, onEvent: onEvent)
             jobs[existing]?.waiters.insert(id)
             return .joined(existing, recomputePriority(existing))
         }
@@ -91,8 +107,35 @@ struct JobTable<Key: Hashable, Value, Continuation> {
         nextJob += 1
         jobs[job] = Job(key: key, priority: priority, waiters: [id])
         jobsByKey[key] = job
-        waiters[id] = Waiter(job: job, priority: priority, state: .joined, onEvent: onEvent)
+        waiters[id] = Waiter(job: job, priority: priority, state: .joined, refusable: refusable, onEvent: onEvent)
         return .start(job)
+    }
+
+    /// The job is about to add work to an overloaded machine: each present
+    /// waiter that may be refused leaves with `error` (now if it waits,
+    /// when it begins to wait otherwise); the others keep the job going.
+    /// Asked at the point where the work would start, so a waiter that
+    /// joins a job already past it is never refused.
+    mutating func refuse(_ job: JobID, with error: DarkroomError) -> Refusal {
+        guard let current = jobs[job] else { return Refusal() }
+        var refusal = Refusal()
+        for id in current.waiters {
+            guard let waiter = waiters[id], waiter.isPresent, waiter.refusable else { continue }
+            jobs[job]?.waiters.remove(id)
+            if case .waiting(let continuation) = waiter.state {
+                refusal.refused.append(continuation)
+                waiters[id] = nil
+            } else {
+                waiters[id]?.state = .ended(.failure(error))
+            }
+        }
+        refusal.goesOn = jobs[job]?.waiters.contains { waiters[$0]?.isPresent == true } ?? false
+        if refusal.goesOn {
+            refusal.change = recomputePriority(job)
+        } else {
+            remove(job)
+        }
+        return refusal
     }
 
     /// The task running a job's work. Returns it back when the job has

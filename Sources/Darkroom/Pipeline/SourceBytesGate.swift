@@ -1,60 +1,51 @@
 import Synchronization
 
-/// Bounds the source bytes that are downloaded but not yet processed.
+/// Bounds the source bytes that are downloaded but not yet processed, so a
+/// list of 100,000 rows holds a window of sources, not every source at
+/// once. A single source larger than the limit still runs, alone.
 ///
-/// A download waits to start while the bytes held are at or over the limit;
-/// a processing run holds its source's bytes from the moment they arrive
-/// until it ends. So a list of 100,000 rows holds a window of sources, not
-/// every source at once. A single source larger than the limit still runs,
-/// alone.
+/// The rules are ``SourceBytesWindow``'s; this class holds one behind a
+/// lock and resumes the waiters it lets in after letting go of it.
 final class SourceBytesGate: Sendable {
-    private struct State {
-        var held = 0
-        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-        var nextWaiter: UInt64 = 0
-    }
-
-    let limit: Int
-    private let state = Mutex(State())
+    private let window: Mutex<SourceBytesWindow<CheckedContinuation<Void, Never>>>
+    private let nextWaiter = Atomic<UInt64>(0)
 
     init(limit: Int) {
-        self.limit = limit
+        window = Mutex(SourceBytesWindow(limit: limit))
     }
 
-    var held: Int { state.withLock { $0.held } }
+    var held: Int { window.withLock { $0.held } }
+    var waiters: Int { window.withLock { $0.waiters } }
 
-    /// Returns once the bytes held are under the limit, or the task is cancelled.
+    /// Returns once a download may start, or the task is cancelled. The
+    /// caller calls ``downloadEnded()`` when its download ends, whatever
+    /// its outcome.
     func waitForRoom() async {
-        if state.withLock({ $0.held < limit }) { return }
-        let id = state.withLock { s in
-            s.nextWaiter += 1
-            return s.nextWaiter
-        }
+        let id = nextWaiter.wrappingAdd(1, ordering: .relaxed).newValue
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { s in
-                    if s.held < limit || Task.isCancelled { return true }
-                    s.waiters[id] = continuation
-                    return false
+                if window.withLock({ $0.ask(id, continuation: continuation) }) {
+                    continuation.resume()
+                } else if Task.isCancelled {
+                    // Cancelled before the handler could see the waiter.
+                    window.withLock { $0.cancel(id) }?.resume()
                 }
-                if resumeNow { continuation.resume() }
             }
         } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+            window.withLock { $0.cancel(id) }?.resume()
         }
     }
 
-    func hold(_ bytes: Int) {
-        state.withLock { $0.held += bytes }
+    func downloadEnded() {
+        for waiter in window.withLock({ $0.downloadEnded() }) { waiter.resume() }
     }
 
-    func release(_ bytes: Int) {
-        let ready: [CheckedContinuation<Void, Never>] = state.withLock { s in
-            s.held = max(0, s.held - bytes)
-            guard s.held < limit else { return [] }
-            defer { s.waiters.removeAll() }
-            return Array(s.waiters.values)
-        }
-        for continuation in ready { continuation.resume() }
+    /// A processing run holds its source (counted once per key).
+    func hold(_ key: String, bytes: Int) {
+        window.withLock { $0.hold(key, bytes: bytes) }
+    }
+
+    func release(_ key: String) {
+        for waiter in window.withLock({ $0.release(key) }) { waiter.resume() }
     }
 }

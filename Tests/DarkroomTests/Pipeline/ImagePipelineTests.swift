@@ -366,4 +366,71 @@ import TestSupport
             #expect(try await waiting.response.image.width == 300)
         }
     }
+
+    /// The byte window counts a source once however many versions of it
+    /// are being made, and a download waiting for room waits outside the
+    /// download queue, holding no slot of it.
+    @Test func theByteWindowCountsASourceOnceAndItsWaitersHoldNoDownloadSlot() async throws {
+        let f = try await PipelineFixture.make { $0.maxSourceBytesInFlight = 1; $0.downloadConcurrency = 1 }
+        try await cleaningUp({ await f.close() }) { () async throws in
+            let wood = try Data(contentsOf: Corpus.photosFolder.appendingPathComponent("Wood.jpg")).count
+            f.pipeline.filtrationQueue.suspend()
+            let small = f.pipeline.imageTask(for: f.request("/photos/Wood.jpg"))
+            #expect(await eventually { f.pipeline.status.processing.waiting == 1 })
+            // The second version reads the source from the disk, not past the full window.
+            await f.pipeline.waitForDiskWrites()
+            let other = f.request("/photos/Wood.jpg", [.resize(Resize(width: 120, height: 120))])
+            let smaller = f.pipeline.imageTask(for: other)
+            #expect(await eventually { f.pipeline.status.processing.waiting == 2 })
+            #expect(f.pipeline.status.sourceBytesInFlight == wood, "two versions of one source hold its bytes once")
+
+            let next = f.pipeline.imageTask(for: f.request("/photos/Garden.jpg"))
+            #expect(await eventually { f.pipeline.status.downloadsWaitingForRoom == 1 })
+            let status = f.pipeline.status
+            #expect(status.downloads.running == 0 && status.downloads.waiting == 0, "no download slot is held: \(status.downloads)")
+            #expect(f.origin.requests("/photos/Garden.jpg") == 0)
+
+            f.pipeline.filtrationQueue.resume()
+            #expect(try await small.response.image.width == 300)
+            #expect(try await smaller.response.image.width == 120)
+            #expect(try await next.response.image.width == 300)
+            #expect(f.pipeline.status.sourceBytesInFlight == 0 && f.pipeline.status.downloadsWaitingForRoom == 0)
+        }
+    }
+
+    /// Two requests for one image, one that may be refused and one that
+    /// must be served, joined before their job looks at the load: the
+    /// first gets its 429, the second its image.
+    @Test func aRequestThatMustBeServedIsNotRefusedWithTheJobItJoined() async throws {
+        let f = try await PipelineFixture.make { $0.maxWaitingProcessing = 1 }
+        try await cleaningUp({ await f.close() }) { () async throws in
+            f.pipeline.filtrationQueue.suspend()
+            let waiting = f.pipeline.imageTask(for: f.request("/photos/Wood.jpg"))
+            #expect(await eventually { f.pipeline.filtrationQueue.counts.waiting == 1 })
+
+            // The I/O threads held, so the job waits at its disk lookup,
+            // before the admission point, while both join it.
+            let held = DispatchSemaphore(value: 0)
+            let holding = Log()
+            let io = f.pipeline.io
+            let holders = (0..<2).map { _ in
+                Task { try await io.run { holding.append("held"); held.wait() } }
+            }
+            #expect(await eventually { holding.all.count == 2 })
+            var refusable = f.request("/photos/Garden.jpg")
+            refusable.admission = .unlessOverloaded
+            let refused = f.pipeline.imageTask(for: refusable)
+            let served = f.pipeline.imageTask(for: f.request("/photos/Garden.jpg"))
+            #expect(await eventually { f.pipeline.processJobs.waiterCount == 3 })
+            held.signal()
+            held.signal()
+            for holder in holders { try await holder.value }
+
+            let error = await #expect(throws: DarkroomError.self) { try await refused.response }
+            #expect(error?.kind == .overloaded)
+            f.pipeline.filtrationQueue.resume()
+            #expect(try await served.response.image.width == 300)
+            #expect(try await waiting.response.image.width == 300)
+        }
+    }
 }

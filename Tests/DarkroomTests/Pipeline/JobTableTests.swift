@@ -107,6 +107,41 @@ import Testing
         #expect(table.finish(job, with: .failure(failure)) == ["one"])
         #expect(table.wait(2, continuation: "two") == .failure(failure))
     }
+
+    /// A request that must be served and joins a job started by one that
+    /// may be refused is not refused with it: admission is per waiter.
+    @Test func admissionIsEachWaitersOwn() throws {
+        var table = Table()
+        let overloaded = DarkroomError(.overloaded, "busy")
+        let job = try #require(startedJob(table.join("a", waiter: 1, priority: .high, refusable: true, onEvent: nil)))
+        _ = table.join("a", waiter: 2, priority: .low, onEvent: nil)
+        _ = table.join("a", waiter: 3, priority: .normal, refusable: true, onEvent: nil)
+        #expect(table.wait(1, continuation: "one") == nil)
+
+        let refusal = table.refuse(job, with: overloaded)
+        #expect(refusal.refused == ["one"], "a refusable waiter that waits is resumed with the refusal")
+        #expect(refusal.goesOn, "the job goes on for the waiter that must be served")
+        #expect(refusal.change?.priority == .low, "the job's priority is the one left's")
+        #expect(table.wait(3, continuation: "three") == .failure(overloaded), "one that had not begun to wait finds the refusal")
+
+        // Past that point a refusable newcomer joins the work under way.
+        _ = joinedJob(table.join("a", waiter: 4, priority: .normal, refusable: true, onEvent: nil))
+        #expect(table.wait(2, continuation: "two") == nil)
+        #expect(table.wait(4, continuation: "four") == nil)
+        #expect(Set(table.finish(job, with: .success(7))) == ["two", "four"])
+    }
+
+    @Test func aJobWhoseWaitersAreAllRefusedIsOverAndTheKeyStartsAfresh() throws {
+        var table = Table()
+        let job = try #require(startedJob(table.join("a", waiter: 1, priority: .normal, refusable: true, onEvent: nil)))
+        _ = table.join("a", waiter: 2, priority: .normal, refusable: true, onEvent: nil)
+        _ = table.leave(2)
+        let refusal = table.refuse(job, with: DarkroomError(.overloaded, "busy"))
+        #expect(!refusal.goesOn && refusal.refused.isEmpty)
+        #expect(table.jobCount == 0)
+        #expect(table.finish(job, with: .failure(DarkroomError(.overloaded, "busy"))).isEmpty, "its work's end reaches no one")
+        #expect(startedJob(table.join("a", waiter: 3, priority: .normal, onEvent: nil)) != nil)
+    }
 }
 
 extension JobTable.LeaveAction {
