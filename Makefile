@@ -126,7 +126,7 @@ fuzz: bootstrap
 # status of every darkroom command a test runs. DARKROOM_SANITIZER tells
 # the tests that resident memory is the sanitizer's to judge. Under the
 # thread sanitizer, locks are pthread mutexes it can see
-# (DARKROOM_TSAN_LOCKS; see Sources/DarkroomImaging/SanitizerMutex.swift).
+# (DARKROOM_TSAN_LOCKS; see Sources/DarkroomImaging/Locked.swift).
 # One test at a time: the sanitizers run code several times slower, and
 # tests that bound how long a stop or a fault may take (the kill switch,
 # origin faults, the soak's hang-ups) miss those bounds when two cores are

@@ -3,6 +3,7 @@ import Darkroom
 import Dispatch
 import Foundation
 import Synchronization
+import DarkroomImaging
 
 /// `darkroom book`: photos into a PDF photobook.
 struct BookCommand: AsyncParsableCommand {
@@ -118,7 +119,7 @@ struct BookCommand: AsyncParsableCommand {
             // as the first page is written still cancels it.
             signal(SIGINT, SIG_IGN)
             let interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
-            let interrupted = Mutex<(asked: Bool, job: PhotobookJob?)>((false, nil))
+            let interrupted = Locked<(asked: Bool, job: PhotobookJob?)>((false, nil))
             interrupt.setEventHandler {
                 let job = interrupted.withLock { state -> PhotobookJob? in
                     state.asked = true

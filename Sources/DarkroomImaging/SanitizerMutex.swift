@@ -6,7 +6,7 @@ import Foundation
 /// sanitizer does not see, so it reports every access made under it as a
 /// race (two threads appending to an array under one `Mutex` are reported
 /// too). This lock, with the same `withLock`, is a pthread mutex, which
-/// it sees; each module names it `Mutex` in those builds.
+/// it sees; ``Locked`` names it in those builds.
 package final class SanitizerMutex<Value: ~Copyable>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
@@ -22,5 +22,4 @@ package final class SanitizerMutex<Value: ~Copyable>: @unchecked Sendable {
     }
 }
 
-typealias Mutex = SanitizerMutex
 #endif

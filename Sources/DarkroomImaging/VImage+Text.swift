@@ -8,7 +8,7 @@ package enum TextMarkup {
     /// The checks' font map, one thread at a time; drawing holds the same
     /// lock, since Pango's state is not safe across threads and libvips'
     /// own lock covers only its drawing.
-    static let fontMap = Mutex(FontMap())
+    static let fontMap = Locked(FontMap())
 
     struct FontMap: ~Copyable {
         let pointer = darkroom_text_fontmap_new()

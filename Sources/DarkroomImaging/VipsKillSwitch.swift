@@ -16,7 +16,7 @@ package final class VipsKillSwitch: Sendable {
 
     // Safe to send: the pointer is only read or written with the lock held.
     private struct Guarded: @unchecked Sendable { var state = State() }
-    private let guarded = Mutex(Guarded())
+    private let guarded = Locked(Guarded())
     /// How far the last armed evaluation got, in percent of its pixels, as
     /// libvips reports it. Safe to send: libvips' threads write it, and
     /// this class reads it, only with atomic C operations.

@@ -24,7 +24,7 @@ package enum VipsRuntime {
     /// terminal. Darkroom adds one that passes them to its logger; a test
     /// adds its own beside it, and removes it, without taking the
     /// logger's (or another test's) away.
-    private static let warningReceivers = Mutex<(next: UInt64, all: [UInt64: WarningSink])>((1, [:]))
+    private static let warningReceivers = Locked<(next: UInt64, all: [UInt64: WarningSink])>((1, [:]))
 
     /// A receiver of warnings, in a struct: a bare function type kept in a
     /// generic container is converted ("reabstracted") on every `inout`

@@ -1,10 +1,11 @@
 import Foundation
 import Synchronization
+import DarkroomImaging
 
 /// The `Date` header's value (RFC 9110's IMF-fixdate), made once a second,
 /// for answers written without Hummingbird, which adds its own to the rest.
 final class HTTPDate: Sendable {
-    private let cached = Mutex<(second: Int, text: String)>((-1, ""))
+    private let cached = Locked<(second: Int, text: String)>((-1, ""))
 
     var now: String {
         let second = time(nil)

@@ -81,7 +81,7 @@ import TestSupport
     /// Runs `body` with a receiver of every warning added, and returns what
     /// it received.
     private func receivingWarnings(_ body: () async throws -> Void) async rethrows -> [(domain: String, message: String)] {
-        let collected = Mutex<[(domain: String, message: String)]>([])
+        let collected = Locked<[(domain: String, message: String)]>([])
         let id = VipsRuntime.addWarningReceiver(VipsRuntime.WarningSink { domain, message in
             collected.withLock { $0.append((domain, message)) }
         })

@@ -4,6 +4,7 @@ import NIOCore
 import Synchronization
 import Testing
 import TestSupport
+import DarkroomImaging
 
 /// `darkroom serve` in a 512 MiB memory cgroup, as a small container runs
 /// it, answering hostile files and ordinary photos at once, while a cached
@@ -136,7 +137,7 @@ import TestSupport
     }
 
     final class Records: Sendable {
-        private let records = Mutex<[Record]>([])
+        private let records = Locked<[Record]>([])
         func append(_ record: Record) { records.withLock { $0.append(record) } }
         var all: [Record] { records.withLock { $0 } }
     }

@@ -4,6 +4,7 @@ import NIOCore
 import Synchronization
 import Testing
 import TestSupport
+import DarkroomImaging
 
 /// A `darkroom serve` process under a mix of cache hits, misses, failing
 /// and slow sources and clients that hang up, for `DARKROOM_SOAK_SECONDS`
@@ -16,7 +17,7 @@ struct SoakTests {
 
     /// What the clients saw, by kind of request.
     final class Tally: Sendable {
-        private let counts = Mutex<[String: [UInt: Int]]>([:])
+        private let counts = Locked<[String: [UInt: Int]]>([:])
         func add(_ kind: String, _ status: UInt) { counts.withLock { $0[kind, default: [:]][status, default: 0] += 1 } }
         var all: [String: [UInt: Int]] { counts.withLock { $0 } }
     }

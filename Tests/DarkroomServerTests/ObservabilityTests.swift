@@ -7,6 +7,7 @@ import ServerTestSupport
 import Synchronization
 import Testing
 import TestSupport
+import DarkroomImaging
 
 /// What an operator reads: request ids in answers and log lines, JSON log
 /// lines, and /metrics on an address of its own.
@@ -15,7 +16,7 @@ import TestSupport
 
     /// Lines a JSON logger wrote, parsed.
     final class LogLines: Sendable {
-        private let lines = Mutex<[String]>([])
+        private let lines = Locked<[String]>([])
         var all: [String] { lines.withLock { $0 } }
         var objects: [[String: Any]] {
             all.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }

@@ -1,11 +1,12 @@
 public import Foundation
 import Synchronization
+import DarkroomImaging
 
 /// The decoder-hostile files scripts/make-hostile writes (many scans, huge
 /// coefficient buffers, bombs that inflate), made once per test process
 /// into a folder of their own.
 public enum HostileShapes {
-    private static let made = Mutex<Task<URL, any Error>?>(nil)
+    private static let made = Locked<Task<URL, any Error>?>(nil)
 
     /// The folder holding every shape; the first caller makes them.
     public static func folder() async throws -> URL {

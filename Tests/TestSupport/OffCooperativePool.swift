@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Synchronization
 public import Testing
+import DarkroomImaging
 
 /// Threads of their own for tests that block: a libvips run, a decode to
 /// compare pixels, a loop over a page's pixels.
@@ -33,7 +34,7 @@ public final class BlockingTestExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    private let threads = Mutex<Set<pthread_t>>([])
+    private let threads = Locked<Set<pthread_t>>([])
 
     /// Whether the calling code runs on one of these threads.
     public var isCurrent: Bool {

@@ -4,6 +4,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import Synchronization
+import DarkroomImaging
 
 /// A local origin for tests: serves a folder over HTTP on 127.0.0.1, and can
 /// be told to misbehave per path. It counts requests per path.
@@ -45,7 +46,7 @@ public final class OriginServer: Sendable {
     public let port: Int
     let root: URL
     private let channel: any Channel
-    private let state = Mutex<State>(State())
+    private let state = Locked<State>(State())
 
     struct State {
         var behaviours: [String: Behaviour] = [:]
@@ -65,7 +66,7 @@ public final class OriginServer: Sendable {
     /// Starts serving `root` on a free port of 127.0.0.1; over HTTPS with
     /// `certificate`'s identity when given.
     public static func start(serving root: URL, certificate: TestCertificate? = nil) async throws -> OriginServer {
-        let box = Mutex<OriginServer?>(nil)
+        let box = Locked<OriginServer?>(nil)
         let tls = try certificate.map { certificate in
             try NIOSSLContext(configuration: .makeServerConfiguration(
                 certificateChain: NIOSSLCertificate.fromPEMFile(certificate.certificate.path).map { .certificate($0) },

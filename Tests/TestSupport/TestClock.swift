@@ -1,11 +1,12 @@
 public import Foundation
 import Synchronization
+import DarkroomImaging
 
 /// A clock a test moves by hand, for code that takes `now` from outside:
 /// what it checks then depends on the steps it takes, not on how fast the
 /// machine runs it.
 public final class TestClock: Sendable {
-    private let state = Mutex((instant: ContinuousClock.now, date: Date()))
+    private let state = Locked((instant: ContinuousClock.now, date: Date()))
 
     public init() {}
 

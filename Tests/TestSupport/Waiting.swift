@@ -1,10 +1,11 @@
 import Foundation
 import Synchronization
+import DarkroomImaging
 
 /// A gate that work can wait on, opened by the test.
 public final class Gate: Sendable {
     public init() {}
-    private let opened = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let opened = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
     public func wait() async {
         await withCheckedContinuation { c in
             let open = opened.withLock { s in
@@ -28,7 +29,7 @@ public final class Gate: Sendable {
 /// Records the order in which work ran.
 public final class Log: Sendable {
     public init() {}
-    private let entries = Mutex<[String]>([])
+    private let entries = Locked<[String]>([])
     public func append(_ entry: String) { entries.withLock { $0.append(entry) } }
     public var all: [String] { entries.withLock { $0 } }
 }

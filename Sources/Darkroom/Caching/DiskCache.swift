@@ -1,6 +1,7 @@
 import Crypto
 public import Foundation
 import Synchronization
+import DarkroomImaging
 
 /// A cache of data on disk that survives restarts and that a crash cannot
 /// corrupt.
@@ -59,7 +60,7 @@ public final class DiskCache: Sendable {
     public let configuration: Configuration
     let entriesFolder: URL
     let temporaryFolder: URL
-    private let index: Mutex<Index>
+    private let index: Locked<Index>
 
     /// What this process knows of the folder: each entry's size and last use.
     private struct Index {
@@ -76,7 +77,7 @@ public final class DiskCache: Sendable {
         self.configuration = configuration
         entriesFolder = configuration.folder.appendingPathComponent("v1")
         temporaryFolder = configuration.folder.appendingPathComponent("tmp")
-        index = Mutex(Index())
+        index = Locked(Index())
         for folder in [entriesFolder, temporaryFolder] {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }

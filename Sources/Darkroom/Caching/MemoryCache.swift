@@ -1,4 +1,5 @@
 import Synchronization
+import DarkroomImaging
 
 /// An in-memory cache bounded by total cost (bytes) and by count, evicting
 /// the least recently used entry first, with an optional time to live.
@@ -21,7 +22,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     public let configuration: Configuration
-    private let state: Mutex<LRUList<Key, Value>>
+    private let state: Locked<LRUList<Key, Value>>
     /// What time it is, for the time to live (a test's own clock in tests).
     private let now: @Sendable () -> ContinuousClock.Instant
 
@@ -31,7 +32,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     init(configuration: Configuration, now: @escaping @Sendable () -> ContinuousClock.Instant) {
         self.configuration = configuration
-        self.state = Mutex(LRUList())
+        self.state = Locked(LRUList())
         self.now = now
     }
 

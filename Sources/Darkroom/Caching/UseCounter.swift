@@ -1,4 +1,5 @@
 import Synchronization
+import DarkroomImaging
 
 /// Counts how often each key has been seen, approximately and in bounded
 /// memory, to decide when something is worth keeping: nginx's
@@ -13,14 +14,14 @@ final class UseCounter: Sendable {
         var count: UInt32 = 0
     }
 
-    private let slots: Mutex<[Slot]>
+    private let slots: Locked<[Slot]>
     private let mask: Int
 
     /// - Parameter slots: the table's size, rounded up to a power of two.
     init(slots: Int = 1 << 14) {
         var size = 1
         while size < max(1, slots) { size <<= 1 }
-        self.slots = Mutex([Slot](repeating: Slot(), count: size))
+        self.slots = Locked([Slot](repeating: Slot(), count: size))
         mask = size - 1
     }
 

@@ -1,4 +1,5 @@
 import Synchronization
+import DarkroomImaging
 
 /// Work started in the background (disk writes after an answer has gone
 /// out), kept so that shutdown, and anyone who must see it done, can wait.
@@ -8,7 +9,7 @@ final class PendingWork: Sendable {
         var tasks: [Int: Task<Void, Never>] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func start(_ work: @escaping @Sendable () async -> Void) {
         state.withLock { s in

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Synchronization
+import DarkroomImaging
 
 /// HTTP clients that each connect one host name to one address, for HTTPS
 /// sources: the address the policy checked cannot go into the URL, since
@@ -22,7 +23,7 @@ final class PinnedClients: Sendable {
     /// How long a client let go may still have a request in flight.
     private let grace: Duration
     private let make: @Sendable (_ dnsOverride: [String: String]) -> HTTPClient
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(limit: Int = 32, grace: Duration, make: @escaping @Sendable (_ dnsOverride: [String: String]) -> HTTPClient) {
         self.limit = limit

@@ -1,5 +1,6 @@
 public import Foundation
 import Synchronization
+import DarkroomImaging
 
 /// Sources in S3: `s3://BUCKET/KEY` URLs, read with the S3 client, from the
 /// buckets allowed; every other URL goes to the loader underneath.
@@ -24,7 +25,7 @@ public final class S3SourceLoader: DataLoading {
 
     public let configuration: Configuration
     private let fallback: any DataLoading
-    private let clients = Mutex<[String: S3Client]>([:])
+    private let clients = Locked<[String: S3Client]>([:])
 
     public init(configuration: Configuration, fallback: any DataLoading) {
         self.configuration = configuration

@@ -1,4 +1,5 @@
 import Synchronization
+import DarkroomImaging
 
 /// Stops calling a store that keeps failing, and tries it again later.
 ///
@@ -21,7 +22,7 @@ public final class CircuitBreaker: Sendable {
 
     public let threshold: Int
     public let cooldown: Duration
-    private let box = Mutex(Box())
+    private let box = Locked(Box())
 
     public init(threshold: Int = 5, cooldown: Duration = .seconds(10)) {
         self.threshold = max(1, threshold)

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Synchronization
+import DarkroomImaging
 
 /// URLs that failed recently: for a while they fail at once with the
 /// same error, without a request; after that they are tried again.
@@ -40,7 +41,7 @@ final class FailureMemory: Sendable {
     let maxBytes: Int
     /// What time it is: the system's, or a test's own clock.
     let now: @Sendable () -> Date
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The longest reason or detail kept with a failure; a reason that
     /// quotes a long URL is cut there.

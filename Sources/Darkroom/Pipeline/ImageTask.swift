@@ -1,4 +1,5 @@
 import Synchronization
+import DarkroomImaging
 
 /// One request in flight: its events, its result, and controls to change
 /// its priority or cancel it.
@@ -8,7 +9,7 @@ import Synchronization
 public final class ImageTask: Sendable {
     public let request: ImageRequest
     private let waiterID: UInt64
-    private let control = Mutex<Control>(Control())
+    private let control = Locked<Control>(Control())
 
     private struct Control {
         var priority: WorkPriority?

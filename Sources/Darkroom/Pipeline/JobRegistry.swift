@@ -1,4 +1,5 @@
 import Synchronization
+import DarkroomImaging
 
 /// Work that runs once for everyone who asks for the same key: the
 /// pipeline has one for downloads and one for processing runs.
@@ -10,7 +11,7 @@ final class JobRegistry<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     typealias Work = @Sendable (JobContext<Key, Value>) async throws(DarkroomError) -> Value
     typealias Table = JobTable<Key, Value, CheckedContinuation<Value, any Error>>
 
-    private let table = Mutex<Table>(Table())
+    private let table = Locked<Table>(Table())
 
     /// Adds waiter `id` to the job for `key`, or makes the job and starts
     /// `work` for it. Returns whether an existing job was joined (coalesced).

@@ -1,4 +1,5 @@
 import Synchronization
+import DarkroomImaging
 
 /// Bounds the source bytes that are downloaded but not yet processed, so a
 /// list of 100,000 rows holds a window of sources, not every source at
@@ -7,11 +8,11 @@ import Synchronization
 /// The rules are ``SourceBytesWindow``'s; this class holds one behind a
 /// lock and resumes the waiters it lets in after letting go of it.
 final class SourceBytesGate: Sendable {
-    private let window: Mutex<SourceBytesWindow<CheckedContinuation<Void, Never>>>
+    private let window: Locked<SourceBytesWindow<CheckedContinuation<Void, Never>>>
     private let nextWaiter = Atomic<UInt64>(0)
 
     init(limit: Int) {
-        window = Mutex(SourceBytesWindow(limit: limit))
+        window = Locked(SourceBytesWindow(limit: limit))
     }
 
     var held: Int { window.withLock { $0.held } }

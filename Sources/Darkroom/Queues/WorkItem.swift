@@ -1,4 +1,5 @@
 import Synchronization
+import DarkroomImaging
 
 /// What running work can see: whether it has been cancelled. Work checks it
 /// before and after every expensive step.
@@ -51,8 +52,8 @@ public final class WorkItem<Value: Sendable>: Sendable {
     public let id: UInt64
     private let cancelled = Atomic<Bool>(false)
     /// The work; dropped once run, with whatever it captured.
-    private let work: Mutex<Work?>
-    private let mutable: Mutex<Mutable>
+    private let work: Locked<Work?>
+    private let mutable: Locked<Mutable>
     // Strong: an item holds its queue only until it ends.
     private let queue: WorkQueue
 
@@ -83,8 +84,8 @@ public final class WorkItem<Value: Sendable>: Sendable {
     init(id: UInt64, priority: WorkPriority, queue: WorkQueue, work: Work) {
         self.id = id
         self.queue = queue
-        self.work = Mutex(work)
-        self.mutable = Mutex(Mutable(priority: priority))
+        self.work = Locked(work)
+        self.mutable = Locked(Mutable(priority: priority))
     }
 
     public var state: WorkState { mutable.withLock { $0.state } }
@@ -224,11 +225,12 @@ public final class WorkItem<Value: Sendable>: Sendable {
             m.state = state
             m.result = result
             m.runner = nil
-            work.withLock { $0 = nil }
             defer { m.observers = [] }
             return (m.observers, wasRunning)
         }
         guard let ended else { return }
+        // The work (and what it captured) is let go, in its own lock.
+        work.withLock { $0 = nil }
         queue.itemEnded(state, wasRunning: ended.wasRunning)
         for observer in ended.observers { observer(result) }
     }
@@ -263,7 +265,7 @@ final class Runner: Sendable {
     private static let cancelledBit: UInt64 = 1 << 63
     /// The item being run (0: none), with ``cancelledBit`` once cancelled.
     private let current = Atomic<UInt64>(0)
-    private let task = Mutex<(task: Task<Void, Never>?, cancelRequested: Bool)>((nil, false))
+    private let task = Locked<(task: Task<Void, Never>?, cancelRequested: Bool)>((nil, false))
 
     func attach(_ task: Task<Void, Never>) {
         let cancel = self.task.withLock { t in

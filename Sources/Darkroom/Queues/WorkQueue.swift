@@ -1,5 +1,6 @@
 public import Metrics
 import Synchronization
+import DarkroomImaging
 
 /// A named queue of work with a concurrency limit, priorities, aging,
 /// suspension, cancellation and dependencies: the seeds' operation queues,
@@ -21,7 +22,7 @@ public final class WorkQueue: Sendable {
     public let maxConcurrent: Int
     public let agingInterval: Duration?
     let executor: BlockingExecutor
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let nextID = Atomic<UInt64>(1)
     private let gauges: Gauges
 
@@ -58,7 +59,7 @@ public final class WorkQueue: Sendable {
         self.maxConcurrent = maxConcurrent
         self.agingInterval = agingInterval
         self.executor = executor
-        self.state = Mutex(State(schedule: WorkSchedule(agingInterval: agingInterval)))
+        self.state = Locked(State(schedule: WorkSchedule(agingInterval: agingInterval)))
         self.gauges = Gauges(name: name, factory: metricsFactory)
     }
 
@@ -156,10 +157,13 @@ public final class WorkQueue: Sendable {
                 }
                 guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0,
                       !settled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+                // Read before the queue's lock, which is never held with an
+                // item's; an item cancelled after this is skipped when taken.
+                let (waiting, priority) = (item.state == .waiting, item.priority)
                 let scheduled = state.withLock { s in
                     s.blocked -= 1
-                    guard let entry = s.blockedEntries.removeValue(forKey: item.id), item.state == .waiting else { return false }
-                    s.schedule.insert(entry, priority: item.priority, now: .now)
+                    guard let entry = s.blockedEntries.removeValue(forKey: item.id), waiting else { return false }
+                    s.schedule.insert(entry, priority: priority, now: .now)
                     return true
                 }
                 if scheduled { pump() }
@@ -204,27 +208,35 @@ public final class WorkQueue: Sendable {
     /// The next item to run, marked running, or nil, in which case this
     /// runner ends.
     private func takeNext(for runner: Runner) -> (any QueuedWork)? {
-        let (next, counts) = state.withLock { s -> ((any QueuedWork)?, WorkQueueCounts?) in
-            while !s.suspended, let entry = s.schedule.popNext(now: .now) {
-                // Cancelled between its removal and now: skip it.
-                guard entry.work.markRunning(on: runner) else { continue }
+        while true {
+            // The runner count goes down in the same lock that finds the
+            // schedule empty, so an item added meanwhile starts a runner.
+            let entry = state.withLock { s -> QueueEntry? in
+                if !s.suspended, let entry = s.schedule.popNext(now: .now) { return entry }
+                s.runners -= 1
+                return nil
+            }
+            guard let entry else { return nil }
+            // The item's own lock, after the queue's: cancelled between its
+            // removal and now, it is skipped (its cancel counts it).
+            guard entry.work.markRunning(on: runner) else { continue }
+            record(state.withLock { s in
                 s.counts.waiting -= 1
                 s.counts.running += 1
-                return (entry.work, s.counts)
-            }
-            s.runners -= 1
-            return (nil, nil)
+                return s.counts
+            })
+            return entry.work
         }
-        if let counts { record(counts) }
-        return next
     }
 
     func reprioritize<Value>(_ item: WorkItem<Value>, to priority: WorkPriority) {
-        state.withLock { s in if let entry = item.entry { s.schedule.reprioritize(entry, to: priority) } }
+        guard let entry = item.entry else { return }
+        _ = state.withLock { $0.schedule.reprioritize(entry, to: priority) }
     }
 
     func removeWaiting<Value>(_ item: WorkItem<Value>) {
-        state.withLock { s in if let entry = item.entry { s.schedule.remove(entry) } }
+        guard let entry = item.entry else { return }
+        _ = state.withLock { $0.schedule.remove(entry) }
     }
 
     func itemEnded(_ ended: WorkState, wasRunning: Bool) {

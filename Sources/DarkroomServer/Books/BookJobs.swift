@@ -1,6 +1,7 @@
 import Darkroom
 import Foundation
 import Synchronization
+import DarkroomImaging
 
 /// Photobook jobs made through the API: each has an id, a state, its
 /// progress, and when done, its PDF. Finished books are removed after a
@@ -16,7 +17,7 @@ final class BookJobs: Sendable {
     /// The finished PDFs kept on disk, in bytes: default 256 MiB (a
     /// 500-page book is about 70 MB).
     let maxFinishedBytes: Int
-    private let jobs = Mutex<[String: BookJob]>([:])
+    private let jobs = Locked<[String: BookJob]>([:])
 
     init(folder: URL, lifetime: Duration, maxUnfinished: Int = 8, maxUnfinishedPerClient: Int = 2, maxFinishedBytes: Int = 256 << 20) {
         self.folder = folder
@@ -95,15 +96,15 @@ final class BookJob: Sendable {
     /// The address of the client that asked for it.
     let client: String
     let job: PhotobookJob
-    private let status: Mutex<BookStatus>
-    private let subscribers = Mutex<[UUID: AsyncStream<BookStatus>.Continuation]>([:])
-    private let ended = Mutex<ContinuousClock.Instant?>(nil)
+    private let status: Locked<BookStatus>
+    private let subscribers = Locked<[UUID: AsyncStream<BookStatus>.Continuation]>([:])
+    private let ended = Locked<ContinuousClock.Instant?>(nil)
 
     init(id: String, client: String, total: Int, job: PhotobookJob) {
         self.id = id
         self.client = client
         self.job = job
-        status = Mutex(BookStatus(id: id, state: .preparing, prepared: 0, written: 0, total: total))
+        status = Locked(BookStatus(id: id, state: .preparing, prepared: 0, written: 0, total: total))
     }
 
     /// Starts following the job's progress.

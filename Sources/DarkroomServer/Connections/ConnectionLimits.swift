@@ -3,6 +3,7 @@ import Glibc
 #endif
 import NIOCore
 import Synchronization
+import DarkroomImaging
 
 /// How many connections the server holds, in all and from one client
 /// address: past either, a new connection is answered 503 and closed at
@@ -38,7 +39,7 @@ public final class ConnectionLimits: Sendable {
     }
 
     let configuration: Configuration
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init(_ configuration: Configuration = .init()) { self.configuration = configuration }
 

@@ -1,6 +1,7 @@
 import Darkroom
 import Foundation
 import Synchronization
+import DarkroomImaging
 
 /// One page looking at the gallery: its own photo-list controller, and the
 /// server-sent events that carry its rows' changes and the status strip.
@@ -12,8 +13,8 @@ final class Viewer: Sendable {
     /// Server-sent event messages, ready to write.
     let messages: AsyncStream<String>
     private let continuation: AsyncStream<String>.Continuation
-    private let tasks = Mutex<[Task<Void, Never>]>([])
-    private let lastSeen = Mutex<ContinuousClock.Instant>(.now)
+    private let tasks = Locked<[Task<Void, Never>]>([])
+    private let lastSeen = Locked<ContinuousClock.Instant>(.now)
     private let connected = Atomic<Bool>(false)
 
     init(id: String, client: String, gallery: Gallery) {
@@ -84,7 +85,7 @@ struct RowMessage: Codable, Sendable {
 /// (each has a photo-list controller and two tasks). Viewers whose page has
 /// gone are closed; one whose page never opened its events, soon.
 final class ViewerRegistry: Sendable {
-    private let viewers = Mutex<[String: Viewer]>([:])
+    private let viewers = Locked<[String: Viewer]>([:])
     /// The most viewers at once, and from one address.
     let maxViewers: Int
     let maxPerClient: Int

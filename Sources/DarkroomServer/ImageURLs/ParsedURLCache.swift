@@ -1,6 +1,7 @@
 import Darkroom
 import Foundation
 import Synchronization
+import DarkroomImaging
 
 /// Image URLs already parsed and verified, by target and Accept: a repeated URL costs one
 /// dictionary lookup instead of a parse, a signature check and a key.
@@ -71,7 +72,7 @@ final class ParsedURLCache: Sendable {
 
     private let limit: Int
     let maxBytes: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(limit: Int = 10_000, maxBytes: Int = 8 << 20) {
         self.limit = limit

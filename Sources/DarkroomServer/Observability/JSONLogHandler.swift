@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 public import Logging
 import Synchronization
+import DarkroomImaging
 
 /// Log lines as log collectors read them: one JSON object per line, with
 /// `time` (RFC 3339, UTC, milliseconds), `level`, `logger`, `message` and
@@ -115,7 +116,7 @@ public struct JSONLogHandler: LogHandler {
     /// lines from many threads never interleave.
     private final class Output: Sendable {
         let destination: Destination
-        static let standardErrorLock = Mutex(())
+        static let standardErrorLock = Locked(())
 
         init(_ destination: Destination) { self.destination = destination }
 

@@ -1,5 +1,6 @@
 import NIOCore
 import Synchronization
+import DarkroomImaging
 
 /// Cancels the work of requests whose connection has closed.
 ///
@@ -18,7 +19,7 @@ final class ConnectionWatch: Sendable {
         var next: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Connections watched now (in /metrics; back to zero when they close).
     var connectionCount: Int { state.withLock { $0.connections.count } }

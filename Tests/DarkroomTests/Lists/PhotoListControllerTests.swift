@@ -3,10 +3,11 @@ import Foundation
 import Synchronization
 import Testing
 import TestSupport
+import DarkroomImaging
 
 /// Collects a controller's events in the background.
 final class EventLog: Sendable {
-    private let events = Mutex<[PhotoRowEvent]>([])
+    private let events = Locked<[PhotoRowEvent]>([])
     init(_ controller: PhotoListController) {
         Task { [self] in
             for await event in controller.events { events.withLock { $0.append(event) } }

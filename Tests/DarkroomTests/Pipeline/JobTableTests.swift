@@ -1,6 +1,7 @@
 @testable import Darkroom
 import Synchronization
 import Testing
+import DarkroomImaging
 
 /// The coalescing rules as plain values: strings stand in for continuations.
 @Suite struct JobTableTests {
@@ -30,7 +31,7 @@ import Testing
     @Test func aJobsPriorityIsItsPresentWaitersHighest() throws {
         var table = Table()
         let job = try #require(startedJob(table.join("a", waiter: 1, priority: .low, onEvent: nil)))
-        let told = Mutex<[WorkPriority]>([])
+        let told = Locked<[WorkPriority]>([])
         #expect(table.follow(job) { p in told.withLock { $0.append(p) } } == .low)
 
         #expect(joinedJob(table.join("a", waiter: 2, priority: .high, onEvent: nil))?.1 == .high)
