@@ -113,7 +113,6 @@ struct ImageRoutes: Sendable {
                     try await pipeline.image(for: imageRequest)
                 }
             } catch {
-                let error = error as? DarkroomError ?? .cancelled
                 // The server's own failures, in the request's log lines; a
                 // stranger's bad sources stay at debug level.
                 context.logger.log(level: error.httpStatus.code >= 500 ? .warning : .debug, "image request failed",
