@@ -43,12 +43,14 @@ extension ImagePipeline {
         let trace = Traces.current
         let waiting = startSpan("darkroom.queue.filtration", context: trace)
         defer { waiting.end() }
-        let item = filtrationQueue.addBlocking(priority: context.priority) { work throws(DarkroomError) in
+        // A turn in the filtration queue, taken by this job's task: the run
+        // goes to the executor's thread from here, and this task's
+        // cancellation reaches the run's kill switch through the item.
+        let image = try await filtrationQueue.runBlockingInTurn(priority: context.priority,
+                                                                following: { context.followPriority($0) }) { work throws(DarkroomError) in
             waiting.end()
             return try ImageProcessor.processBlocking(source.data, options: options, as: work, trace: trace)
         }
-        item.setPriority(context.followPriority { item.setPriority($0) })
-        let image = try await item.valueCancellingWithTask()
         metrics.stage("process", since: started)
 
         let response = {
@@ -191,9 +193,6 @@ extension ImagePipeline {
         let loader = self.loader
         let metrics = self.metrics
         let started = ContinuousClock.now
-        // The runner that takes the item is not this task: it is handed the
-        // fetch's context, so the download's span (and the traceparent the
-        // origin is sent) belong to this request.
         let trace = Traces.current
         let waiting = startSpan("darkroom.queue.download", context: trace)
         defer { waiting.end() }
@@ -202,23 +201,24 @@ extension ImagePipeline {
         await sourceBytes.waitForRoom()
         defer { sourceBytes.downloadEnded() }
         if Task.isCancelled { throw .cancelled }
-        let item = downloadQueue.add(priority: context.priority) { work in
-            try work.checkCancellation()
-            waiting.end()
-            try work.checkCancellation()
-            return try await Traces.span("darkroom.download", under: trace) { span throws(DarkroomError) in
-                if span.isRecording { span.attributes["url.full"] = Traces.redacted(request.url) }
-                let response = try await loader.load(request) { received, expected in
-                    context.publish(.progress(received: received, expected: expected))
-                }
-                if case .fetched(let fetched) = response { span.attributes["darkroom.bytes"] = fetched.data.count }
-                return response
-            }
-        }
-        item.setPriority(context.followPriority { item.setPriority($0) })
         let response: DataResponse
         do {
-            response = try await item.valueCancellingWithTask()
+            // A turn in the download queue, taken by this job's task: the
+            // download runs here, so its span (and the traceparent the
+            // origin is sent) belong to this request.
+            response = try await downloadQueue.runInTurn(priority: context.priority,
+                                                         following: { context.followPriority($0) }) { work throws(DarkroomError) in
+                try work.checkCancellation()
+                waiting.end()
+                return try await Traces.span("darkroom.download", under: trace) { span throws(DarkroomError) in
+                    if span.isRecording { span.attributes["url.full"] = Traces.redacted(request.url) }
+                    let response = try await loader.load(request) { received, expected in
+                        context.publish(.progress(received: received, expected: expected))
+                    }
+                    if case .fetched(let fetched) = response { span.attributes["darkroom.bytes"] = fetched.data.count }
+                    return response
+                }
+            }
         } catch {
             if error.kind == .cancelled { throw error }
             // Stale but sound beats nothing when the origin cannot answer.
@@ -302,21 +302,6 @@ extension ImagePipeline {
         guard let diskCache else { return }
         await Traces.span("darkroom.store.disk") { _ in
             _ = try? await io.run { try diskCache.store(entry, for: key) }
-        }
-    }
-}
-
-extension WorkItem {
-    /// The value; cancelling the calling task cancels the item.
-    func valueCancellingWithTask() async throws(DarkroomError) -> Value {
-        do {
-            return try await withTaskCancellationHandler {
-                try await value
-            } onCancel: {
-                cancel()
-            }
-        } catch {
-            throw error as? DarkroomError ?? .cancelled
         }
     }
 }

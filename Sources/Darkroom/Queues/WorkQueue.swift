@@ -28,8 +28,9 @@ public final class WorkQueue: Sendable {
 
     private struct State {
         var schedule: WorkSchedule<QueueEntry>
-        /// Runner loops alive: each takes items until none is left.
-        var runners = 0
+        /// Slots in use: runner loops (each takes items until none is
+        /// left) and turns running in their callers' tasks.
+        var busy = 0
         var suspended = false
         var counts = WorkQueueCounts()
         /// Items waiting on dependencies, not yet schedulable, kept alive here.
@@ -122,20 +123,70 @@ public final class WorkQueue: Sendable {
         let item = WorkItem(id: nextID.add(1, ordering: .relaxed).oldValue, priority: priority, queue: self, work: work)
         let entry = QueueEntry(item)
         item.entry = entry
-        let (toStart, counts) = state.withLock { s in
+        let counts = state.withLock { s in
             s.counts.waiting += 1
-            guard dependencies.isEmpty else {
+            if dependencies.isEmpty {
+                s.schedule.insert(entry, priority: priority, now: .now)
+            } else {
                 s.blocked += 1
                 s.blockedEntries[item.id] = entry
-                return (0, s.counts)
             }
-            s.schedule.insert(entry, priority: priority, now: .now)
-            return (Self.runnersToStart(&s, limit: maxConcurrent), s.counts)
+            return s.counts
         }
-        startRunners(toStart)
-        if !dependencies.isEmpty { waitForDependencies(item, dependencies) }
         record(counts)
+        if dependencies.isEmpty { pump() } else { waitForDependencies(item, dependencies) }
         return item
+    }
+
+    /// Waits for a turn, then runs `work` in the calling task, counted as
+    /// one of the queue's running items: no task is made for it. Cancelling
+    /// the calling task cancels the item, waiting or running (a running
+    /// item's cancellation handlers are called, as for any item).
+    /// `following`, if given, is how the item's priority follows another's:
+    /// it registers a follower and returns the priority now.
+    func runInTurn<Value: Sendable>(
+        priority: WorkPriority = .normal,
+        following: ((@escaping @Sendable (WorkPriority) -> Void) -> WorkPriority)? = nil,
+        _ work: (WorkContext) async throws(DarkroomError) -> Value
+    ) async throws(DarkroomError) -> Value {
+        let item: WorkItem<Value> = enqueue(.inline, priority: priority, dependencies: [])
+        if let following { item.setPriority(following { item.setPriority($0) }) }
+        do {
+            return try await withTaskCancellationHandler { () async throws -> Value in
+                guard await item.turn() else { throw DarkroomError.cancelled }
+                let result: Result<Value, DarkroomError>
+                do throws(DarkroomError) {
+                    result = .success(try await work(WorkContext(item: item)))
+                } catch {
+                    result = .failure(error)
+                }
+                // Cancelled work publishes nothing, whatever it returned.
+                let ended = item.isCancelled ? .failure(.cancelled) : result
+                item.complete(ended)
+                return try ended.get()
+            } onCancel: {
+                item.cancel()
+            }
+        } catch {
+            throw error as? DarkroomError ?? .cancelled
+        }
+    }
+
+    /// ``runInTurn(priority:following:_:)`` for blocking work, run on the
+    /// queue's executor.
+    func runBlockingInTurn<Value: Sendable>(
+        priority: WorkPriority = .normal,
+        following: ((@escaping @Sendable (WorkPriority) -> Void) -> WorkPriority)? = nil,
+        _ work: @escaping @Sendable (WorkContext) throws(DarkroomError) -> Value
+    ) async throws(DarkroomError) -> Value {
+        let executor = self.executor
+        return try await runInTurn(priority: priority, following: following) { context throws(DarkroomError) in
+            do {
+                return try await executor.run { () throws(DarkroomError) in try work(context) }
+            } catch {
+                throw error as? DarkroomError ?? DarkroomError(.workFailed, "the work failed", underlying: "\(error)")
+            }
+        }
     }
 
     /// Schedules `item` once every dependency has finished; fails it at once
@@ -171,60 +222,86 @@ public final class WorkQueue: Sendable {
         }
     }
 
-    /// Starts runner loops while there is waiting work and room for it.
+    /// Starts waiting work while there are free slots: each entry taken
+    /// holds a slot, and a cancelled one gives it back.
     private func pump() {
-        startRunners(state.withLock { Self.runnersToStart(&$0, limit: maxConcurrent) })
-    }
-
-    /// How many runners to add, counted as started.
-    private static func runnersToStart(_ s: inout State, limit: Int) -> Int {
-        guard !s.suspended else { return 0 }
-        let wanted = min(limit - s.runners, s.schedule.count)
-        guard wanted > 0 else { return 0 }
-        s.runners += wanted
-        return wanted
-    }
-
-    private func startRunners(_ count: Int) {
-        for _ in 0..<count {
-            let runner = Runner()
-            runner.attach(Task { await runLoop(runner) })
+        while true {
+            let taken = state.withLock { s -> [QueueEntry] in
+                guard !s.suspended else { return [] }
+                var taken: [QueueEntry] = []
+                while s.busy < maxConcurrent, let entry = s.schedule.popNext(now: .now) {
+                    s.busy += 1
+                    taken.append(entry)
+                }
+                return taken
+            }
+            guard !taken.isEmpty else { return }
+            let freed = taken.filter { !start($0) }.count
+            guard freed > 0 else { return }
+            state.withLock { $0.busy -= freed }
         }
     }
 
-    private func runLoop(_ runner: Runner) async {
-        while let next = takeNext(for: runner) {
-            await next.run(on: executor)
+    /// Starts an entry taken from the schedule on a slot already counted:
+    /// a turn is given to its caller, other work to a runner of its own.
+    /// False when the item was cancelled meanwhile.
+    private func start(_ entry: QueueEntry) -> Bool {
+        if entry.work.runsInline {
+            guard entry.work.markRunning(on: nil) else { return false }
+            countRunning()
+            return true
+        }
+        let runner = Runner()
+        guard entry.work.markRunning(on: runner) else { return false }
+        countRunning()
+        runner.attach(Task { await runLoop(runner, first: entry.work) })
+        return true
+    }
+
+    private func countRunning() {
+        record(state.withLock { s in
+            s.counts.waiting -= 1
+            s.counts.running += 1
+            return s.counts
+        })
+    }
+
+    private func runLoop(_ runner: Runner, first: any QueuedWork) async {
+        var next: (any QueuedWork)? = first
+        while let work = next {
+            await work.run(on: executor)
             if runner.end() {
                 // The item it ran was cancelled through this task: retire,
                 // and let a fresh runner take over.
-                state.withLock { $0.runners -= 1 }
+                state.withLock { $0.busy -= 1 }
                 pump()
                 return
             }
+            next = takeNext(for: runner)
         }
     }
 
-    /// The next item to run, marked running, or nil, in which case this
-    /// runner ends.
+    /// The next item for this runner, marked running; nil when the runner
+    /// ends, its slot given back or handed to a turn it gave.
     private func takeNext(for runner: Runner) -> (any QueuedWork)? {
         while true {
-            // The runner count goes down in the same lock that finds the
-            // schedule empty, so an item added meanwhile starts a runner.
+            // The slot is given back in the same lock that finds the
+            // schedule empty, so an item added meanwhile finds it free.
             let entry = state.withLock { s -> QueueEntry? in
                 if !s.suspended, let entry = s.schedule.popNext(now: .now) { return entry }
-                s.runners -= 1
+                s.busy -= 1
                 return nil
             }
             guard let entry else { return nil }
             // The item's own lock, after the queue's: cancelled between its
             // removal and now, it is skipped (its cancel counts it).
+            if entry.work.runsInline {
+                guard entry.work.markRunning(on: nil) else { continue }
+                countRunning()
+                return nil
+            }
             guard entry.work.markRunning(on: runner) else { continue }
-            record(state.withLock { s in
-                s.counts.waiting -= 1
-                s.counts.running += 1
-                return s.counts
-            })
+            countRunning()
             return entry.work
         }
     }
@@ -239,9 +316,11 @@ public final class WorkQueue: Sendable {
         _ = state.withLock { $0.schedule.remove(entry) }
     }
 
-    func itemEnded(_ ended: WorkState, wasRunning: Bool) {
+    /// Counts an item's end; a turn that ran gives its slot back.
+    func itemEnded(_ ended: WorkState, wasRunning: Bool, inline: Bool) {
         let counts = state.withLock { s in
             if wasRunning { s.counts.running -= 1 } else { s.counts.waiting -= 1 }
+            if wasRunning && inline { s.busy -= 1 }
             switch ended {
             case .finished: s.counts.finished += 1
             case .failed: s.counts.failed += 1
@@ -251,6 +330,7 @@ public final class WorkQueue: Sendable {
             return s.counts
         }
         record(counts)
+        if wasRunning && inline { pump() }
     }
 
     private func record(_ counts: WorkQueueCounts) {
