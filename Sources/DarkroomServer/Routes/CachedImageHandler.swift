@@ -40,21 +40,22 @@ final class CachedImageHandler: ChannelDuplexHandler, RemovableChannelHandler {
             let started = DispatchTime.now().uptimeNanoseconds
             if outstanding == 0, let answer = images.cachedAnswer(to: request) {
                 swallowing = true
-                let active = recorder.begin(method: "GET")
+                recorder.beginMemoryHit()
                 context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
                 if let body = answer.body {
                     context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
                 }
                 let written = context.eventLoop.makePromise(of: Void.self)
-                let (recorder, status, path) = (recorder, Int(answer.head.status.code), request.uri)
-                let id = answer.head.headers[RequestID.header].first ?? ""
+                let (recorder, status, head) = (recorder, Int(answer.head.status.code), request)
                 written.futureResult.whenComplete { result in
-                    if case .success = result {
-                        recorder.answered(route: ImageRoutes.metricsRoute, method: "GET", status: status, since: started, error: false)
-                        recorder.logAccess(nil, method: "GET", path: path, status: status, since: started,
+                    let done: Bool = if case .success = result { true } else { false }
+                    recorder.answeredMemoryHit(status: status, since: started, written: done)
+                    // The access line's fields are made only where it is written.
+                    if done && recorder.logsAccess {
+                        let id = answer.head.headers[RequestID.header].first ?? ""
+                        recorder.logAccess(nil, method: "GET", path: head.uri, status: status, since: started,
                                            extra: ["request_id": .string(id), "hb.request.id": .string(id), "answered_from": "memory cache"])
                     }
-                    active.end()
                 }
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
                 return
