@@ -9,12 +9,11 @@ final class HTTPDate: Sendable {
 
     var now: String {
         let second = time(nil)
-        return cached.withLock { cache in
-            if cache.second != second {
-                cache = (second, Self.format(second))
-            }
-            return cache.text
-        }
+        if let text = cached.withLock({ $0.second == second ? $0.text : nil }) { return text }
+        // Formatted outside the lock (gmtime_r takes glibc's own).
+        let text = Self.format(second)
+        cached.withLock { $0 = (second, text) }
+        return text
     }
 
     static func format(_ second: Int) -> String {

@@ -113,6 +113,7 @@ struct SoakTests {
                         // The one active request is this one.
                         return Self.metric(text, "http_server_active_requests") == 1 && Self.metric(text, "darkroom_image_requests_in_progress") == 0
                             && Self.metric(text, "darkroom_source_bytes_in_flight") == 0
+                            && Self.metric(text, "darkroom_downloads_waiting_for_room") == 0
                     }
                     #expect(drained, "requests still in progress after the load")
                     let idle = await eventuallyAsync(120) {

@@ -1,3 +1,4 @@
+import DarkroomImaging
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -81,18 +82,17 @@ enum ChildProcess {
     /// Kills the child once, and only while it runs: once Foundation has
     /// reaped it, its process id may already be another process's.
     private final class KillState: @unchecked Sendable {
-        private let lock = NSLock()
         private let process: Process
-        private var done = false
+        private let done = Locked(false)
 
         init(_ process: Process) {
             self.process = process
         }
 
-        var killed: Bool { lock.withLock { done } }
+        var killed: Bool { done.withLock { $0 } }
 
         func kill() {
-            lock.withLock {
+            done.withLock { done in
                 guard !done, process.isRunning else { return }
                 done = true
                 _ = Glibc.kill(process.processIdentifier, SIGKILL)

@@ -34,20 +34,29 @@ final class PinnedClients: Sendable {
     /// The client that connects `host` to `address`.
     func client(host: String, address: IPAddress) -> HTTPClient {
         let key = Key(host: host, address: address)
-        let (client, evicted) = state.withLock { state -> (HTTPClient, HTTPClient?) in
+        let known = state.withLock { state -> HTTPClient? in
+            guard let known = state.clients[key] else { return nil }
             state.order.removeAll { $0 == key }
             state.order.append(key)
-            if let known = state.clients[key] { return (known, nil) }
-            let client = make([host: address.description])
-            state.clients[key] = client
-            guard state.order.count > limit else { return (client, nil) }
-            return (client, state.clients.removeValue(forKey: state.order.removeFirst()))
+            return known
         }
-        if let evicted {
+        if let known { return known }
+        // Made outside the lock (a client starts its own machinery); if
+        // another fetch made one for the same key meanwhile, that one is
+        // kept and this one let go.
+        let made = make([host: address.description])
+        let (client, spare) = state.withLock { state -> (HTTPClient, HTTPClient?) in
+            if let known = state.clients[key] { return (known, made) }
+            state.clients[key] = made
+            state.order.append(key)
+            guard state.order.count > limit else { return (made, nil) }
+            return (made, state.clients.removeValue(forKey: state.order.removeFirst()))
+        }
+        if let spare {
             // Shut down once any fetch still on it has passed its deadline.
             Task { [grace] in
                 try? await Task.sleep(for: grace)
-                try? await evicted.shutdown()
+                try? await spare.shutdown()
             }
         }
         return client

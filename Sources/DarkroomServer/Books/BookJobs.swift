@@ -68,25 +68,26 @@ final class BookJobs: Sendable {
     /// files; then the oldest finished ones while their PDFs pass
     /// ``maxFinishedBytes``.
     func sweep() {
-        let expired = jobs.withLock { jobs in
-            var old = jobs.values.filter { ($0.endedAt.map { .now - $0 > lifetime }) ?? false }
-            for job in old { jobs[job.id] = nil }
-            let finished = jobs.values.compactMap { job in job.endedAt.map { (job, $0, job.current.bytes ?? 0) } }
-                .sorted { $0.1 < $1.1 }
-            var total = finished.reduce(0) { $0 + $1.2 }
-            for (job, _, bytes) in finished where total > maxFinishedBytes {
-                jobs[job.id] = nil
-                old.append(job)
-                total -= bytes
-            }
-            return old
+        // Chosen from a copy, each job's state read outside the table's
+        // lock; then removed by id.
+        let all = jobs.withLock { Array($0.values) }
+        var old = all.filter { ($0.endedAt.map { .now - $0 > lifetime }) ?? false }
+        let finished = all.filter { job in !old.contains { $0 === job } }
+            .compactMap { job in job.endedAt.map { (job, $0, job.current.bytes ?? 0) } }
+            .sorted { $0.1 < $1.1 }
+        var total = finished.reduce(0) { $0 + $1.2 }
+        for (job, _, bytes) in finished where total > maxFinishedBytes {
+            old.append(job)
+            total -= bytes
         }
+        guard !old.isEmpty else { return }
+        let expired = jobs.withLock { jobs in old.filter { jobs.removeValue(forKey: $0.id) != nil } }
         for job in expired { job.removeFile() }
     }
 
     /// The finished PDFs' bytes on disk now.
     var finishedBytes: Int {
-        jobs.withLock { $0.values.reduce(0) { $0 + ($1.endedAt == nil ? 0 : $1.current.bytes ?? 0) } }
+        jobs.withLock { Array($0.values) }.reduce(0) { $0 + ($1.endedAt == nil ? 0 : $1.current.bytes ?? 0) }
     }
 }
 

@@ -97,15 +97,26 @@ final class ViewerRegistry: Sendable {
 
     /// A new viewer, or nil with why when the limits are reached.
     func make(gallery: Gallery, client: String) -> Result<Viewer, ViewerRefusal> {
-        viewers.withLock { viewers in
-            guard viewers.count < maxViewers else { return .failure(ViewerRefusal(message: "the gallery has its most viewers (\(maxViewers)); try again later")) }
-            guard viewers.values.count(where: { $0.client == client }) < maxPerClient else {
-                return .failure(ViewerRefusal(message: "this address has its most viewers (\(maxPerClient)); close a gallery page first"))
-            }
-            let viewer = Viewer(id: UUID().uuidString.lowercased(), client: client, gallery: gallery)
+        if let refusal = viewers.withLock({ refusal(in: $0, client: client) }) { return .failure(refusal) }
+        // Made outside the lock (a viewer starts its tasks), then checked
+        // again as it goes in: another may have taken the last place.
+        let viewer = Viewer(id: UUID().uuidString.lowercased(), client: client, gallery: gallery)
+        let refused = viewers.withLock { viewers -> ViewerRefusal? in
+            if let refusal = refusal(in: viewers, client: client) { return refusal }
             viewers[viewer.id] = viewer
-            return .success(viewer)
+            return nil
         }
+        guard let refused else { return .success(viewer) }
+        Task { await viewer.close() }
+        return .failure(refused)
+    }
+
+    private func refusal(in viewers: [String: Viewer], client: String) -> ViewerRefusal? {
+        guard viewers.count < maxViewers else { return ViewerRefusal(message: "the gallery has its most viewers (\(maxViewers)); try again later") }
+        guard viewers.values.count(where: { $0.client == client }) < maxPerClient else {
+            return ViewerRefusal(message: "this address has its most viewers (\(maxPerClient)); close a gallery page first")
+        }
+        return nil
     }
 
     func viewer(_ id: String) -> Viewer? {
@@ -120,9 +131,9 @@ final class ViewerRegistry: Sendable {
     /// saying), and those whose page never opened its events within
     /// `unconnected`.
     func closeIdle(after limit: Duration, unconnected: Duration = .seconds(20)) async {
-        let stale = viewers.withLock { v in
-            v.values.filter { $0.idle > limit || (!$0.hasConnected && $0.idle > unconnected) }.map(\.id)
-        }
+        // Each viewer's clock is read after the registry's lock is let go.
+        let stale = viewers.withLock { Array($0.values) }
+            .filter { $0.idle > limit || (!$0.hasConnected && $0.idle > unconnected) }.map(\.id)
         for id in stale { await remove(id) }
     }
 

@@ -22,8 +22,9 @@ struct ServerMetrics: Sendable {
     }
 
     /// Memory figures, read when /metrics is asked: the process's resident
-    /// size, the memory cache's bytes and entries, and the source bytes
-    /// waiting for processing.
+    /// size, the memory cache's bytes and entries, the source bytes
+    /// waiting for processing and the downloads waiting for room under
+    /// their bound.
     func recordMemory(of pipeline: ImagePipeline) {
         let status = pipeline.status
         let cache = status.memoryCache
@@ -32,6 +33,7 @@ struct ServerMetrics: Sendable {
         Gauge(label: "darkroom_memory_cache_entries", factory: factory).record(cache.count)
         Gauge(label: "darkroom_memory_cache_limit_bytes", factory: factory).record(status.memoryCacheLimit)
         Gauge(label: "darkroom_source_bytes_in_flight", factory: factory).record(status.sourceBytesInFlight)
+        Gauge(label: "darkroom_downloads_waiting_for_room", factory: factory).record(status.downloadsWaitingForRoom)
     }
 
     /// Open connections that have asked for image work, and image requests
