@@ -242,7 +242,8 @@ public final class WorkItem<Value: Sendable>: Sendable {
         complete(context.isCancelled ? .failure(.cancelled) : result)
     }
 
-    private static func describe(_ error: any Error) -> DarkroomError {
+    /// A thrown error as the item's: its own, `cancelled`, or `workFailed`.
+    static func describe(_ error: any Error) -> DarkroomError {
         if let error = error as? DarkroomError { return error }
         if error is CancellationError { return .cancelled }
         return DarkroomError(.workFailed, "the work failed", underlying: "\(error)")

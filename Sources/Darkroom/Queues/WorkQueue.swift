@@ -184,7 +184,7 @@ public final class WorkQueue: Sendable {
             do {
                 return try await executor.run { () throws(DarkroomError) in try work(context) }
             } catch {
-                throw error as? DarkroomError ?? DarkroomError(.workFailed, "the work failed", underlying: "\(error)")
+                throw WorkItem<Value>.describe(error)
             }
         }
     }
@@ -246,15 +246,19 @@ public final class WorkQueue: Sendable {
     /// a turn is given to its caller, other work to a runner of its own.
     /// False when the item was cancelled meanwhile.
     private func start(_ entry: QueueEntry) -> Bool {
-        if entry.work.runsInline {
-            guard entry.work.markRunning(on: nil) else { return false }
-            countRunning()
-            return true
-        }
+        if entry.work.runsInline { return giveTurn(entry.work) }
         let runner = Runner()
         guard entry.work.markRunning(on: runner) else { return false }
         countRunning()
         runner.attach(Task { await runLoop(runner, first: entry.work) })
+        return true
+    }
+
+    /// Marks a turn running, which resumes its waiting caller; false when
+    /// it was cancelled meanwhile.
+    private func giveTurn(_ work: any QueuedWork) -> Bool {
+        guard work.markRunning(on: nil) else { return false }
+        countRunning()
         return true
     }
 
@@ -296,9 +300,8 @@ public final class WorkQueue: Sendable {
             // The item's own lock, after the queue's: cancelled between its
             // removal and now, it is skipped (its cancel counts it).
             if entry.work.runsInline {
-                guard entry.work.markRunning(on: nil) else { continue }
-                countRunning()
-                return nil
+                if giveTurn(entry.work) { return nil }
+                continue
             }
             guard entry.work.markRunning(on: runner) else { continue }
             countRunning()

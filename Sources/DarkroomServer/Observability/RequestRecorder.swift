@@ -60,9 +60,7 @@ struct RequestRecorder: Sendable {
     func answered(route: String, method: String, status: Int, since started: UInt64, error: Bool) {
         let elapsed = DispatchTime.now().uptimeNanoseconds - started
         let answer = handles.answer(Handles.AnswerKey(route: route, method: method, status: status)) {
-            let dimensions = [("http.route", route), ("http.request.method", method), ("http.response.status_code", String(status))]
-            return (Counter(label: "hb.requests", dimensions: dimensions, factory: factory),
-                    Timer(label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds, factory: factory))
+            Handles.makeAnswer(route: route, method: method, status: status, factory: factory)
         }
         answer.requests.increment()
         answer.duration.recordNanoseconds(Int64(elapsed))
@@ -118,6 +116,13 @@ private final class Handles: Sendable {
     }
 
     typealias Answer = (requests: Counter, duration: Timer)
+
+    /// An answer's request counter and duration histogram, from the factory.
+    static func makeAnswer(route: String, method: String, status: Int, factory: any MetricsFactory) -> Answer {
+        let dimensions = [("http.route", route), ("http.request.method", method), ("http.response.status_code", String(status))]
+        return (Counter(label: "hb.requests", dimensions: dimensions, factory: factory),
+                Timer(label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds, factory: factory))
+    }
     private struct State {
         var answers: [AnswerKey: Answer] = [:]
         var meters: [String: Meter] = [:]
@@ -156,9 +161,7 @@ private final class MemoryHits: Sendable {
     /// The handles for an answer of `status` (a hit is a 200 or a 304).
     func answer(_ status: Int) -> Handles.Answer {
         if let known = answers.withLock({ $0[status] }) { return known }
-        let dimensions = [("http.route", ImageRoutes.metricsRoute), ("http.request.method", "GET"), ("http.response.status_code", String(status))]
-        let made = (Counter(label: "hb.requests", dimensions: dimensions, factory: factory),
-                    Timer(label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds, factory: factory))
+        let made = Handles.makeAnswer(route: ImageRoutes.metricsRoute, method: "GET", status: status, factory: factory)
         answers.withLock { $0[status] = made }
         return made
     }
