@@ -1,4 +1,5 @@
 internal import CThumbnail
+internal import CVips
 
 /// 8-bit RGB pixels, four bytes each (the fourth unused), owned and freed
 /// by this object. Not shared between threads.
@@ -47,5 +48,15 @@ package final class RGBXImage {
         else { return nil }
         defer { dr_jpeg_free(output) }
         return body(UnsafeRawBufferPointer(start: output, count: length))
+    }
+
+    /// The pixels as a libvips image of three bands in sRGB, copied, for
+    /// a libvips saver: the image owns its copy and outlives this object.
+    package func vipsImage() throws(VipsError) -> VImage {
+        try VipsRuntime.start()
+        let rgbx = try VImage.make("new_from_memory") {
+            darkroom_vips_from_memory(pixels, width * height * 4, Int32(width), Int32(height), 4, $0)
+        }
+        return try VImage.make("extract_band") { darkroom_vips_extract_bands(rgbx.pointer, $0, 0, 3) }
     }
 }

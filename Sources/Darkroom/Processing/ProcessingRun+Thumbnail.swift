@@ -4,43 +4,45 @@ import Tracing
 
 extension ProcessingRun {
     /// The usual server request (a JPEG, PNG or WebP made smaller, perhaps
-    /// cropped by a fill and toned sepia, written as a baseline JPEG)
-    /// without libvips; see ``Thumbnail``. Returns nil when the run is not
-    /// of that shape, when the decoder declines the source, or when this
-    /// path would hold more than the memory budget where libvips streams:
-    /// libvips then does the whole run and gives any error. The result is
-    /// libvips' own: the same decode scale, resampling arithmetic, crop,
-    /// quality and chroma subsampling.
+    /// cropped by a fill and toned sepia; ``ThumbnailRequest`` says exactly
+    /// which) decoded and resampled without libvips; see ``Thumbnail``.
+    /// Returns nil when the run is not of that shape, when the decoder
+    /// declines the source, or when this path would hold more than the
+    /// memory budget where libvips streams: libvips then does the whole run
+    /// and gives any error. The pixels are libvips' own (the same decode
+    /// scale, resampling arithmetic and crop). A plain JPEG is written by
+    /// the path's encoder at libvips' quality and chroma subsampling; any
+    /// other answer by the libvips run's own writing stage.
     func thumbnail(_ raw: UnsafeRawBufferPointer, format: ImageFormat) throws(DarkroomError) -> ProcessedImage? {
-        guard let (image, header) = try thumbnailPixels(raw, format: format),
-              let bytes = Traces.span("darkroom.encode", under: trace, {
-                  image.encodedJPEG(quality: options.output.quality(for: .jpeg), { ByteBuffer(bytes: $0) })
-              })
+        guard let request = ThumbnailRequest(options, sourceFormat: format),
+              let (image, header) = try thumbnailPixels(raw, request: request)
         else { return nil }
+        let source = ProcessedImage.SourceInfo(format: format, width: header.width, height: header.height)
+        guard request.writesOwnJPEG else {
+            return try Traces.span("darkroom.encode", under: trace) { () throws(DarkroomError) in
+                try written(try vips("handing the pixels to libvips") { try image.vipsImage() }, sourceFormat: format, source: source)
+            }
+        }
+        guard let bytes = Traces.span("darkroom.encode", under: trace, {
+            image.encodedJPEG(quality: options.output.quality(for: .jpeg), { ByteBuffer(bytes: $0) })
+        }) else { return nil }
         try killSwitch.check()
-        return ProcessedImage(bytes: bytes, format: .jpeg, width: image.width, height: image.height,
-                              source: .init(format: format, width: header.width, height: header.height))
+        return ProcessedImage(bytes: bytes, format: .jpeg, width: image.width, height: image.height, source: source)
     }
 
     /// The thumbnail path's pixels before they are encoded, with the
     /// source's header; nil where ``thumbnail(_:format:)`` hands the run
     /// to libvips.
     func thumbnailPixels(_ raw: UnsafeRawBufferPointer, format: ImageFormat) throws(DarkroomError) -> (RGBXImage, Thumbnail.Header)? {
-        guard let kind = Self.thumbnailFormat(format),
-              (options.output.format ?? options.output.formatKeeping(format, hasAlpha: false)) == .jpeg, !options.output.progressive,
-              options.output.maxBytes == nil, !options.output.encoder.tunesJPEG, !options.output.best || options.output.format != nil, options.output.autoquality == nil,
-              options.pages.first == 0, options.pages.count == 1,
-              (1...100).contains(options.output.quality(for: .jpeg)),
-              case .resize(let resize)? = options.operations.first, !resize.gravity.readsPixels, resize.gravity.isValid,
-              let sepia = Self.sepiaAfterResize(options.operations.dropFirst())
-        else { return nil }
+        guard let request = ThumbnailRequest(options, sourceFormat: format) else { return nil }
+        return try thumbnailPixels(raw, request: request)
+    }
+
+    private func thumbnailPixels(_ raw: UnsafeRawBufferPointer, request: ThumbnailRequest) throws(DarkroomError) -> (RGBXImage, Thumbnail.Header)? {
+        let (kind, resize, sepia) = (request.kind, request.resize, request.sepia)
         // As on the libvips path, and before any of its numbers is used.
         try resize.validate()
-        guard let header = Thumbnail.header(raw, format: kind), header.isSupported, !header.hasForeignProfile,
-              // This path writes no metadata: anything to keep goes to libvips.
-              options.output.stripMetadata, options.output.stripColourProfile, !(options.output.keepCopyright && header.hasCopyright),
-              header.orientation == 1 || !options.autoRotate
-        else { return nil }
+        guard let header = Thumbnail.header(raw, format: kind), request.accepts(header) else { return nil }
         let pixels = header.width.multipliedReportingOverflow(by: header.height)
         guard !pixels.overflow, pixels.partialValue <= options.limits.maxSourcePixels else { return nil }
 
@@ -54,7 +56,7 @@ extension ProcessingRun {
         try checkResultSize(width: width, height: height)
         let (left, top) = resize.gravity.placement(outer: (scaledWidth, scaledHeight), inner: (width, height),
                                                    offsetScale: geometry.dprScale)
-        let shrink = ShrinkOnLoad.plan(operations: options.operations, format: format,
+        let shrink = ShrinkOnLoad.plan(operations: options.operations, format: request.source,
                                        width: header.width, height: header.height).factor
         let decoded = Thumbnail.decodedSize(format: kind, width: header.width, height: header.height, shrink: shrink)
         guard scaledWidth <= decoded.width, scaledHeight <= decoded.height else { return nil }
@@ -111,14 +113,5 @@ extension ProcessingRun {
         case .webp: .webp
         default: nil
         }
-    }
-
-    /// What may follow the resize on this path: nothing, or one sepia step.
-    /// The sepia intensity (0 for none), or nil when the steps are not of
-    /// that shape.
-    private static func sepiaAfterResize(_ rest: ArraySlice<ImageOperation>) -> Double? {
-        guard let step = rest.first else { return 0 }
-        guard rest.count == 1, case .sepia(let intensity) = step, (0...1).contains(intensity) else { return nil }
-        return intensity
     }
 }

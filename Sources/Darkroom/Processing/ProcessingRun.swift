@@ -174,24 +174,32 @@ struct ProcessingRun {
 
         // 5. Encode: the long call, where libvips computes every pixel.
         return try Traces.span("darkroom.encode", under: trace) { () throws(DarkroomError) in
-            if options.output.best, options.output.format == nil {
-                return try encodeBest(image, sourceFormat: format, source: source)
-            }
-            let outputFormat = try outputFormat(source: format, hasAlpha: image.hasAlpha)
-            if outputFormat == .ico, max(image.width, image.height) > VImage.maxIconSide {
-                // As imgproxy: an icon is made to fit its format's limit.
-                let scale = Double(VImage.maxIconSide) / Double(max(image.width, image.height))
-                image = try vips("fitting the icon in \(VImage.maxIconSide) pixels") { try image.resized(horizontal: scale, vertical: scale) }
-            }
-            if outputFormat == .jpeg {
-                // JPEG keeps no alpha: transparency shows white, as imgproxy
-                // shows it (libvips alone would flatten onto black).
-                image = try flattened(image, onto: .white)
-            }
-            let bytes = try encode(image, as: outputFormat, sourceFormat: format)
-            try killSwitch.check()
-            return ProcessedImage(bytes: bytes, format: outputFormat, width: image.width, height: image.height, source: source)
+            try written(image, sourceFormat: format, source: source)
         }
+    }
+
+    /// The image written in the answer's format: the best of several,
+    /// the one asked, or the source's. The libvips run and the thumbnail
+    /// path's pixels both end here.
+    func written(_ image: VImage, sourceFormat format: ImageFormat, source: ProcessedImage.SourceInfo) throws(DarkroomError) -> ProcessedImage {
+        var image = image
+        if options.output.best, options.output.format == nil {
+            return try encodeBest(image, sourceFormat: format, source: source)
+        }
+        let outputFormat = try outputFormat(source: format, hasAlpha: image.hasAlpha)
+        if outputFormat == .ico, max(image.width, image.height) > VImage.maxIconSide {
+            // As imgproxy: an icon is made to fit its format's limit.
+            let scale = Double(VImage.maxIconSide) / Double(max(image.width, image.height))
+            image = try vips("fitting the icon in \(VImage.maxIconSide) pixels") { try image.resized(horizontal: scale, vertical: scale) }
+        }
+        if outputFormat == .jpeg {
+            // JPEG keeps no alpha: transparency shows white, as imgproxy
+            // shows it (libvips alone would flatten onto black).
+            image = try flattened(image, onto: .white)
+        }
+        let bytes = try encode(image, as: outputFormat, sourceFormat: format)
+        try killSwitch.check()
+        return ProcessedImage(bytes: bytes, format: outputFormat, width: image.width, height: image.height, source: source)
     }
 
     /// The steps, in order, each checked against the result limits.

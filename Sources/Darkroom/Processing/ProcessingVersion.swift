@@ -17,7 +17,8 @@ public enum ProcessingVersion {
     /// ratio, extend and padding measured by the resize, the result limit
     /// scaling down). 4: AVIF at imgproxy's speed 8 (libvips effort 1).
     /// 5: text watermarks as imgproxy Pro draws them (markup, black sans 16).
-    public static let number = 5
+    /// 6: every answer format written from the thumbnail path's pixels.
+    public static let number = 6
 
     /// The text in keys: the number and libvips' version.
     public static let current = "\(number)+vips\(VipsRuntime.version)"

@@ -62,8 +62,8 @@ import TestSupport
         #expect(SSIM.mean([UInt8](repeating: 0, count: 100), [UInt8](repeating: 0, count: 100), width: 10, height: 10) == nil, "no pixel 5 from every edge")
     }
 
-    // WebP: JPEG answers of these sizes may take the thumbnail path, whose
-    // bytes differ from libvips' by a few.
+    // WebP, and the sizes compared against written from the same pixels:
+    // both take the thumbnail path.
     private func autoquality(_ settings: Autoquality, format: ImageFormat = .webp) throws -> ProcessedImage {
         var output = OutputOptions(format: format)
         output.autoquality = settings

@@ -101,6 +101,43 @@ import TestSupport
 
     // MARK: - Tests
 
+    /// The shapes above are requests the path takes, by the one rule in
+    /// ``ThumbnailRequest``; these are not, each for its reason.
+    @Test func theShapesAreThoseTheRuleTakes() {
+        let fit: [ImageOperation] = [.resize(Resize(width: 512, height: 512))]
+        func request(_ operations: [ImageOperation] = fit, source: ImageFormat = .jpeg, _ change: (inout ProcessingOptions) -> Void = { _ in })
+            -> ThumbnailRequest? {
+            var options = ProcessingOptions(operations: operations, output: OutputOptions(format: .jpeg))
+            change(&options)
+            return ThumbnailRequest(options, sourceFormat: source)
+        }
+        for (name, operations) in Self.shapes(width: 2560, height: 1920) {
+            #expect(request(operations) != nil, "\(name)")
+        }
+        // Written by the path's own encoder, or by libvips' writing stage from its pixels.
+        #expect(request()?.writesOwnJPEG == true)
+        #expect(request(fit + [.sepia(intensity: 0.8)])?.sepia == 0.8)
+        let writtenByLibvips: [(String, ThumbnailRequest?)] = [
+            ("WebP", request { $0.output.format = .webp }), ("AVIF", request { $0.output.format = .avif }),
+            ("PNG", request { $0.output.format = .png }), ("a WebP kept as WebP", request(source: .webp) { $0.output.format = nil }),
+            ("progressive", request { $0.output.progressive = true }), ("a byte limit", request { $0.output.maxBytes = 10_000 }),
+            ("the best format", request { $0.output.best = true; $0.output.format = nil }), ("quality 0", request { $0.output.quality = 0 }),
+        ]
+        for (name, request) in writtenByLibvips { #expect(request?.writesOwnJPEG == false, "\(name)") }
+        let refused: [(String, ThumbnailRequest?)] = [
+            ("a GIF source", request(source: .gif)),
+            ("a second page", request { $0.pages = PageSelection(first: 1) }),
+            ("metadata kept", request { $0.output.stripMetadata = false }),
+            ("the colour profile kept", request { $0.output.stripColourProfile = false }),
+            ("smart gravity", request([.resize(Resize(width: 300, height: 300, mode: .fill, gravity: .smart))])),
+            ("sepia first", request([.sepia(intensity: 0.5)] + fit)),
+            ("a step after the resize", request(fit + [.grayscale])),
+            ("two resizes", request(fit + fit)),
+            ("no resize", request([])),
+        ]
+        for (name, request) in refused { #expect(request == nil, "\(name)") }
+    }
+
     /// Three photos (a baseline 2560 x 1920, the progressive ones with odd
     /// sizes) in every shape; every other corpus photo in four.
     @Test(arguments: Corpus.photos.map(\.lastPathComponent))

@@ -106,6 +106,42 @@ import TestSupport
         #expect(error?.kind == .cancelled)
     }
 
+    /// A WebP or AVIF answer of the usual request takes the path, and is
+    /// what libvips' run answers: the same format and size, and pixels that
+    /// differ only as two encodes of pixels within the contract's bound do.
+    @Test(arguments: [ImageFormat.webp, .avif])
+    func webpAndAVIFAnswersTakeThePath(format: ImageFormat) async throws {
+        let data = try Corpus.data("Aqua.jpg")
+        let options = ProcessingOptions(operations: [.resize(Resize(width: 512, height: 512))], output: OutputOptions(format: format, quality: 80))
+        let (fast, taken, reference) = try await onOwnThread {
+            let run = ProcessingRun(data: data, options: options, killSwitch: KillSwitch())
+            let taken = try data.withUnsafeBytes { raw in try run.thumbnail(raw, format: .jpeg) }
+            return (try run.run(), taken, try ProcessingRun(data: data, options: options, killSwitch: KillSwitch(), usesThumbnail: false).run())
+        }
+        #expect(taken?.format == format)
+        #expect(fast.format == format && reference.format == format)
+        #expect(fast.width == reference.width && fast.height == reference.height && fast.width == 512)
+        let loader: VImage.Loader = format == .webp ? .webp : .heif
+        let (a, b) = (try RawPixels.decode([UInt8](fast.data), loader: loader), try RawPixels.decode([UInt8](reference.data), loader: loader))
+        #expect(a.width == b.width && a.height == b.height && a.bands == 3 && b.bands == 3)
+        let squares = zip(a.bytes, b.bytes).reduce(0.0) { $0 + pow(Double(Int($1.0) - Int($1.1)), 2) }
+        let psnr = 10 * log10(255 * 255 / max(squares / Double(a.bytes.count), 1e-9))
+        #expect(psnr > 45, "PSNR \(psnr) dB between the two engines' \(format.rawValue) answers")
+    }
+
+    /// An answer in the source's own format takes the path too.
+    @Test func anAnswerInTheSourcesFormatTakesThePath() throws {
+        let small: [ImageOperation] = [.resize(Resize(width: 100, height: 100))]
+        func taken(_ data: Data) throws -> ProcessedImage? {
+            let run = ProcessingRun(data: data, options: ProcessingOptions(operations: small), killSwitch: KillSwitch())
+            guard case .image(let format) = ImageFormat.sniff(data) else { return nil }
+            return try data.withUnsafeBytes { raw in try run.thumbnail(raw, format: format) }
+        }
+        #expect(try taken(Fixtures.data("landscape.webp"))?.format == .webp)
+        #expect(try taken(Fixtures.data("landscape.jpg"))?.format == .jpeg)
+        #expect(try taken(Self.converted(try Fixtures.data("landscape.jpg"), to: .png))?.format == .png)
+    }
+
     /// An APP1 with a big-endian TIFF header, as some cameras write it.
     static func bigEndianEXIF(_ jpeg: Data, orientation: Int) -> Data {
         let tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08, 0x00, 0x01,

@@ -73,7 +73,10 @@ import TestSupport
         #expect(try fill(data, gravity: .objects()).data == smart.data)
         var detection = ObjectDetection()
         detection.fallbackToSmart = false
-        #expect(try fill(data, gravity: .objects(), detection: detection).data == (try fill(data, gravity: .centre)).data)
+        // A centre fill takes the thumbnail path, whose pixels are libvips' within one level.
+        let (objects, centre) = (try pixels(of: fill(data, gravity: .objects(), detection: detection)), try pixels(of: fill(data, gravity: .centre)))
+        #expect(objects.width == centre.width && objects.height == centre.height)
+        #expect(zip(objects.bytes, centre.bytes).allSatisfy { abs(Int($0) - Int($1)) <= 1 })
     }
 
     @Test func blurDetectionsCoversEveryFaceAndNothingElse() throws {
