@@ -222,19 +222,6 @@ int dr_jpeg_decode_resampled(const uint8_t *data, size_t length, const dr_jpeg_d
     return status;
 }
 
-// MARK: - Colour
-
-void dr_jpeg_recombine(uint8_t *pixels, int width, int height, const int32_t m[9]) {
-    size_t count = (size_t)width * (size_t)height;
-    for (size_t i = 0; i < count; i++, pixels += 4) {
-        int32_t r = pixels[0], g = pixels[1], b = pixels[2];
-        for (int c = 0; c < 3; c++) {
-            int32_t v = (m[c * 3] * r + m[c * 3 + 1] * g + m[c * 3 + 2] * b + (1 << 15)) >> 16;
-            pixels[c] = v < 0 ? 0 : v > 255 ? 255 : (uint8_t)v;
-        }
-    }
-}
-
 // MARK: - Encode
 
 /// The JPEG's bytes, in a buffer this file owns (libjpeg's own memory

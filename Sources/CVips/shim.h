@@ -310,41 +310,21 @@ done:
     return result;
 }
 
-/// The same 3x3 matrix for 8-bit RGB(A) images small enough to hold in
-/// memory (after a resize, the usual case): renders `in` into a new memory
-/// image, then mixes each pixel in 16.16 fixed point, rounding to nearest
-/// and clipping to 0..255, alpha untouched. libvips' recomb works in double
-/// and then needs a cast: this costs a fraction of that.
-static inline int darkroom_vips_recomb3_u8(VipsImage *in, VipsImage **out, const double matrix[9]) {
-    int bands = vips_image_get_bands(in);
-    if (vips_image_get_format(in) != VIPS_FORMAT_UCHAR || (bands != 3 && bands != 4)) {
-        return darkroom_vips_recomb3(in, out, matrix);
-    }
+/// `in` computed into a new memory image of its own, whose pixels the
+/// caller may then change in place (vips_image_copy_memory may hand back
+/// `in` itself).
+static inline int darkroom_vips_render_to_new_memory(VipsImage *in, VipsImage **out) {
     VipsImage *memory = vips_image_new_memory();
     if (vips_image_write(in, memory) != 0) {
         g_object_unref(memory);
         return -1;
     }
-    int m[9];
-    for (int i = 0; i < 9; i++) {
-        m[i] = (int)(matrix[i] * 65536.0 + (matrix[i] >= 0 ? 0.5 : -0.5));
-    }
-    const size_t pixels = (size_t)vips_image_get_width(memory) * (size_t)vips_image_get_height(memory);
-    VipsPel *p = VIPS_IMAGE_ADDR(memory, 0, 0);
-    for (size_t i = 0; i < pixels; i++, p += bands) {
-        const int r = p[0], g = p[1], b = p[2];
-        int mixed[3] = {
-            (m[0] * r + m[1] * g + m[2] * b + 32768) >> 16,
-            (m[3] * r + m[4] * g + m[5] * b + 32768) >> 16,
-            (m[6] * r + m[7] * g + m[8] * b + 32768) >> 16,
-        };
-        for (int c = 0; c < 3; c++) {
-            p[c] = (VipsPel)(mixed[c] < 0 ? 0 : mixed[c] > 255 ? 255 : mixed[c]);
-        }
-    }
     *out = memory;
     return 0;
 }
+
+/// The first pixel of a memory image, rows one after the other.
+static inline VipsPel *darkroom_vips_memory_pixels(VipsImage *image) { return VIPS_IMAGE_ADDR(image, 0, 0); }
 
 // The pixels of the whole chain, computed once into memory, so that the
 // image can be saved more than once.

@@ -33,8 +33,7 @@ package final class RGBXImage {
     /// clipping as the in-memory libvips step does (16.16 fixed point).
     package func recombine(_ matrix: [Double]) {
         precondition(matrix.count == 9, "a 3x3 matrix has nine entries")
-        let fixed = matrix.map { Int32(($0 * 65536).rounded(.toNearestOrAwayFromZero)) }
-        fixed.withUnsafeBufferPointer { dr_jpeg_recombine(pixels, Int32(width), Int32(height), $0.baseAddress) }
+        dr_recombine(pixels, width * height, 4, matrix)
     }
 
     /// Encodes the pixels as a baseline JPEG without metadata, and hands

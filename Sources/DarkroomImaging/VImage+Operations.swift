@@ -1,4 +1,5 @@
 internal import CVips
+internal import CThumbnail
 
 extension VImage {
     /// Resampling kernels, as libvips numbers them.
@@ -93,9 +94,13 @@ extension VImage {
     /// switch around it.
     package func recombinedInMemory(_ matrix: [Double]) throws(VipsError) -> VImage {
         precondition(matrix.count == 9, "a 3x3 matrix has nine entries")
-        return try matrix.withUnsafeBufferPointer { m throws(VipsError) in
-            try VImage.make("recomb") { darkroom_vips_recomb3_u8(pointer, $0, m.baseAddress) }
+        guard darkroom_vips_band_format(pointer) == Int32(VIPS_FORMAT_UCHAR.rawValue), bands == 3 || bands == 4 else {
+            return try recombined(matrix)
         }
+        let memory = try VImage.make("recomb") { darkroom_vips_render_to_new_memory(pointer, $0) }
+        // The thumbnail path's loop, on the same pixels: one arithmetic for both engines.
+        dr_recombine(darkroom_vips_memory_pixels(memory.pointer), memory.width * memory.height, Int32(memory.bands), matrix)
+        return memory
     }
 
     /// The image's pixels computed into memory, to be encoded more than

@@ -52,7 +52,7 @@ extension VImage {
     package var copyright: String? {
         var length = 0
         guard let blob = darkroom_vips_exif_blob(pointer, &length) else { return nil }
-        guard let value = Thumbnail.exifCopyright(payload: UnsafeRawBufferPointer(start: blob, count: length)) else { return nil }
+        guard let value = SourceFacts.exifCopyright(payload: UnsafeRawBufferPointer(start: blob, count: length)) else { return nil }
         return value.allSatisfy { $0 == " " || $0 == "\t" } ? nil : value
     }
 

@@ -83,10 +83,10 @@ package final class VImage {
     }
 
     /// An embedded profile other than sRGB, by the rule both engines follow
-    /// (``Thumbnail/isSRGB(profile:)``): the pixels need a transform.
+    /// (``SourceFacts/isSRGB(profile:)``): the pixels need a transform.
     package var hasForeignProfile: Bool {
         var length = 0
         guard let profile = darkroom_vips_icc_profile(pointer, &length) else { return false }
-        return !Thumbnail.isSRGB(profile: UnsafeRawBufferPointer(start: profile, count: length))
+        return !SourceFacts.isSRGB(profile: UnsafeRawBufferPointer(start: profile, count: length))
     }
 }

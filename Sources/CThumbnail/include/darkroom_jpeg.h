@@ -42,10 +42,6 @@ typedef struct {
 /// stops it, DR_CANCELLED when the kill switch does.
 int dr_jpeg_decode_resampled(const uint8_t *data, size_t length, const dr_jpeg_decode_options *options, uint8_t **pixels);
 
-/// Multiplies every pixel by a 3x3 matrix (row-major, in 16.16 fixed point),
-/// rounding and clipping to 0...255.
-void dr_jpeg_recombine(uint8_t *pixels, int width, int height, const int32_t matrix[9]);
-
 /// Encodes a `width` x `height` RGBX buffer as a baseline JPEG, 4:2:0
 /// below quality 90 and 4:4:4 from 90 (as libvips does), without metadata.
 /// The JPEG, in a buffer of its own, is freed with dr_jpeg_free.

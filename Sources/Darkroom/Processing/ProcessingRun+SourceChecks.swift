@@ -7,9 +7,9 @@ extension ProcessingRun {
     /// scans (libjpeg reads them all before the first row, so their number
     /// is what such a file costs) and the coefficient buffer libjpeg would
     /// hold for them. nil for any other format.
-    func checkedJPEGStructure(_ raw: UnsafeRawBufferPointer, format: ImageFormat) throws(DarkroomError) -> Thumbnail.JPEGStructure? {
+    func checkedJPEGStructure(_ raw: UnsafeRawBufferPointer, format: ImageFormat) throws(DarkroomError) -> SourceFacts.JPEGStructure? {
         guard format == .jpeg else { return nil }
-        guard let structure = Thumbnail.jpegStructure(raw) else { return nil }
+        guard let structure = SourceFacts.jpegStructure(raw) else { return nil }
         let limits = options.limits
         if structure.isMultiScan, structure.scans > limits.maxJPEGScans {
             throw Self.tooManyScans(structure.scans, limit: limits.maxJPEGScans)
@@ -64,7 +64,7 @@ extension ProcessingRun {
     func orientation(of raw: UnsafeRawBufferPointer, format: ImageFormat, header: VImage) -> Int {
         switch format {
         case .jpeg:
-            return Thumbnail.jpegStructure(raw)?.orientation ?? header.orientation
+            return SourceFacts.jpegStructure(raw)?.orientation ?? header.orientation
         case .png, .webp:
             return Self.thumbnailFormat(format).flatMap { Thumbnail.header(raw, format: $0)?.orientation } ?? header.orientation
         default:

@@ -87,7 +87,7 @@ extension ProcessingRun {
         } catch .cancelled {
             throw .cancelled
         } catch .tooManyScans {
-            throw Self.tooManyScans(Thumbnail.jpegStructure(raw)?.scans ?? options.limits.maxJPEGScans + 1, limit: options.limits.maxJPEGScans)
+            throw Self.tooManyScans(SourceFacts.jpegStructure(raw)?.scans ?? options.limits.maxJPEGScans + 1, limit: options.limits.maxJPEGScans)
         } catch .overBudget {
             throw DarkroomError(.tooMuchMemory, "decoding the image needed more than the limit of \(Self.mebibytes(options.limits.maxDecodeMemory)) a request")
         } catch {

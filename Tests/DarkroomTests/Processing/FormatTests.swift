@@ -214,7 +214,7 @@ import TestSupport
     static func copyright(of jpeg: Data) -> String? {
         guard let start = jpeg.range(of: Data("Exif\0\0".utf8))?.lowerBound else { return nil }
         let length = Int(jpeg[start - 2]) << 8 | Int(jpeg[start - 1])
-        return Data(jpeg[start..<(start + length - 2)]).withUnsafeBytes { Thumbnail.exifCopyright(payload: $0) }
+        return Data(jpeg[start..<(start + length - 2)]).withUnsafeBytes { SourceFacts.exifCopyright(payload: $0) }
     }
 
     /// keep_copyright keeps the source's value, not libexif's rendering of

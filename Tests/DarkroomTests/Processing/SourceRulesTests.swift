@@ -55,7 +55,7 @@ import TestSupport
         for (name, segments, expected) in cases {
             let data = try Self.jpeg(app1: segments)
             let (ours, header, libvips) = try data.withUnsafeBytes { raw in
-                (Thumbnail.jpegStructure(raw)?.orientation, Thumbnail.header(raw, format: .jpeg)?.orientation,
+                (SourceFacts.jpegStructure(raw)?.orientation, Thumbnail.header(raw, format: .jpeg)?.orientation,
                  try VImage.load(raw, loader: .jpeg).orientation)
             }
             #expect(ours == expected && header == expected, "\(name): \(ours ?? 0), \(header ?? 0)")
@@ -89,12 +89,12 @@ import TestSupport
     @Test func theColourProfileRuleLooksAtColorantsAndCurves() throws {
         let srgb = try Self.profile(of: "srgb-profile.jpg")
         let p3 = try Self.profile(of: "display-p3.jpg")
-        #expect(srgb.withUnsafeBytes { Thumbnail.isSRGB(profile: $0) })
-        #expect(!p3.withUnsafeBytes { Thumbnail.isSRGB(profile: $0) })
+        #expect(srgb.withUnsafeBytes { SourceFacts.isSRGB(profile: $0) })
+        #expect(!p3.withUnsafeBytes { SourceFacts.isSRGB(profile: $0) })
         let gamma = Self.replacingCurves(of: srgb, gamma: 2.2)
         #expect(gamma != srgb)
-        #expect(!gamma.withUnsafeBytes { Thumbnail.isSRGB(profile: $0) })
-        #expect(!Array(srgb.prefix(100)).withUnsafeBytes { Thumbnail.isSRGB(profile: $0) }, "a cut-short profile is not sRGB")
+        #expect(!gamma.withUnsafeBytes { SourceFacts.isSRGB(profile: $0) })
+        #expect(!Array(srgb.prefix(100)).withUnsafeBytes { SourceFacts.isSRGB(profile: $0) }, "a cut-short profile is not sRGB")
     }
 
     /// Both engines take the sRGB-profiled photo as it is (the thumbnail
