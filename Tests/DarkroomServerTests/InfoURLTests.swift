@@ -77,4 +77,21 @@ import TestSupport
             #expect(bad.status == .notFound && String(buffer: bad.body).contains("palette"))
         }
     }
+
+    /// Every info option that computes something answers under Pro's key,
+    /// so that a Pro client's parser finds it.
+    @Test func everyComputedOptionAnswersUnderProsKey() async throws {
+        try await withRouter { client in
+            let options = "cs:1/b:1/sf:1/pn:1/a:1:1/c:100:100/p:8/avg:1/dc:1/bh:4:3/th:1/ph:1/chs:sha256"
+            let response = try await client.execute(uri: "/info/_/\(options)/plain/local:///photos/Aqua.jpg", method: .get)
+            #expect(response.status == .ok, "\(String(buffer: response.body))")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+            #expect(json["colorspace"] is String && json["bands"] is Int && json["sample_format"] is String && json["pages_number"] is Int)
+            #expect(json["alpha"] is Bool && json["transparency"] is Bool)
+            #expect(json["crop"] is [String: Any] && json["average"] is [String: Any])
+            #expect((json["palette"] as? [Any])?.isEmpty == false && json["dominant_colors"] is [String: Any])
+            #expect(json["blurhash"] is String && json["thumb_hash"] is String && json["perceptual_hash"] is String)
+            #expect((json["hashsums"] as? [String: String])?["sha256"]?.count == 64)
+        }
+    }
 }

@@ -75,7 +75,7 @@ public struct InfoURL: Sendable {
         add("pages_number", "pn") { u, a throws(ImageURLError) in try a.need(1...1); u.info.pagesNumber = a.bool(0) ?? false }
         add("thumb_hash", "th") { u, a throws(ImageURLError) in try a.need(1...1); u.info.thumbHashHex = a.bool(0) ?? false }
         add("perceptual_hash", "phash", "ph") { u, a throws(ImageURLError) in try a.need(1...1); u.info.perceptualHash = a.bool(0) ?? false }
-        // No video sources: there is no video metadata to give.
+        // A video source's container tags and streams; on unless asked off, as Pro's.
         add("video_meta", "vm") { u, a throws(ImageURLError) in
             try a.need(1...1)
             u.info.videoMeta = a.bool(0) ?? true

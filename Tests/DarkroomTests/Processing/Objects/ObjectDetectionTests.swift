@@ -135,6 +135,22 @@ import TestSupport
         #expect(cats.width == 100 && cats.height == 50)
     }
 
+    /// A photo without faces: blurring, outlining and cropping to faces
+    /// leave it as it was, for every class.
+    @Test func withoutFacesTheFaceStepsLeaveThePhotoAsItWas() throws {
+        let data = try Data(contentsOf: Corpus.photo("Dune.jpg"))
+        let fit: ImageOperation = .resize(Resize(width: 400, height: 400))
+        func run(_ step: ImageOperation?) throws -> RawPixels {
+            // The resize first, so that both runs take the same engine.
+            try pixels(of: try process(data, ProcessingOptions(operations: [.rotate(degrees: 0), fit] + (step.map { [$0] } ?? []),
+                                                               output: OutputOptions(format: .png))))
+        }
+        let plain = try run(nil)
+        #expect(try run(.blurDetections(sigma: 8, classes: .all)) == plain, "bd")
+        #expect(try run(.drawDetections(classes: .all)) == plain, "dd")
+        #expect(try run(.cropObjects(scale: 1, classes: .all)) == plain, "crop_objects")
+    }
+
     /// Images a stranger can send that are nothing like a photo: the
     /// search takes its fixed size and finds nothing.
     @Test func oddShapesAndNoiseFindNothing() throws {
