@@ -22,6 +22,7 @@ public final class WorkQueue: Sendable {
     public let maxConcurrent: Int
     public let agingInterval: Duration?
     let executor: BlockingExecutor
+    private let clock: @Sendable () -> ContinuousClock.Instant
     private let state: Locked<State>
     private let nextID = Atomic<UInt64>(1)
     private let gauges: Gauges
@@ -53,9 +54,17 @@ public final class WorkQueue: Sendable {
     ///     higher; `nil` turns aging off.
     ///   - executor: where blocking work runs.
     ///   - metricsFactory: where the queue's gauges (waiting, running) go.
-    public init(name: String, maxConcurrent: Int, agingInterval: Duration? = .seconds(10), executor: BlockingExecutor = .shared,
+    public convenience init(name: String, maxConcurrent: Int, agingInterval: Duration? = .seconds(10), executor: BlockingExecutor = .shared,
                 metricsFactory: any MetricsFactory = MetricsSystem.factory) {
+        self.init(name: name, maxConcurrent: maxConcurrent, agingInterval: agingInterval, executor: executor, metricsFactory: metricsFactory,
+                  clock: { .now })
+    }
+
+    /// - Parameter clock: the time aging is measured by; tests move it by hand.
+    init(name: String, maxConcurrent: Int, agingInterval: Duration?, executor: BlockingExecutor = .shared,
+         metricsFactory: any MetricsFactory = MetricsSystem.factory, clock: @escaping @Sendable () -> ContinuousClock.Instant) {
         precondition(maxConcurrent >= 1, "a queue runs at least one item at a time")
+        self.clock = clock
         self.name = name
         self.maxConcurrent = maxConcurrent
         self.agingInterval = agingInterval
@@ -126,7 +135,7 @@ public final class WorkQueue: Sendable {
         let counts = state.withLock { s in
             s.counts.waiting += 1
             if dependencies.isEmpty {
-                s.schedule.insert(entry, priority: priority, now: .now)
+                s.schedule.insert(entry, priority: priority, now: clock())
             } else {
                 s.blocked += 1
                 s.blockedEntries[item.id] = entry
@@ -214,7 +223,7 @@ public final class WorkQueue: Sendable {
                 let scheduled = state.withLock { s in
                     s.blocked -= 1
                     guard let entry = s.blockedEntries.removeValue(forKey: item.id), waiting else { return false }
-                    s.schedule.insert(entry, priority: priority, now: .now)
+                    s.schedule.insert(entry, priority: priority, now: clock())
                     return true
                 }
                 if scheduled { pump() }
@@ -229,7 +238,7 @@ public final class WorkQueue: Sendable {
             let taken = state.withLock { s -> [QueueEntry] in
                 guard !s.suspended else { return [] }
                 var taken: [QueueEntry] = []
-                while s.busy < maxConcurrent, let entry = s.schedule.popNext(now: .now) {
+                while s.busy < maxConcurrent, let entry = s.schedule.popNext(now: clock()) {
                     s.busy += 1
                     taken.append(entry)
                 }
@@ -292,7 +301,7 @@ public final class WorkQueue: Sendable {
             // The slot is given back in the same lock that finds the
             // schedule empty, so an item added meanwhile finds it free.
             let entry = state.withLock { s -> QueueEntry? in
-                if !s.suspended, let entry = s.schedule.popNext(now: .now) { return entry }
+                if !s.suspended, let entry = s.schedule.popNext(now: clock()) { return entry }
                 s.busy -= 1
                 return nil
             }

@@ -36,13 +36,16 @@ import TestSupport
         #expect(log.all == ["veryHigh", "low", "high", "normal"])
     }
 
+    /// Aging, on a clock moved by hand: an item that has waited long
+    /// enough starts before newer work of a higher priority.
     @Test func agingLetsOldLowWorkOvertakeNewerHigherWork() async throws {
-        let queue = WorkQueue(name: "test", maxConcurrent: 1, agingInterval: .milliseconds(50))
+        let clock = TestClock()
+        let queue = WorkQueue(name: "test", maxConcurrent: 1, agingInterval: .seconds(10), clock: { clock.now })
         let gate = Gate(), log = Log()
         let blocker = queue.add { _ in await gate.wait() }
-        #expect(await eventually { blocker.state == .running })
+        #expect(blocker.state == .running, "a free slot starts work as it is added")
         let old = queue.add(priority: .veryLow) { _ in log.append("old veryLow") }
-        try await Task.sleep(for: .milliseconds(250))   // five levels' worth of waiting
+        clock.advance(by: .seconds(40))   // four levels' worth of waiting: veryLow counts as veryHigh
         let fresh = queue.add(priority: .high) { _ in log.append("fresh high") }
         gate.open()
         try await old.value
@@ -50,11 +53,27 @@ import TestSupport
         #expect(log.all == ["old veryLow", "fresh high"])
     }
 
+    /// The same two items without the wait: priority decides.
+    @Test func withoutWaitingPriorityWins() async throws {
+        let clock = TestClock()
+        let queue = WorkQueue(name: "test", maxConcurrent: 1, agingInterval: .seconds(10), clock: { clock.now })
+        let gate = Gate(), log = Log()
+        let blocker = queue.add { _ in await gate.wait() }
+        let old = queue.add(priority: .veryLow) { _ in log.append("old veryLow") }
+        clock.advance(by: .seconds(9))
+        let fresh = queue.add(priority: .high) { _ in log.append("fresh high") }
+        gate.open()
+        try await blocker.value
+        try await old.value
+        try await fresh.value
+        #expect(log.all == ["fresh high", "old veryLow"])
+    }
+
     @Test func suspendHoldsWorkAndResumeStartsIt() async throws {
         let queue = WorkQueue(name: "test", maxConcurrent: 2)
         queue.suspend()
         let item = queue.add { _ in 42 }
-        try await Task.sleep(for: .milliseconds(50))
+        // A free slot starts work as it is added: still waiting means held.
         #expect(item.state == .waiting)
         #expect(queue.counts.waiting == 1)
         queue.resume()
