@@ -17,41 +17,37 @@ struct InfoRoutes: Sendable {
 
     func add(to router: Router<ServerContext>) {
         router.get("/info/**") { request, context in
-            await respond(to: request, context: context)
+            try await respond(to: request, context: context)
         }
     }
 
-    func respond(to request: Request, context: ServerContext) async -> Response {
+    /// Errors are thrown as they are: a ``DarkroomError`` answers with its
+    /// own status and reason (it is an `HTTPResponseError`).
+    func respond(to request: Request, context: ServerContext) async throws -> Response {
         let path = String(request.uri.path.dropFirst("/info".count))
         let url: InfoURL
         switch Self.verifiedURL(path, configuration: configuration) {
         case .success(let verified): url = verified
         case .failure(let refusal): return refusal.response
         }
-        do {
-            // Nil: the source's bytes are not the ones the URL's hashsum names.
-            let answer = try await connections.run(on: context.channel) { () async throws(DarkroomError) -> ImageInfo? in
-                let source = try await pipeline.originalData(for: .url(url.source))
-                if let expected = url.expectedHashsum, Hashsum.hex(of: source.data, expected.kind) != expected.hex { return nil }
-                return try await processor.info(of: source.data, limits: url.imageOptions.limits(over: configuration.limits),
-                                                includeGPS: configuration.infoIncludesGPS, options: url.info,
-                                                objectDetection: configuration.objectDetection)
-            }
-            guard let info = answer else {
-                // As imgproxy Pro: a mismatch is a 422.
-                return errorResponse(.unprocessableContent, "the source's \(url.expectedHashsum?.kind.rawValue ?? "") hashsum is not the one the URL gives")
-            }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            var headers = HTTPFields()
-            headers[.contentType] = "application/json"
-            headers[.cacheControl] = "public, max-age=\(configuration.cacheMaxAge)"
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(info))))
-        } catch let error as DarkroomError {
-            return error.response(headers: [:])
-        } catch {
-            return errorResponse(.internalServerError, "the answer could not be written: \(error)")
+        // Nil: the source's bytes are not the ones the URL's hashsum names.
+        let answer = try await connections.run(on: context.channel) { () async throws(DarkroomError) -> ImageInfo? in
+            let source = try await pipeline.originalData(for: .url(url.source))
+            if let expected = url.expectedHashsum, Hashsum.hex(of: source.data, expected.kind) != expected.hex { return nil }
+            return try await processor.info(of: source.data, limits: url.imageOptions.limits(over: configuration.limits),
+                                            includeGPS: configuration.infoIncludesGPS, options: url.info,
+                                            objectDetection: configuration.objectDetection)
         }
+        guard let info = answer else {
+            // As imgproxy Pro: a mismatch is a 422.
+            return errorResponse(.unprocessableContent, "the source's \(url.expectedHashsum?.kind.rawValue ?? "") hashsum is not the one the URL gives")
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "public, max-age=\(configuration.cacheMaxAge)"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(info))))
     }
 
     /// The URL, its signature checked first as for image URLs.
