@@ -841,6 +841,20 @@ static inline int darkroom_vips_from_memory(const void *data, size_t size, int w
     return 0;
 }
 
+/// An image over `data` as it is, without a copy: the caller keeps the
+/// bytes alive, unchanged, until the image is released.
+static inline int darkroom_vips_wrap_memory(const void *data, size_t size, int width, int height, int bands, VipsImage **out) {
+    VipsImage *image = vips_image_new_from_memory(data, size, width, height, bands, VIPS_FORMAT_UCHAR);
+    if (image == NULL) {
+        return -1;
+    }
+    if (bands >= 3) {
+        image->Type = VIPS_INTERPRETATION_sRGB;
+    }
+    *out = image;
+    return 0;
+}
+
 /// Tries libvips' own format detection and loader on these bytes (header
 /// only). Returns 0 and the loader's class name when it would load them, or
 /// -1 when it would not (unknown format, or its loader is blocked).

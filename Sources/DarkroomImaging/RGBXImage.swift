@@ -49,13 +49,19 @@ package final class RGBXImage {
         return body(UnsafeRawBufferPointer(start: output, count: length))
     }
 
-    /// The pixels as a libvips image of three bands in sRGB, copied, for
-    /// a libvips saver: the image owns its copy and outlives this object.
-    package func vipsImage() throws(VipsError) -> VImage {
-        try VipsRuntime.start()
-        let rgbx = try VImage.make("new_from_memory") {
-            darkroom_vips_from_memory(pixels, width * height * 4, Int32(width), Int32(height), 4, $0)
+    /// Runs `body` with the pixels as a libvips image of three bands in
+    /// sRGB, for a libvips saver; nil when libvips cannot make that image.
+    /// The image reads these pixels in place, so it must not outlive
+    /// `body`; nothing here keeps it.
+    package func withVipsImage<R, Failure: Error>(_ body: (VImage) throws(Failure) -> R) throws(Failure) -> R? {
+        try withExtendedLifetime(self) { () throws(Failure) -> R? in
+            guard (try? VipsRuntime.start()) != nil,
+                  let rgbx = try? VImage.make("new_from_memory", {
+                      darkroom_vips_wrap_memory(pixels, width * height * 4, Int32(width), Int32(height), 4, $0)
+                  }),
+                  let rgb = try? VImage.make("extract_band", { darkroom_vips_extract_bands(rgbx.pointer, $0, 0, 3) })
+            else { return nil }
+            return try body(rgb)
         }
-        return try VImage.make("extract_band") { darkroom_vips_extract_bands(rgbx.pointer, $0, 0, 3) }
     }
 }

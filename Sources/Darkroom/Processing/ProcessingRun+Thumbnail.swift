@@ -19,8 +19,14 @@ extension ProcessingRun {
         else { return nil }
         let source = ProcessedImage.SourceInfo(format: format, width: header.width, height: header.height)
         guard request.writesOwnJPEG else {
+            // Held while libvips' savers read them in place: counted before
+            // the encoder's own working set is.
+            try reserveMemory(image.width * image.height * 4, for: "the \(image.width) x \(image.height) pixels to be written")
             return try Traces.span("darkroom.encode", under: trace) { () throws(DarkroomError) in
-                try written(try vips("handing the pixels to libvips") { try image.vipsImage() }, sourceFormat: format, source: source)
+                guard let written = try image.withVipsImage({ pixels throws(DarkroomError) in
+                    try written(pixels, sourceFormat: format, source: source)
+                }) else { throw DarkroomError(.processingFailed, "libvips could not take the \(image.width) x \(image.height) pixels to write") }
+                return written
             }
         }
         guard let bytes = Traces.span("darkroom.encode", under: trace, {
