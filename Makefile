@@ -9,7 +9,7 @@ DEBUG_FLAGS ?= -Xcc -O2
 export PATH := $(PATH):/opt/swift/usr/bin
 OUT ?= darkroom-out
 
-.PHONY: run thumbnails test test-busy build release bootstrap bench bench-servers soak bench-before-after clean fuzz sanitize crash-test consumer-test image image-test docs
+.PHONY: run thumbnails test test-busy build release bootstrap bench bench-servers bench-mix soak bench-before-after clean fuzz sanitize crash-test consumer-test image image-test docs
 
 bootstrap:
 	@scripts/bootstrap
@@ -83,14 +83,24 @@ bench:
 	python3 bench/book.py
 	.build/release/darkroom-bench queue
 
-# Darkroom against thumbor, nginx's image_filter, nginx serving files, and
-# Pillow and pyvips in process, on loopback; writes docs/benchmarks.md.
-# BENCH_SECONDS per run (15); BEFORE=path/to/darkroom measures another build
-# in the same run.
+# Darkroom against thumbor (one process, and one per core), nginx's
+# image_filter, a tuned nginx serving files, Pillow and pyvips in process and
+# libjpeg's entropy decoding, on loopback, in BENCH_ROUNDS rounds (3) of
+# BENCH_SECONDS per run (15): medians with ranges, written to
+# docs/benchmarks.md. BEFORE=path/to/darkroom measures another build in the
+# same run. About an hour on two cores.
+BENCH_ROUNDS ?= 3
 bench-servers:
 	@scripts/bootstrap --bench
 	$(SWIFT) build -c release --product darkroom
-	.venv/bin/python bench/servers.py $(if $(BEFORE),--before $(BEFORE))
+	.venv/bin/python bench/servers.py --rounds $(BENCH_ROUNDS) $(if $(BEFORE),--before $(BEFORE))
+
+# The realistic mix: a fixed Zipf sequence of cached and uncached requests,
+# darkroom against thumbor behind nginx's proxy_cache (bench/mix.py).
+bench-mix:
+	@scripts/bootstrap --bench
+	$(SWIFT) build -c release --product darkroom
+	.venv/bin/python bench/servers.py --mix --rounds $(BENCH_ROUNDS)
 
 # This build against an earlier one (BEFORE=its release binary): several
 # rounds of the servers' benchmark, the order alternating; medians and ranges.

@@ -16,12 +16,14 @@ import statistics
 import subprocess
 import sys
 
+from rounds import cell, ordered
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LINE = re.compile(r"^  (darkroom(?: before)?)\s+(\S.*?)\s+([\d.]+) (?:req|img)/s")
 
 
 def one_round(first, second, seconds):
-    command = [sys.executable, os.path.join(ROOT, "bench", "servers.py"), "--no-write", "--seconds", str(seconds),
+    command = [sys.executable, os.path.join(ROOT, "bench", "servers.py"), "--no-write", "--rounds", "1", "--seconds", str(seconds),
                "--darkroom", first, "--before", second]
     out = subprocess.run(command, capture_output=True, text=True)
     if out.returncode != 0:
@@ -47,7 +49,7 @@ def main():
 
     rounds = []
     for number in range(args.rounds):
-        order = (args.after, args.before) if number % 2 == 0 else (args.before, args.after)
+        order = ordered((args.after, args.before), number)
         print(f"round {number + 1} of {args.rounds}: {'after' if order[0] == args.after else 'before'} first", flush=True)
         rounds.append(one_round(*order, args.seconds))
 
@@ -64,8 +66,6 @@ def main():
         before = [r[(args.before, workload)] for r in rounds if (args.before, workload) in r]
         if not after or not before:
             continue
-        def cell(values):
-            return f"{statistics.median(values):.1f} ({min(values):.1f}-{max(values):.1f})"
         ratio = statistics.median(after) / statistics.median(before)
         print(f"| {workload} | {cell(after)} | {cell(before)} | {ratio:.2f}x |")
 

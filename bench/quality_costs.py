@@ -21,10 +21,12 @@ smart gravity, so `g:obj` against `g:sm` is the search's own cost.
 import argparse
 import http.client
 import os
-import socket
 import statistics
 import subprocess
 import time
+
+from processes import free_port
+from rounds import cell, ordered
 
 ACCEPT = "image/avif,image/webp,image/apng,image/*,*/*;q=0.8"
 # Each set: its resize, then (name, options); the first is the baseline.
@@ -45,12 +47,6 @@ SETS = {
     ]),
 }
 PHOTOS = ["Blinds.jpg", "Dune.jpg", "Garden.jpg", "Storm.jpg"]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def main():
@@ -92,8 +88,7 @@ def main():
         medians = {name: [] for name, _ in variants}
         answers = {name: [] for name, _ in variants}
         for round_index in range(args.rounds):
-            order = variants if round_index % 2 == 0 else list(reversed(variants))
-            for name, options in order:
+            for name, options in ordered(variants, round_index):
                 times = []
                 for photo in PHOTOS:
                     elapsed, size, kind = ask(options, photo)
@@ -101,13 +96,13 @@ def main():
                     answers[name].append((size, kind))
                 medians[name].append(statistics.median(times))
         base = statistics.median(medians[variants[0][0]])
-        print(f"| {len(PHOTOS)} photos, {resize}, one client | time (median, min-max of {args.rounds} rounds) | vs {baseline} | median bytes | formats |")
+        print(f"| {len(PHOTOS)} photos, {resize}, one client | time, ms (median, min-max of {args.rounds} rounds) | vs {baseline} | median bytes | formats |")
         print("|---|---|---|---|---|")
         for name, _ in variants:
             values = medians[name]
             sizes = sorted(size for size, _ in answers[name])
             kinds = sorted({kind.split("/")[-1] for _, kind in answers[name]})
-            print(f"| {name} | {statistics.median(values) * 1000:.0f} ms ({min(values) * 1000:.0f}-{max(values) * 1000:.0f}) "
+            print(f"| {name} | {cell([v * 1000 for v in values], 0)} "
                   f"| {statistics.median(values) / base:.2f}x | {sizes[len(sizes) // 2]:,} | {', '.join(kinds)} |")
     finally:
         server.terminate()

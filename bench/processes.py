@@ -1,0 +1,142 @@
+"""The benchmarks' processes: ports, start and stop, resident memory and CPU
+time of a process with its children (thumbor's forked workers, nginx's)."""
+import http.client
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(port, path="/", timeout=60, accept=(200, 404)):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            c.request("GET", path)
+            status = c.getresponse().status
+            c.close()
+            if status in accept:
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise SystemExit(f"nothing answered on port {port} within {timeout} s")
+
+
+def tree(pid):
+    """`pid` and its descendants."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    todo += [int(c) for c in f.read().split()]
+        except OSError:
+            pass
+    return out
+
+
+def rss_kib(pid):
+    """Resident memory of `pid` and its children, summed (pages a fork
+    shares count in each)."""
+    total = 0
+    for p in tree(pid):
+        try:
+            with open(f"/proc/{p}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+        except OSError:
+            pass
+    return total
+
+
+def cpu_seconds(pids):
+    total = 0
+    for pid in pids:
+        for p in tree(pid):
+            try:
+                with open(f"/proc/{p}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])
+            except (OSError, IndexError):
+                pass
+    return total / CLOCK_TICKS
+
+
+def wait_for_quiet(servers, limit=60):
+    """Waits until none of `servers` burns CPU: a peer that goes on with
+    work after its client hangs up (thumbor, image_filter) must not bill
+    the next run. Only our own processes count, so that other load on the
+    machine does not stall the run."""
+    pids = [s.pid for s in servers if s.process.poll() is None]
+    deadline = time.time() + limit
+    before = cpu_seconds(pids)
+    while time.time() < deadline:
+        time.sleep(0.5)
+        now = cpu_seconds(pids)
+        if now - before < 0.05:     # under a tenth of a core
+            return
+        before = now
+
+
+class RSSSampler:
+    """Samples a process tree's resident memory every 100 ms."""
+
+    def __init__(self, pid):
+        self.pid, self.samples, self._stop = pid, [], threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while not self._stop.is_set():
+            self.samples.append((time.time(), rss_kib(self.pid)))
+            self._stop.wait(0.1)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    @property
+    def peak_mib(self):
+        return max((kib for _, kib in self.samples), default=0) / 1024
+
+
+class Server:
+    """A peer's process group; `ready`: the path to poll until it answers
+    (None: the caller decides when it is ready)."""
+
+    def __init__(self, name, command, port, env=None, ready="/", cwd=None):
+        self.name, self.port = name, port
+        self.process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL, start_new_session=True)
+        if ready is not None:
+            wait_for(port, ready)
+
+    @property
+    def pid(self):
+        return self.process.pid
+
+    def stop(self):
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
