@@ -827,10 +827,11 @@ static inline void darkroom_vips_kill(VipsImage *image) {
     vips_image_set_kill(image, TRUE);
 }
 
-// MARK: - Raw pixels (tests and tools)
+// MARK: - Raw pixels (the thumbnail path's, tests' and tools')
 
-static inline int darkroom_vips_from_memory(const void *data, size_t size, int width, int height, int bands, VipsImage **out) {
-    VipsImage *image = vips_image_new_from_memory_copy(data, size, width, height, bands, VIPS_FORMAT_UCHAR);
+/// `image`, just made over raw 8-bit pixels, marked sRGB where it has
+/// colour bands, into `out`; -1 when it could not be made.
+static inline int darkroom_vips_raw_pixels_image(VipsImage *image, int bands, VipsImage **out) {
     if (image == NULL) {
         return -1;
     }
@@ -841,18 +842,14 @@ static inline int darkroom_vips_from_memory(const void *data, size_t size, int w
     return 0;
 }
 
+static inline int darkroom_vips_from_memory(const void *data, size_t size, int width, int height, int bands, VipsImage **out) {
+    return darkroom_vips_raw_pixels_image(vips_image_new_from_memory_copy(data, size, width, height, bands, VIPS_FORMAT_UCHAR), bands, out);
+}
+
 /// An image over `data` as it is, without a copy: the caller keeps the
 /// bytes alive, unchanged, until the image is released.
 static inline int darkroom_vips_wrap_memory(const void *data, size_t size, int width, int height, int bands, VipsImage **out) {
-    VipsImage *image = vips_image_new_from_memory(data, size, width, height, bands, VIPS_FORMAT_UCHAR);
-    if (image == NULL) {
-        return -1;
-    }
-    if (bands >= 3) {
-        image->Type = VIPS_INTERPRETATION_sRGB;
-    }
-    *out = image;
-    return 0;
+    return darkroom_vips_raw_pixels_image(vips_image_new_from_memory(data, size, width, height, bands, VIPS_FORMAT_UCHAR), bands, out);
 }
 
 /// Tries libvips' own format detection and loader on these bytes (header

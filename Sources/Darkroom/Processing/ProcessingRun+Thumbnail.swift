@@ -23,10 +23,10 @@ extension ProcessingRun {
             // the encoder's own working set is.
             try reserveMemory(image.width * image.height * 4, for: "the \(image.width) x \(image.height) pixels to be written")
             return try Traces.span("darkroom.encode", under: trace) { () throws(DarkroomError) in
-                guard let written = try image.withVipsImage({ pixels throws(DarkroomError) in
+                guard let answer = try image.withVipsImage({ pixels throws(DarkroomError) in
                     try written(pixels, sourceFormat: format, source: source)
                 }) else { throw DarkroomError(.processingFailed, "libvips could not take the \(image.width) x \(image.height) pixels to write") }
-                return written
+                return answer
             }
         }
         guard let bytes = Traces.span("darkroom.encode", under: trace, {
