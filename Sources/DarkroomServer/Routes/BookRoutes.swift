@@ -31,11 +31,11 @@ package struct BookRoutes: Sendable {
         router.post("/api/books") { request, context in
             let order = try await request.decode(as: BookOrder.self, context: context)
             if signing, !(order.sources ?? []).isEmpty {
-                return errorResponse(.forbidden, "with URL signing on, a photobook takes rows of the gallery's list only, not sources")
+                throw RouteError(.forbidden, "with URL signing on, a photobook takes rows of the gallery's list only, not sources")
             }
             switch self.photobookRequest(order) {
             case .failure(let message):
-                return errorResponse(.badRequest, message)
+                throw RouteError(.badRequest, message)
             case .success(var bookRequest):
                 bookRequest.limits = limits
                 let client = context.channel.remoteAddress?.ipAddress ?? "unknown"
@@ -43,7 +43,7 @@ package struct BookRoutes: Sendable {
                 do throws(BookJobs.Refusal) {
                     job = try books.start(bookRequest, client: client, pipeline: gallery.pipeline)
                 } catch {
-                    return errorResponse(.tooManyRequests, error.message, headers: [.retryAfter: "10"])
+                    throw RouteError(.tooManyRequests, error.message, headers: [.retryAfter: "10"])
                 }
                 var response = try GalleryRoutes.json(["id": job.id], status: .accepted)
                 response.headers[.location] = "/api/books/\(job.id)"
@@ -51,11 +51,11 @@ package struct BookRoutes: Sendable {
             }
         }
         router.get("/api/books/{id}") { _, context in
-            guard let job = books.job(try context.parameters.require("id")) else { return errorResponse(.notFound, "no such photobook") }
+            guard let job = books.job(try context.parameters.require("id")) else { throw RouteError(.notFound, "no such photobook") }
             return try GalleryRoutes.json(job.current)
         }
         router.get("/api/books/{id}/events") { _, context in
-            guard let job = books.job(try context.parameters.require("id")) else { return errorResponse(.notFound, "no such photobook") }
+            guard let job = books.job(try context.parameters.require("id")) else { throw RouteError(.notFound, "no such photobook") }
             let updates = job.updates()
             let body = ResponseBody { writer in
                 do {
@@ -72,14 +72,14 @@ package struct BookRoutes: Sendable {
             return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
         }
         router.delete("/api/books/{id}") { _, context in
-            guard let job = books.job(try context.parameters.require("id")) else { return errorResponse(.notFound, "no such photobook") }
+            guard let job = books.job(try context.parameters.require("id")) else { throw RouteError(.notFound, "no such photobook") }
             job.cancel()
             return Response(status: .noContent)
         }
         router.get("/api/books/{id}/pdf") { _, context in
-            guard let job = books.job(try context.parameters.require("id")) else { return errorResponse(.notFound, "no such photobook") }
+            guard let job = books.job(try context.parameters.require("id")) else { throw RouteError(.notFound, "no such photobook") }
             guard let path = job.pdfPath else {
-                return errorResponse(.conflict, "the photobook is \(job.current.state), not done")
+                throw RouteError(.conflict, "the photobook is \(job.current.state), not done")
             }
             // Streamed from the file on NIO's thread pool, in chunks.
             let body = try await FileIO().loadFile(path: path, context: context)

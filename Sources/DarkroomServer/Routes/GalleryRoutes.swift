@@ -13,7 +13,7 @@ struct GalleryRoutes: Sendable {
         // Read once, as the router is built, not on every request.
         let page = try? Data(contentsOf: URL(fileURLWithPath: Gallery.staticFolder).appendingPathComponent("index.html"))
         router.get("/") { _, _ in
-            guard let page else { return errorResponse(.internalServerError, "the gallery page is missing") }
+            guard let page else { throw RouteError(.internalServerError, "the gallery page is missing") }
             return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"],
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: page)))
         }
@@ -28,12 +28,12 @@ struct GalleryRoutes: Sendable {
             case .success(let viewer):
                 return try Self.json(["id": viewer.id], status: .created)
             case .failure(let refusal):
-                return errorResponse(.tooManyRequests, refusal.message, headers: [.retryAfter: "10"])
+                throw RouteError(.tooManyRequests, refusal.message, headers: [.retryAfter: "10"])
             }
         }
         router.get("/api/viewers/{id}/events") { _, context in
             guard let viewer = gallery.viewers.viewer(try context.parameters.require("id")) else {
-                return errorResponse(.notFound, "no such viewer")
+                throw RouteError(.notFound, "no such viewer")
             }
             viewer.markConnected()
             viewer.touch()
@@ -59,7 +59,7 @@ struct GalleryRoutes: Sendable {
         }
         router.post("/api/viewers/{id}/visible") { request, context in
             guard let viewer = gallery.viewers.viewer(try context.parameters.require("id")) else {
-                return errorResponse(.notFound, "no such viewer")
+                throw RouteError(.notFound, "no such viewer")
             }
             let visibility = try await request.decode(as: Visibility.self, context: context)
             viewer.touch()
@@ -78,7 +78,7 @@ struct GalleryRoutes: Sendable {
         }
         router.get("/api/rows/{row}/original") { _, context in
             guard let request = gallery.request(row: try context.parameters.require("row", as: Int.self)) else {
-                return errorResponse(.notFound, "no such row")
+                throw RouteError(.notFound, "no such row")
             }
             // A DarkroomError is thrown as it is: Hummingbird answers with its status.
             let source = try await gallery.pipeline.originalData(for: request.source, priority: .high)
@@ -87,7 +87,7 @@ struct GalleryRoutes: Sendable {
         }
         router.get("/api/rows/{row}/image") { _, context in
             guard let request = gallery.request(row: try context.parameters.require("row", as: Int.self)) else {
-                return errorResponse(.notFound, "no such row")
+                throw RouteError(.notFound, "no such row")
             }
             let response = try await gallery.pipeline.image(for: request)
             return Response(status: .ok, headers: [.contentType: response.image.format.mimeType, .cacheControl: "no-cache"],

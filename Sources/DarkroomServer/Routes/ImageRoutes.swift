@@ -63,7 +63,14 @@ struct ImageRoutes: Sendable {
                 // A browser's preflight, answered as imgproxy answers it.
                 response = Response(status: .ok, headers: [.contentType: "text/plain"], body: ResponseBody(byteBuffer: ByteBuffer(string: " ")))
             } else {
-                response = await routes.respond(to: request, path: path, context: context)
+                do {
+                    response = try await routes.respond(to: request, path: path, context: context)
+                } catch {
+                    // A refused URL's answer carries the CORS fields too.
+                    var refused = error
+                    for (name, value) in routes.corsFields { refused.headers[HTTPField.Name(name)!] = value }
+                    throw refused
+                }
             }
             for (name, value) in routes.corsFields { response.headers[HTTPField.Name(name)!] = value }
             return response
@@ -73,7 +80,10 @@ struct ImageRoutes: Sendable {
 
     /// - Parameter path: the image URL from the slash before its signature
     ///   on, as sent (percent-encoding and all: the signature covers it).
-    func respond(to request: Request, path: Substring, context: ServerContext) async -> Response {
+    /// - Throws: ``RouteError`` for a URL refused before any image work;
+    ///   an image's own ``DarkroomError`` is answered here, since the
+    ///   fallback image stands in for some.
+    func respond(to request: Request, path: Substring, context: ServerContext) async throws(RouteError) -> Response {
         let acceptHeader = request.headers[.accept]
         let hints = configuration.clientHints ? ClientHints { request.headers[HTTPField.Name($0)!] } : nil
         let cacheKey = ParsedURLCache.Key(target: request.head.path ?? "", accept: acceptHeader ?? "", hints: hints?.key ?? "")
@@ -81,13 +91,8 @@ struct ImageRoutes: Sendable {
         if let known = parsedURLs.entry(for: cacheKey) {
             parsed = known
         } else {
-            switch parse(String(path), accept: AcceptedFormats(acceptHeader), hints: hints, logger: context.logger) {
-            case .success(let entry):
-                parsed = entry
-                parsedURLs.store(entry, for: cacheKey)
-            case .failure(let refusal):
-                return refusal.response
-            }
+            parsed = try parse(String(path), accept: AcceptedFormats(acceptHeader), hints: hints, logger: context.logger)
+            parsedURLs.store(parsed, for: cacheKey)
         }
         if let url = parsed.request.source.url, let passed = passedHeaders(for: url, request: request) {
             // Cached apart for each set of them: the origin may answer each
@@ -201,38 +206,32 @@ struct ImageRoutes: Sendable {
     /// The URL after `/img` or `/info`, its signature checked first: a client
     /// without it learns nothing of the options and presets from the errors
     /// that parsing gives.
-    static func verifiedURL(_ path: String, configuration: ServerConfiguration, hints: ClientHints? = nil) -> Result<ImageURL, Refusal> {
-        if !configuration.signatures.isEmpty {
-            guard let (signature, signedPath) = ImageURL.split(path),
-                  configuration.signatures.contains(where: { $0.verify(signature, path: signedPath) })
-            else {
-                return .failure(Refusal(response: errorResponse(.forbidden, "the URL's signature is missing or wrong")))
-            }
-        }
+    static func verifiedURL(_ path: String, configuration: ServerConfiguration, hints: ClientHints? = nil) throws(RouteError) -> ImageURL {
+        try verifySignature(path, configuration: configuration)
         var context = ImageURLOptions.Context(presets: configuration.presets, allowsSecurityOptions: configuration.allowSecurityOptions,
                                               allowedOptions: configuration.allowedOptions)
         context.clientHints = hints
         do {
-            return .success(try ImageURL(path: path, context: context, onlyPresets: configuration.onlyPresets, sources: configuration.sourceRules))
+            return try ImageURL(path: path, context: context, onlyPresets: configuration.onlyPresets, sources: configuration.sourceRules)
         } catch {
             // As imgproxy: a URL that does not parse names no image, 404.
-            return .failure(Refusal(response: errorResponse(.notFound, "bad image URL: \(error.message)")))
+            throw RouteError(.notFound, "bad image URL: \(error.message)")
         }
     }
 
-    /// A refused URL, as the answer to send.
-    struct Refusal: Error {
-        let response: Response
+    /// Throws unless one of the server's keys signed `path` (when signing
+    /// is on).
+    static func verifySignature(_ path: String, configuration: ServerConfiguration) throws(RouteError) {
+        guard !configuration.signatures.isEmpty else { return }
+        guard let (signature, signedPath) = ImageURL.split(path),
+              configuration.signatures.contains(where: { $0.verify(signature, path: signedPath) })
+        else { throw .badSignature }
     }
 
     /// Parses, verifies and negotiates a URL not seen before.
     /// - Parameter logger: the request's, so its warnings carry its id.
-    private func parse(_ path: String, accept: AcceptedFormats, hints: ClientHints?, logger: Logger) -> Result<ParsedURLCache.Entry, Refusal> {
-        let url: ImageURL
-        switch Self.verifiedURL(path, configuration: configuration, hints: hints) {
-        case .success(let verified): url = verified
-        case .failure(let refusal): return .failure(refusal)
-        }
+    private func parse(_ path: String, accept: AcceptedFormats, hints: ClientHints?, logger: Logger) throws(RouteError) -> ParsedURLCache.Entry {
+        let url = try Self.verifiedURL(path, configuration: configuration, hints: hints)
         var (format, negotiated): (ImageFormat?, Bool) = (nil, false)
         // A raw answer is the source's bytes, whatever is asked or accepted.
         let asked = url.options.format ?? url.requestedExtension
@@ -247,12 +246,11 @@ struct ImageRoutes: Sendable {
                 // A format imgproxy knows but this server does not write is
                 // imgproxy's 422; a name no one knows, a bad URL.
                 let known = Self.unwritableFormats.contains(asked?.lowercased() ?? "")
-                return .failure(Refusal(response: errorResponse(known ? .unprocessableContent : .notFound,
-                                                                known ? error.message : "bad image URL: \(error.message)")))
+                throw RouteError(known ? .unprocessableContent : .notFound, known ? error.message : "bad image URL: \(error.message)")
             }
         }
         if url.options.watermark != nil, url.options.watermarkText == nil, url.options.watermarkURL == nil, configuration.watermark == nil {
-            return .failure(Refusal(response: errorResponse(.notFound, "bad image URL: option 'wm': this server has no watermark image (darkroom serve --watermark FILE)")))
+            throw RouteError(.notFound, "bad image URL: option 'wm': this server has no watermark image (darkroom serve --watermark FILE)")
         }
         for warning in url.options.warnings { logger.warning("\(warning)", metadata: ["url": "\(path)"]) }
         var options = url.options.processing(format: format, watermark: configuration.watermark, encoder: configuration.encoder)
@@ -279,9 +277,9 @@ struct ImageRoutes: Sendable {
         // As imgproxy: always named, after the source unless `fn` says.
         let disposition = ContentDisposition(name: url.options.filename ?? ContentDisposition.defaultName(for: url.source),
                                              attachment: url.options.returnAttachment)
-        return .success(.init(request: request, processedKey: request.processedKey, negotiated: negotiated,
-                              varyByHints: configuration.clientHints, expires: url.options.expires,
-                              disposition: disposition, watermarkSource: url.options.watermark == nil ? nil : url.options.watermarkURL))
+        return .init(request: request, processedKey: request.processedKey, negotiated: negotiated,
+                     varyByHints: configuration.clientHints, expires: url.options.expires,
+                     disposition: disposition, watermarkSource: url.options.watermark == nil ? nil : url.options.watermarkURL)
     }
 
     /// The answer: the image with caching headers, or 304 when the client's

@@ -25,11 +25,7 @@ struct InfoRoutes: Sendable {
     /// own status and reason (it is an `HTTPResponseError`).
     func respond(to request: Request, context: ServerContext) async throws -> Response {
         let path = String(request.uri.path.dropFirst("/info".count))
-        let url: InfoURL
-        switch Self.verifiedURL(path, configuration: configuration) {
-        case .success(let verified): url = verified
-        case .failure(let refusal): return refusal.response
-        }
+        let url = try Self.verifiedURL(path, configuration: configuration)
         // Nil: the source's bytes are not the ones the URL's hashsum names.
         let answer = try await connections.run(on: context.channel) { () async throws(DarkroomError) -> ImageInfo? in
             let source = try await pipeline.originalData(for: .url(url.source))
@@ -40,7 +36,7 @@ struct InfoRoutes: Sendable {
         }
         guard let info = answer else {
             // As imgproxy Pro: a mismatch is a 422.
-            return errorResponse(.unprocessableContent, "the source's \(url.expectedHashsum?.kind.rawValue ?? "") hashsum is not the one the URL gives")
+            throw RouteError(.unprocessableContent, "the source's \(url.expectedHashsum?.kind.rawValue ?? "") hashsum is not the one the URL gives")
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -51,19 +47,13 @@ struct InfoRoutes: Sendable {
     }
 
     /// The URL, its signature checked first as for image URLs.
-    static func verifiedURL(_ path: String, configuration: ServerConfiguration) -> Result<InfoURL, ImageRoutes.Refusal> {
-        if !configuration.signatures.isEmpty {
-            guard let (signature, signedPath) = ImageURL.split(path),
-                  configuration.signatures.contains(where: { $0.verify(signature, path: signedPath) })
-            else {
-                return .failure(ImageRoutes.Refusal(response: errorResponse(.forbidden, "the URL's signature is missing or wrong")))
-            }
-        }
+    static func verifiedURL(_ path: String, configuration: ServerConfiguration) throws(RouteError) -> InfoURL {
+        try ImageRoutes.verifySignature(path, configuration: configuration)
         let context = ImageURLOptions.Context(presets: configuration.presets, allowsSecurityOptions: configuration.allowSecurityOptions)
         do {
-            return .success(try InfoURL(path: path, context: context, sources: configuration.sourceRules))
+            return try InfoURL(path: path, context: context, sources: configuration.sourceRules)
         } catch {
-            return .failure(ImageRoutes.Refusal(response: errorResponse(.notFound, "bad info URL: \(error.message)")))
+            throw RouteError(.notFound, "bad info URL: \(error.message)")
         }
     }
 }

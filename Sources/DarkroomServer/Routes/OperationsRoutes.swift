@@ -36,7 +36,7 @@ struct OperationsRoutes: Sendable {
                 }
                 return try GalleryRoutes.json(health)
             } catch {
-                return errorResponse(.serviceUnavailable, "libvips does not answer: \(error)")
+                throw RouteError(.serviceUnavailable, "libvips does not answer: \(error)")
             }
         }
     }
