@@ -5,7 +5,7 @@ extension ImagePipeline {
     /// The process job: disk (processed key), then the shared cache, then
     /// the data job, then the filtration queue; stores the result in memory,
     /// on disk and in the shared cache.
-    func process(_ request: ImageRequest, key: String, context: JobContext<String, ImageResponse>) async throws(DarkroomError) -> ImageResponse {
+    func process(_ request: ImageRequest, key: String, context: JobContext<ImageResponse>) async throws(DarkroomError) -> ImageResponse {
         try await Traces.span("darkroom.job") { span throws(DarkroomError) in
             // Attributes only for a span that records: no URL parsed on every miss when tracing is off.
             if span.isRecording { span.attributes["darkroom.source"] = request.source.url.map(Traces.redacted) ?? request.source.cacheKey }
@@ -15,7 +15,7 @@ extension ImagePipeline {
         }
     }
 
-    private func processUntraced(_ request: ImageRequest, key: String, context: JobContext<String, ImageResponse>) async throws(DarkroomError) -> ImageResponse {
+    private func processUntraced(_ request: ImageRequest, key: String, context: JobContext<ImageResponse>) async throws(DarkroomError) -> ImageResponse {
         // One trip to the I/O threads for the result and, when it is not
         // there, what the source's download would read next.
         let found = await lookOnDisk(result: key, source: request.source)
@@ -147,7 +147,7 @@ extension ImagePipeline {
     /// downloaded on the download queue and stored. `onDisk`: the disk's
     /// entries, when the process job has read them already.
     func fetch(_ url: URL, key: String, passedHeaders: [PassedHeader] = [], onDisk: SourceOnDisk? = nil,
-               context: JobContext<String, SourceData>) async throws(DarkroomError) -> SourceData {
+               context: JobContext<SourceData>) async throws(DarkroomError) -> SourceData {
         try await Traces.span("darkroom.fetch") { span throws(DarkroomError) in
             if span.isRecording { span.attributes["url.full"] = Traces.redacted(url) }
             return try await fetchUntraced(url, key: key, passedHeaders: passedHeaders, onDisk: onDisk, context: context)
@@ -155,7 +155,7 @@ extension ImagePipeline {
     }
 
     private func fetchUntraced(_ url: URL, key: String, passedHeaders: [PassedHeader], onDisk: SourceOnDisk?,
-                               context: JobContext<String, SourceData>) async throws(DarkroomError) -> SourceData {
+                               context: JobContext<SourceData>) async throws(DarkroomError) -> SourceData {
         // A failure remembered for the URL is another client's: one that
         // sends its own headers is asked for itself, and not remembered.
         let shared = passedHeaders.isEmpty

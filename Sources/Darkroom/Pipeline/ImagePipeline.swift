@@ -34,8 +34,10 @@ public final class ImagePipeline: Sendable {
     /// Disk reads and writes: threads of their own, so a cache hit never
     /// waits behind a filter.
     let io: BlockingExecutor
-    let dataJobs = JobRegistry<String, SourceData>()
-    let processJobs = JobRegistry<String, ImageResponse>()
+    /// The one lock over the jobs and the source bytes held.
+    let core: PipelineCore
+    let dataJobs: JobRegistry<SourceData>
+    let processJobs: JobRegistry<ImageResponse>
     let failures: FailureMemory
     /// Disk writes that follow an answer instead of delaying it.
     let diskWrites = PendingWork()
@@ -111,7 +113,11 @@ public final class ImagePipeline: Sendable {
             // whichever thread first asks for an entry or the statistics.
             diskWrites.start { _ = try? await io.run { diskCache.loadIndex() } }
         }
-        sourceBytes = SourceBytesGate(limit: max(1, configuration.maxSourceBytesInFlight))
+        let core = PipelineCore(sourceByteLimit: max(1, configuration.maxSourceBytesInFlight))
+        self.core = core
+        dataJobs = JobRegistry(core, \.dataJobs)
+        processJobs = JobRegistry(core, \.processJobs)
+        sourceBytes = SourceBytesGate(core)
     }
 
     /// Shuts down the loader the pipeline made, and the pipeline's threads.

@@ -14,7 +14,7 @@ public final class ImageTask: Sendable {
     private struct Control {
         var priority: WorkPriority?
         /// The shared work this request has joined, once it has.
-        var jobs: JobRegistry<String, ImageResponse>?
+        var jobs: JobRegistry<ImageResponse>?
         var task: Task<ImageResponse, any Error>?
         /// Each reader's stream of ``events``, by number.
         var readers: [Int: AsyncStream<ImageTaskEvent>.Continuation] = [:]
@@ -101,7 +101,7 @@ public final class ImageTask: Sendable {
     }
 
     /// A priority set before the request joined its work applies now.
-    private func joined(_ jobs: JobRegistry<String, ImageResponse>) {
+    private func joined(_ jobs: JobRegistry<ImageResponse>) {
         let priority = control.withLock { c in
             c.jobs = jobs
             return c.priority

@@ -1,17 +1,29 @@
-import Synchronization
-import DarkroomImaging
 
 /// Work that runs once for everyone who asks for the same key: the
 /// pipeline has one for downloads and one for processing runs.
 ///
-/// Every rule lives in its ``JobTable``; this class holds the table behind
-/// one lock and does what the table's answers say after letting go of it,
-/// so no continuation, task or listener is ever called under the lock.
-final class JobRegistry<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    typealias Work = @Sendable (JobContext<Key, Value>) async throws(DarkroomError) -> Value
-    typealias Table = JobTable<Key, Value, CheckedContinuation<Value, any Error>>
+/// Every rule lives in its ``JobTable``, one part of the pipeline's
+/// ``PipelineState``; this class changes it under the ``PipelineCore``'s
+/// lock and does what the table's answers say after letting go of it, so
+/// no continuation, task or listener is ever called under the lock.
+final class JobRegistry<Value: Sendable>: Sendable {
+    typealias Key = String
+    typealias Work = @Sendable (JobContext<Value>) async throws(DarkroomError) -> Value
+    typealias Table = PipelineState.Jobs<Value>
 
-    private let table = Locked<Table>(Table())
+    private let core: PipelineCore
+    private let part: WritableKeyPath<PipelineState, Table> & Sendable
+
+    /// A view of the table at `part` of `core`'s state.
+    init(_ core: PipelineCore, _ part: WritableKeyPath<PipelineState, Table> & Sendable) {
+        self.core = core
+        self.part = part
+    }
+
+    /// `change` applied to the table, under the core's lock.
+    private func withTable<Result>(_ change: (inout Table) -> sending Result) -> sending Result {
+        core.state.withLock { change(&$0[keyPath: part]) }
+    }
 
     /// Adds waiter `id` to the job for `key`, or makes the job and starts
     /// `work` for it. Returns whether an existing job was joined (coalesced).
@@ -25,7 +37,7 @@ final class JobRegistry<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         onEvent: (@Sendable (PipelineEvent) -> Void)?,
         work: @escaping Work
     ) -> Bool {
-        switch table.withLock({ $0.join(key, waiter: id, priority: priority, refusable: refusable, onEvent: onEvent) }) {
+        switch withTable({ $0.join(key, waiter: id, priority: priority, refusable: refusable, onEvent: onEvent) }) {
         case .joined(_, let change):
             change?.tell()
             return true
@@ -38,10 +50,10 @@ final class JobRegistry<Key: Hashable & Sendable, Value: Sendable>: Sendable {
                 } catch {
                     result = .failure(error)
                 }
-                let continuations = self.table.withLock { $0.finish(job, with: result) }
+                let continuations = self.withTable { $0.finish(job, with: result) }
                 for continuation in continuations { continuation.resume(with: result.mapError { $0 as any Error }) }
             }
-            table.withLock { $0.started(job, task: task) }?.cancel()
+            withTable { $0.started(job, task: task) }?.cancel()
             return false
         }
     }
@@ -52,7 +64,7 @@ final class JobRegistry<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
-                    if let ready = table.withLock({ $0.wait(id, continuation: continuation) }) {
+                    if let ready = withTable({ $0.wait(id, continuation: continuation) }) {
                         continuation.resume(with: ready.mapError { $0 as any Error })
                     }
                 }
@@ -66,7 +78,7 @@ final class JobRegistry<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Waiter `id` leaves; the last one out cancels the work.
     func leave(_ id: UInt64) {
-        switch table.withLock({ $0.leave(id) }) {
+        switch withTable({ $0.leave(id) }) {
         case .none:
             return
         case .left(let continuation, let change):
@@ -80,38 +92,38 @@ final class JobRegistry<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Changes waiter `id`'s priority; its job follows its waiters' highest.
     func setPriority(_ priority: WorkPriority, for id: UInt64) {
-        table.withLock { $0.setPriority(priority, for: id) }?.tell()
+        withTable { $0.setPriority(priority, for: id) }?.tell()
     }
 
     /// Jobs in flight.
-    var count: Int { table.withLock { $0.jobCount } }
+    var count: Int { withTable { $0.jobCount } }
 
     /// Callers waiting for a job's value, in all.
-    var waiterCount: Int { table.withLock { $0.waiters.count } }
+    var waiterCount: Int { withTable { $0.waiters.count } }
 
     fileprivate func follow(_ job: UInt64, _ follower: @escaping @Sendable (WorkPriority) -> Void) -> WorkPriority {
-        table.withLock { $0.follow(job, follower) } ?? .normal
+        withTable { $0.follow(job, follower) } ?? .normal
     }
 
     fileprivate func priority(of job: UInt64) -> WorkPriority {
-        table.withLock { $0.priority(of: job) } ?? .normal
+        withTable { $0.priority(of: job) } ?? .normal
     }
 
     fileprivate func refuse(_ job: UInt64, with error: DarkroomError) throws(DarkroomError) {
-        let refusal = table.withLock { $0.refuse(job, with: error) }
+        let refusal = withTable { $0.refuse(job, with: error) }
         for continuation in refusal.refused { continuation.resume(throwing: error) }
         refusal.change?.tell()
         guard refusal.goesOn else { throw error }
     }
 
     fileprivate func publish(_ event: PipelineEvent, from job: UInt64) {
-        for handler in table.withLock({ $0.eventHandlers(of: job) }) { handler(event) }
+        for handler in withTable({ $0.eventHandlers(of: job) }) { handler(event) }
     }
 }
 
 /// What a job's work can do: read and follow the job's priority, publish events.
-struct JobContext<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    fileprivate let registry: JobRegistry<Key, Value>
+struct JobContext<Value: Sendable>: Sendable {
+    fileprivate let registry: JobRegistry<Value>
     fileprivate let job: UInt64
 
     /// The job's priority now; `follower` is told each change.

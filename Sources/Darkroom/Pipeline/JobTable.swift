@@ -254,3 +254,10 @@ struct JobTable<Key: Hashable, Value, Continuation> {
         return PriorityChange(priority: highest, followers: current.followers)
     }
 }
+
+// What the table's methods return crosses out of the core's lock to be
+// done after it: values another thread may take.
+extension JobTable.PriorityChange: Sendable {}
+extension JobTable.JoinAction: Sendable {}
+extension JobTable.LeaveAction: Sendable where Continuation: Sendable {}
+extension JobTable.Refusal: Sendable where Continuation: Sendable {}
