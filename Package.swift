@@ -42,16 +42,23 @@ let package = Package(
             pkgConfig: "cairo",
             providers: [.apt(["libcairo2-dev"])]
         ),
+        // Darkroom's own steps over libvips (colour policy, watermarks,
+        // metadata, frames, text checks...), declared in CVips' headers,
+        // whose wrappers stay fixed-arity calls and nothing more.
+        .target(
+            name: "CVipsOperations",
+            dependencies: ["CVips"]
+        ),
         // Small images from big ones without libvips: JPEG on libjpeg-turbo
         // (scaled decode, one encode), PNG on libdeflate, WebP on libwebp,
-        // and Lanczos-3 in fixed point with SIMD between. C: libjpeg
+        // AVIF on libavif, and Lanczos-3 in fixed point with SIMD between. C: libjpeg
         // reports errors by longjmp.
         .target(
             name: "CThumbnail",
             // No unsafe flags here: SwiftPM refuses them in a versioned
             // dependency. The Makefile's debug builds pass -O2 to C code
             // instead (the suite runs thousands of images through it).
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("deflate"), .linkedLibrary("webp"), .linkedLibrary("m")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("deflate"), .linkedLibrary("webp"), .linkedLibrary("avif"), .linkedLibrary("m")]
         ),
         // Faces, by dlib's frontal face detector (its model is built into
         // libdlib). C++ behind a C header; dlib's headers call LAPACK and BLAS.
@@ -68,7 +75,7 @@ let package = Package(
         // The only module that imports the C modules. Its API is `package`.
         .target(
             name: "DarkroomImaging",
-            dependencies: ["CVips", "CCairo", "CThumbnail", "CFaces", "CVideo"]
+            dependencies: ["CVips", "CVipsOperations", "CCairo", "CThumbnail", "CFaces", "CVideo"]
         ),
         // The public library.
         .target(

@@ -22,11 +22,7 @@ static inline int darkroom_vips_pdfload(const void *buf, size_t len, VipsImage *
 
 /// The document's page count as the loader read it (libvips' own getter
 /// answers 1 past 10,000).
-static inline int darkroom_vips_pdf_pages(VipsImage *image) {
-    int pages = 1;
-    if (vips_image_get_typeof(image, "n-pages") != 0 && vips_image_get_int(image, "n-pages", &pages) != 0) pages = 1;
-    return pages;
-}
+int darkroom_vips_pdf_pages(VipsImage *image);
 
 /// Unblocks the PDF loader from memory, for the process that draws pages.
 static inline void darkroom_vips_allow_pdf(void) {

@@ -1,0 +1,35 @@
+#include "../CVips/frames.h"
+
+int darkroom_vips_delays(VipsImage *image, int **delays) {
+    int count = 0;
+    if (!vips_image_get_typeof(image, "delay") || vips_image_get_array_int(image, "delay", delays, &count) != 0) {
+        vips_error_clear();
+        return 0;
+    }
+    return count;
+}
+
+int darkroom_vips_join_frames(VipsImage **frames, int count, VipsImage *timing, VipsImage **out) {
+    VipsImage *joined = NULL;
+    if (vips_arrayjoin(frames, &joined, count, "across", 1, NULL) != 0) {
+        return -1;
+    }
+    // A copy, so that setting fields does not touch an image others hold.
+    int result = vips_copy(joined, out, NULL);
+    g_object_unref(joined);
+    if (result != 0) {
+        return -1;
+    }
+    vips_image_set_int(*out, VIPS_META_PAGE_HEIGHT, vips_image_get_height(frames[0]));
+    vips_image_set_int(*out, VIPS_META_N_PAGES, count);
+    int *delays = NULL;
+    int delay_count = 0;
+    if (vips_image_get_typeof(timing, "delay") && vips_image_get_array_int(timing, "delay", &delays, &delay_count) == 0) {
+        vips_image_set_array_int(*out, "delay", delays, delay_count < count ? delay_count : count);
+    }
+    int loop = 0;
+    if (vips_image_get_typeof(timing, "loop") && vips_image_get_int(timing, "loop", &loop) == 0) {
+        vips_image_set_int(*out, "loop", loop);
+    }
+    return 0;
+}
