@@ -1,19 +1,20 @@
 internal import CThumbnail
 
-/// A small image from a big JPEG, PNG or WebP without libvips: the
+/// A small image from a big JPEG, PNG, WebP or AVIF without libvips: the
 /// format's own decoder (libjpeg-turbo at the DCT scale, libdeflate,
-/// libwebp at the shrink-on-load scale), then libvips' resampling
-/// arithmetic in C, the crop made as it goes.
+/// libwebp at the shrink-on-load scale, libavif with libheif's colour
+/// arithmetic), then libvips' resampling arithmetic in C, the crop made as
+/// it goes.
 ///
 /// For outputs a fraction of the source's size, libvips' per-image
 /// machinery (operation objects, regions, its worker threads) costs more
 /// than the pixels; this path has none of it. It takes the common kinds
-/// only (YCbCr JPEG; 8-bit RGB PNG; still, opaque WebP; no colour profile
-/// but sRGB). Anything else, or anything the decoder finds amiss, is
+/// only (YCbCr JPEG; 8-bit RGB PNG; still, opaque WebP; still, opaque
+/// 8-bit AVIF; no colour profile but sRGB). Anything else, or anything the decoder finds amiss, is
 /// declined, so that libvips handles it and says what is wrong.
 package enum Thumbnail {
     package enum Format: Sendable {
-        case jpeg, png, webp
+        case jpeg, png, webp, avif
     }
 
     package struct Header: Sendable, Equatable {
@@ -39,6 +40,7 @@ package enum Thumbnail {
         case .jpeg: dr_jpeg_read_header(base, bytes.count, &header)
         case .png: dr_png_read_header(base, bytes.count, &header)
         case .webp: dr_webp_read_header(base, bytes.count, &header)
+        case .avif: dr_avif_read_header(base, bytes.count, &header)
         }
         guard status == Int32(DR_OK) else { return nil }
         return Header(width: Int(header.width), height: Int(header.height), isSupported: header.supported != 0,
@@ -51,7 +53,7 @@ package enum Thumbnail {
     /// The work of one decode: the decoder's scale, and libvips' resize of
     /// the decoded image, kept to a crop.
     package struct Plan: Sendable, Equatable {
-        /// JPEG: 1, 2, 4 or 8; WebP: any; PNG: 1.
+        /// JPEG: 1, 2, 4 or 8; WebP: any; PNG and AVIF: 1.
         package var shrink: Int
         /// The size the decoder gives at that scale.
         package var decodedWidth: Int
@@ -112,7 +114,7 @@ package enum Thumbnail {
     /// scaled decode (rounding down), the WebP loader rounds to nearest.
     package static func decodedSize(format: Format, width: Int, height: Int, shrink: Int) -> (width: Int, height: Int) {
         switch format {
-        case .jpeg, .png:
+        case .jpeg, .png, .avif:
             return (width / shrink, height / shrink)
         case .webp:
             var w: Int32 = 0, h: Int32 = 0
@@ -154,6 +156,10 @@ package enum Thumbnail {
             decoder = raw
         case .webp:
             decoder = plan.decodedWidth * plan.decodedHeight * 3 + 1 << 20
+        case .avif:
+            // dav1d's frame (1.5 bytes a pixel at 4:2:0) and as much again
+            // while it decodes, and its own state.
+            decoder = plan.decodedWidth * plan.decodedHeight * 3 + 4 << 20
         }
         return decoder + resampler
     }
@@ -195,7 +201,8 @@ package enum Thumbnail {
     /// Decodes and resamples as `plan` says. libjpeg runs under a progress
     /// monitor that stops at the kill switch, past `maxScans` scans, and at
     /// its first warning, with `maxMemory` as its memory limit; PNG looks
-    /// at the kill switch every 64 rows, WebP between slices of the file.
+    /// at the kill switch every 64 rows, WebP between slices of the file,
+    /// AVIF before its one decode and every 64 rows after it.
     package static func decode(
         _ bytes: UnsafeRawBufferPointer,
         format: Format,
@@ -235,6 +242,9 @@ package enum Thumbnail {
                 return dr_png_decode_resampled(base, bytes.count, &spec, &pixels, stop, context)
             case .webp:
                 return dr_webp_decode_resampled(base, bytes.count, Int32(clamping: plan.shrink), &spec, &pixels, stop, context)
+            case .avif:
+                guard plan.shrink == 1 else { return Int32(DR_DECLINED) }
+                return dr_avif_decode_resampled(base, bytes.count, &spec, &pixels, stop, context)
             }
         }
         guard status == Int32(DR_OK), let pixels else {

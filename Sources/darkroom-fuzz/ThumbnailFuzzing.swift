@@ -61,12 +61,13 @@ enum ThumbnailFuzzing {
         case .jpeg: kind = .jpeg
         case .png: kind = .png
         case .webp: kind = .webp
+        case .avif: kind = .avif
         default: return
         }
         image.withUnsafeBytes { raw in
             guard let header = Thumbnail.header(raw, format: kind), header.isSupported,
                   header.width * header.height <= 4_000_000 else { return }
-            let shrink = kind == .png ? 1 : shrink
+            let shrink = kind == .png || kind == .avif ? 1 : shrink
             let decoded = Thumbnail.decodedSize(format: kind, width: header.width, height: header.height, shrink: shrink)
             guard decoded.width > 0, decoded.height > 0 else { return }
             let scaled = (min(target.0, decoded.width), min(target.1, decoded.height))

@@ -73,9 +73,9 @@ extension ProcessingRun {
         guard let scaled = Thumbnail.scaledSize(of: plan), scaled == (scaledWidth, scaledHeight) else { return nil }
 
         // What decoding holds, before anything is allocated. libvips too
-        // decodes a WebP whole; the rest it streams, so past the budget it
-        // takes them.
-        if kind == .webp {
+        // decodes a WebP or an AVIF whole; the rest it streams, so past the
+        // budget it takes them.
+        if kind == .webp || kind == .avif {
             try checkDecodeMemory(decoded.width * decoded.height * 3, for: "the whole \(decoded.width) x \(decoded.height) image")
         }
         guard let memory = Thumbnail.memory(raw, format: kind, plan: plan), memory <= options.limits.maxDecodeMemory,
@@ -117,6 +117,7 @@ extension ProcessingRun {
         case .jpeg: .jpeg
         case .png: .png
         case .webp: .webp
+        case .avif: .avif
         default: nil
         }
     }

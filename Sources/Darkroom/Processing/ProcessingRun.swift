@@ -49,6 +49,8 @@ struct ProcessingRun {
                 // A JPEG's scans and coefficients, from its markers, before
                 // either engine reads a scan.
                 _ = try checkedJPEGStructure(raw, format: format)
+                // An AVIF's item graph, before either engine's decoder reads it.
+                try checkHEIFStructure(raw, format: format)
                 if usesThumbnail, let thumbnail = try thumbnail(raw, format: format) { return thumbnail }
             }
             return try run(raw, format: format)

@@ -1,7 +1,7 @@
 import DarkroomImaging
 
 /// The one statement of which requests the thumbnail path takes (see
-/// ``ProcessingRun/thumbnail(_:format:)``): a JPEG, PNG or WebP source,
+/// ``ProcessingRun/thumbnail(_:format:)``): a JPEG, PNG, WebP or AVIF source,
 /// one resize whose gravity reads no pixels, then nothing or one sepia
 /// step, the first page, and no metadata kept. Everything else is
 /// libvips' alone. What the source itself must be is ``accepts(_:)``,
@@ -29,6 +29,8 @@ struct ThumbnailRequest: Equatable {
               // This path writes no metadata: anything to keep goes to libvips.
               output.stripMetadata, output.stripColourProfile,
               options.pages.first == 0, options.pages.count == 1,
+              // An AVIF's embedded thumbnail, where asked for, is libvips'.
+              kind != .avif || !options.enforceThumbnail,
               case .resize(let resize)? = options.operations.first, !resize.gravity.readsPixels, resize.gravity.isValid,
               let sepia = Self.sepia(after: options.operations.dropFirst())
         else { return nil }

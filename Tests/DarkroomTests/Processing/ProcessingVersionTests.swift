@@ -28,6 +28,7 @@ import TestSupport
         ("jpeg-fill-sepia", "landscape.jpg", [.resize(Resize(width: 64, height: 64, mode: .fill, gravity: .east)), .sepia(intensity: 0.8)], .jpeg),
         ("png-fit", "filtered.png", [.resize(Resize(width: 120, height: nil))], .jpeg),
         ("webp-fit", "landscape.webp", [.resize(Resize(width: 80, height: nil))], .jpeg),
+        ("avif-fit", "landscape.avif", [.resize(Resize(width: 80, height: nil))], .jpeg),
         ("jpeg-to-png", "landscape.jpg", [.resize(Resize(width: 100, height: 100))], .png),
         ("cmyk", "cmyk.jpg", [.resize(Resize(width: 100, height: 100))], .jpeg),
         ("display-p3", "display-p3.jpg", [.resize(Resize(width: 100, height: 100))], .jpeg),

@@ -124,8 +124,10 @@ import TestSupport
             ("the best format", request { $0.output.best = true; $0.output.format = nil }), ("quality 0", request { $0.output.quality = 0 }),
         ]
         for (name, request) in writtenByLibvips { #expect(request?.writesOwnJPEG == false, "\(name)") }
+        #expect(request(source: .avif)?.kind == .avif)
         let refused: [(String, ThumbnailRequest?)] = [
             ("a GIF source", request(source: .gif)),
+            ("an AVIF's embedded thumbnail", request(source: .avif) { $0.enforceThumbnail = true }),
             ("a second page", request { $0.pages = PageSelection(first: 1) }),
             ("metadata kept", request { $0.output.stripMetadata = false }),
             ("the colour profile kept", request { $0.output.stripColourProfile = false }),
@@ -158,13 +160,15 @@ import TestSupport
     }
 
     /// PNG (each row's filter chosen, as most PNGs are written), lossy
-    /// WebP and lossless WebP versions of a corpus photo in every shape,
-    /// and of two more in four.
-    @Test(arguments: ["PNG", "WebP", "lossless WebP"])
+    /// WebP, lossless WebP and AVIF (8-bit 4:2:0, as libheif writes it by
+    /// default) versions of a corpus photo in every shape, and of two more
+    /// in four.
+    @Test(arguments: ["PNG", "WebP", "lossless WebP", "AVIF"])
     func otherSourceKindsInEveryShape(kind: String) async throws {
         let encoder: VImage.Encoder = switch kind {
         case "PNG": .pngFiltered
         case "WebP": .webp(quality: 85)
+        case "AVIF": .avif(quality: 63)
         default: .webpLossless
         }
         for photo in ["Dune.jpg", "Aqua.jpg", "FreshFlower.jpg"] {
@@ -178,6 +182,27 @@ import TestSupport
             }
             for (name, comparison) in comparisons { Self.expectWithinBound(comparison, "\(photo) as \(kind), \(name)") }
         }
+    }
+
+    /// A 4:4:4 AVIF keeps the contract too, and so does one whose EXIF
+    /// says to turn it (libvips' HEIF loader drops that orientation: both
+    /// engines take it as stored); one with an alpha channel is libvips'
+    /// alone.
+    @Test func otherAVIFKinds() async throws {
+        try VipsRuntime.start()
+        let fullChroma = try Fixtures.data("full-chroma.avif")
+        let turned = try Fixtures.data("right-orientation.jpg").withUnsafeBytes { raw in
+            try VImage.load(raw, loader: .jpeg).encoded(.avif(quality: 63), strip: false) { Data($0) }
+        }
+        let fit: [ImageOperation] = [.resize(Resize(width: 100, height: 100))]
+        let comparisons = try await onOwnThread { [try Self.compare(fullChroma, fit), try Self.compare(turned, fit)] }
+        Self.expectWithinBound(comparisons[0], "full-chroma.avif")
+        Self.expectWithinBound(comparisons[1], "an AVIF with EXIF orientation 6")
+        let withAlpha = try Fixtures.data("landscape.jpg").withUnsafeBytes { raw in
+            try VImage.load(raw, loader: .jpeg).withAlpha().encoded(.avif(quality: 63))
+        }
+        let header = try #require(Data(withAlpha).withUnsafeBytes { Thumbnail.header($0, format: .avif) })
+        #expect(header.width == 240 && !header.isSupported)
     }
 
     /// The plain C, SSE2 and AVX2 kernels give the same bytes on the same
