@@ -8,7 +8,7 @@ import ServerTestSupport
 /// take (`IMGPROXY_MAX_REDIRECTS`).
 @Suite(.offCooperativePool) struct OriginRequestTests {
     @Test func theUserAgentAndTheRedirectLimitAreTheServers() async throws {
-        try await TestServer.withOrigin(serving: Fixtures.folder, { c in
+        try await RoutedServer.withOrigin(serving: Fixtures.folder, { c in
             c.userAgent = "photo-service/2.1"
             c.maxRedirects = 2
         }) { server, origin in

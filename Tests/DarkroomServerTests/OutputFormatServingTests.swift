@@ -9,7 +9,7 @@ import TestSupport
 /// them: the Content-Type imgproxy sends, and files as the options say.
 struct OutputFormatServingTests {
     @Test func heicBMPAndICOAreAnsweredAsImgproxyAnswersThem() async throws {
-        try await TestServer.withOrigin(serving: Fixtures.folder, { _ in }) { server, origin in
+        try await RoutedServer.withOrigin(serving: Fixtures.folder, { _ in }) { server, origin in
             let source = origin.url("/landscape.jpg").absoluteString
             for (ext, type) in [("heic", "image/heif"), ("bmp", "image/bmp"), ("ico", "image/x-icon")] {
                 let answer = try await server.get("/_/w:64/plain/\(source)@\(ext)")
@@ -26,7 +26,7 @@ struct OutputFormatServingTests {
     }
 
     @Test func encoderOptionsOfImgproxyProURLs() async throws {
-        try await TestServer.withOrigin(serving: Fixtures.folder, { _ in }) { server, origin in
+        try await RoutedServer.withOrigin(serving: Fixtures.folder, { _ in }) { server, origin in
             let source = origin.url("/landscape.jpg").absoluteString
             let plain = try await server.get("/_/w:128/plain/\(source)@png")
             let palette = try await server.get("/_/w:128/pngo:1:1:16/plain/\(source)@png")
@@ -53,18 +53,18 @@ struct OutputFormatServingTests {
     }
 
     /// The bit depth of the PNG answer to `path`, from its IHDR.
-    func bitDepth(_ server: TestServer, _ path: String) async throws -> UInt8 {
+    func bitDepth(_ server: RoutedServer, _ path: String) async throws -> UInt8 {
         [UInt8](try await server.get(path).body)[24]
     }
 
     @Test func preserveHDRAsImgproxyReadsIt() async throws {
-        try await TestServer.withOrigin(serving: Fixtures.folder, { _ in }) { server, origin async throws in
+        try await RoutedServer.withOrigin(serving: Fixtures.folder, { _ in }) { server, origin async throws in
             let source = origin.url("/sixteen-bit.png").absoluteString
             #expect(try await bitDepth(server, "/_/w:100/plain/\(source)@png") == 8)
             #expect(try await bitDepth(server, "/_/w:100/ph:1/plain/\(source)@png") == 16)
             #expect(try await bitDepth(server, "/_/w:100/preserve_hdr:true/plain/\(source)@png") == 16)
         }
-        try await TestServer.withOrigin(serving: Fixtures.folder, { $0.encoder.preserveHDR = true }) { server, origin async throws in
+        try await RoutedServer.withOrigin(serving: Fixtures.folder, { $0.encoder.preserveHDR = true }) { server, origin async throws in
             let source = origin.url("/sixteen-bit.png").absoluteString
             #expect(try await bitDepth(server, "/_/w:100/plain/\(source)@png") == 16)
             #expect(try await bitDepth(server, "/_/w:100/ph:0/plain/\(source)@png") == 8, "the URL over the server")

@@ -1,9 +1,11 @@
 import Darkroom
 @testable import DarkroomServer
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import ServerTestSupport
 import TestSupport
 
 /// Runs `test` against the server's router, built as `darkroom serve`
@@ -28,4 +30,44 @@ func withRouter(_ configure: (inout ServerConfiguration) -> Void = { _ in },
     }
     await pipeline.shutdown()
     try? FileManager.default.removeItem(at: books)
+}
+
+/// The router, asked as a client asks a live server (status, header
+/// fields, body), for tests of what the routes answer rather than of
+/// sockets: no port, no connection, no event-loop hit path.
+struct RoutedServer: Sendable {
+    let client: any TestClientProtocol
+
+    struct Answer: Sendable {
+        var status: HTTPResponse.Status
+        var headers: HTTPFields
+        var body: Data
+        func header(_ name: String) -> String? { HTTPField.Name(name).flatMap { headers[$0] } }
+    }
+
+    func get(_ path: String, headers: [(String, String)] = []) async throws -> Answer {
+        var fields = HTTPFields()
+        for (name, value) in headers { fields.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
+        let response = try await client.execute(uri: path, method: .get, headers: fields)
+        return Answer(status: response.status, headers: response.headers, body: Data(buffer: response.body))
+    }
+
+    /// Runs `test` with the router, which may fetch from a loopback origin
+    /// serving `root`, and the origin; stops both however `test` ends.
+    static func withOrigin(serving root: URL, _ configure: (inout ServerConfiguration) -> Void = { _ in },
+                           _ test: @escaping @Sendable (RoutedServer, OriginServer) async throws -> Void) async throws {
+        let origin = try await OriginServer.start(serving: root)
+        do {
+            try await withRouter({ c in
+                c.trustedOrigins = [origin.url("/").absoluteString]
+                configure(&c)
+            }) { client in
+                try await test(RoutedServer(client: client), origin)
+            }
+        } catch {
+            await origin.stop()
+            throw error
+        }
+        await origin.stop()
+    }
 }

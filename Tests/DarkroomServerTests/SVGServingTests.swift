@@ -26,7 +26,7 @@ struct SVGServingTests {
     }
 
     @Test func anSVGAskedWithoutAFormatIsItselfSanitised() async throws {
-        try await TestServer.withOrigin(serving: try Self.origin()) { server, origin in
+        try await RoutedServer.withOrigin(serving: try Self.origin()) { server, origin in
             let source = origin.url("/hostile.svg").absoluteString
             // Even where the client takes AVIF: imgproxy answers the SVG.
             let answer = try await server.get("/_/rs:fit:60:60/plain/\(source)", headers: [("Accept", "image/avif,image/webp,*/*")])
@@ -50,7 +50,7 @@ struct SVGServingTests {
     }
 
     @Test func drawnAtTheSizeAskedWhereRenderingIsOn() async throws {
-        try await TestServer.withOrigin(serving: try Self.origin(), { $0.limits.svgRendering = true }) { server, origin in
+        try await RoutedServer.withOrigin(serving: try Self.origin(), { $0.limits.svgRendering = true }) { server, origin in
             let source = origin.url("/hostile.svg").absoluteString
             let small = try await server.get("/_/rs:fit:60:60/plain/\(source)@png")
             #expect(small.status == .ok && small.header("Content-Type") == "image/png")
@@ -72,7 +72,7 @@ struct SVGServingTests {
             #expect((fields["thumbhash"] as? String)?.isEmpty == false)
         }
         // IMGPROXY_ALWAYS_RASTERIZE_SVG: without a format too.
-        try await TestServer.withOrigin(serving: try Self.origin(), {
+        try await RoutedServer.withOrigin(serving: try Self.origin(), {
             $0.limits.svgRendering = true
             $0.alwaysRasterizeSVG = true
         }) { server, origin in
@@ -82,7 +82,7 @@ struct SVGServingTests {
     }
 
     @Test func sanitisingCanBeTurnedOffAsInImgproxy() async throws {
-        try await TestServer.withOrigin(serving: try Self.origin(), { $0.limits.sanitizesSVG = false }) { server, origin in
+        try await RoutedServer.withOrigin(serving: try Self.origin(), { $0.limits.sanitizesSVG = false }) { server, origin in
             let answer = try await server.get("/_/plain/\(origin.url("/hostile.svg").absoluteString)")
             #expect(answer.status == .ok && String(decoding: answer.body, as: UTF8.self) == Self.hostile)
         }
