@@ -93,7 +93,7 @@ BENCH_ROUNDS ?= 3
 bench-servers:
 	@scripts/bootstrap --bench
 	$(SWIFT) build -c release --product darkroom
-	.venv/bin/python bench/servers.py --rounds $(BENCH_ROUNDS) $(if $(BEFORE),--before $(BEFORE))
+	.venv/bin/python bench/servers.py --rounds $(BENCH_ROUNDS) $(if $(BEFORE),--before $(BEFORE)) $(if $(ONLY),--only '$(ONLY)')
 
 # The realistic mix: a fixed Zipf sequence of cached and uncached requests,
 # darkroom against thumbor behind nginx's proxy_cache (bench/mix.py).

@@ -158,7 +158,7 @@ class Run:
                 self.thumbor[(name, negotiate)] = self.start(peers.thumbor(self.scratch, int(name.split("x")[1]), negotiate))
         self.image_filter = self.start(peers.image_filter(self.scratch, self.o)) if os.path.exists(peers.IMAGE_FILTER) else None
         self.contenders = [n for n, _ in self.darkrooms] + self.thumbor_names + (["nginx image_filter"] if self.image_filter else [])
-        self.workloads = [w for w in WORKLOADS if self.sets[w.sources]]
+        self.workloads = [w for w in WORKLOADS if self.sets[w.sources] and (not self.args.only or w.name in self.args.only)]
         self.floor_binary = inprocess.build_entropy_decode(self.scratch)
 
         # What each server answers, once, before anything is measured.
@@ -204,6 +204,10 @@ class Run:
             for who in ordered(self.contenders, index):
                 if self.route(who, w):
                     self.cold(who, w)
+        if args.only:
+            # Only the workloads named, each against its peers and in process.
+            self.in_process(index)
+            return
         # Sepia's cost: the same request with and without it, back to back.
         jpeg16 = next(w for w in self.workloads if w.name == "jpeg c=16")
         for name in ordered(self.darkroom, index):
@@ -218,11 +222,7 @@ class Run:
                 self.floor_binary, self.origin_dir, self.sets[sources], args.seconds)), "img/s")
             self.record("Pillow draft decode", sources, self.measured(inprocess.in_process_subprocess(
                 "draft", "jpeg", self.origin_dir, self.sets[sources], args.seconds)), "img/s")
-        for w in self.workloads:
-            if w.in_process:
-                for kind in ordered(("pillow", "pyvips"), index):
-                    self.record(kind, w.name, self.measured(inprocess.in_process_subprocess(
-                        kind, w.answer, self.origin_dir, self.sets[w.sources], args.seconds)), "img/s")
+        self.in_process(index)
 
         # Hits: one URL again and again.
         for c in (2, 16):
@@ -235,6 +235,13 @@ class Run:
         # A cached image every 50 ms while 16 clients keep the cores busy.
         for name in ordered(self.darkroom, index):
             self.probe(name, jpeg16)
+
+    def in_process(self, index):
+        for w in self.workloads:
+            if w.in_process:
+                for kind in ordered(("pillow", "pyvips"), index):
+                    self.record(kind, w.name, self.measured(inprocess.in_process_subprocess(
+                        kind, w.answer, self.origin_dir, self.sets[w.sources], self.args.seconds)), "img/s")
 
     @staticmethod
     def measured(rate):
@@ -276,10 +283,14 @@ def main():
     parser.add_argument("--mix", action="store_true", help="only the realistic mix (bench/mix.py)")
     parser.add_argument("--mix-requests", type=int, default=mix.REQUESTS, help="requests in the mix's sequence")
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md as it is")
+    parser.add_argument("--only", type=lambda text: [name.strip() for name in text.split(",")],
+                        help="only these workloads, comma-separated (\"avif c=16,heic c=16\"); printed, not written")
     args = parser.parse_args()
     if not 1 <= args.rounds <= 20 or not 1 <= args.seconds <= 600:
         sys.exit("--rounds 1 to 20, --seconds 1 to 600")
-    full = args.rounds >= 3 and args.seconds >= 10 and not args.no_write
+    full = args.rounds >= 3 and args.seconds >= 10 and not args.no_write and not args.only
+    if args.only and not set(args.only) <= {w.name for w in WORKLOADS}:
+        sys.exit(f"--only: workloads are {', '.join(w.name for w in WORKLOADS)}")
     # Stopped with SIGTERM, the run still stops the servers it started.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
@@ -302,7 +313,7 @@ def main():
 
         lines = [f"Machine: {machine()}", f"Date: {datetime.date.today()}", f"Commit: {commit()}",
                  f"Command: .venv/bin/python bench/servers.py --seconds {args.seconds} --rounds {args.rounds}"
-                 + (" --before BINARY" if args.before else ""), ""]
+                 + (" --before BINARY" if args.before else "") + (f" --only '{','.join(args.only)}'" if args.only else ""), ""]
         print("\n".join(lines + notes))
         run = Run(args, scratch, o, origin_dir, sets)
         try:
