@@ -1,7 +1,7 @@
 """The servers' benchmark as tables: every figure and ratio the median with
 min-max over the rounds, `failed` where a run it needs failed, no ratio
 where the two servers' answers were not the same work; then the targets
-of issue 36, each met or not."""
+of the benchmark, each met or not."""
 import os
 import platform
 import re
@@ -153,7 +153,7 @@ class Report:
         ok = median(peaks) is not None and max(peaks) * 1.048576 <= 150
         check("7. peak RSS, --memory-cache-mb 64, cold 12/18 MP c=16: <= 150 MB in every round",
               [(f"{show(peaks, 0)} MiB" + (f", highest {max(peaks) * 1.048576:.0f} MB" if median(peaks) else ""), ok)])
-        return ["", "The targets (issue 36), as this run measured them (median, range over the rounds):", ""] + \
+        return ["", "The targets, as this run measured them (median, range over the rounds):", ""] + \
             table(["target", "this run", ""], rows)
 
 

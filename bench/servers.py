@@ -205,8 +205,11 @@ class Run:
                 if self.route(who, w):
                     self.cold(who, w)
         if args.only:
-            # Only the workloads named, each against its peers and in process.
+            # Only the workloads named, each against its peers and in
+            # process, and the hits if "hits" is named.
             self.in_process(index)
+            if "hits" in args.only:
+                self.hits(index)
             return
         # Sepia's cost: the same request with and without it, back to back.
         jpeg16 = next(w for w in self.workloads if w.name == "jpeg c=16")
@@ -223,18 +226,20 @@ class Run:
             self.record("Pillow draft decode", sources, self.measured(inprocess.in_process_subprocess(
                 "draft", "jpeg", self.origin_dir, self.sets[sources], args.seconds)), "img/s")
         self.in_process(index)
+        self.hits(index)
 
+        # A cached image every 50 ms while 16 clients keep the cores busy.
+        for name in ordered(self.darkroom, index):
+            self.probe(name, jpeg16)
+
+    def hits(self, index):
         # Hits: one URL again and again.
         for c in (2, 16):
             for name in ordered(list(self.darkroom) + ["nginx static"], index):
                 server = self.static if name == "nginx static" else self.darkroom[name]
                 path = "/static/warm.jpg" if name == "nginx static" else self.warm_path
                 wait_for_quiet(self.servers)
-                self.record(name, f"warm c={c}", wrk(server.port, c, args.seconds, path=path))
-
-        # A cached image every 50 ms while 16 clients keep the cores busy.
-        for name in ordered(self.darkroom, index):
-            self.probe(name, jpeg16)
+                self.record(name, f"warm c={c}", wrk(server.port, c, self.args.seconds, path=path))
 
     def in_process(self, index):
         for w in self.workloads:
@@ -284,12 +289,12 @@ def main():
     parser.add_argument("--mix-requests", type=int, default=mix.REQUESTS, help="requests in the mix's sequence")
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md as it is")
     parser.add_argument("--only", type=lambda text: [name.strip() for name in text.split(",")],
-                        help="only these workloads, comma-separated (\"avif c=16,heic c=16\"); printed, not written")
+                        help="only these workloads, comma-separated (\"avif c=16,heic c=16\", and \"hits\" for the hits); printed, not written")
     args = parser.parse_args()
     if not 1 <= args.rounds <= 20 or not 1 <= args.seconds <= 600:
         sys.exit("--rounds 1 to 20, --seconds 1 to 600")
     full = args.rounds >= 3 and args.seconds >= 10 and not args.no_write and not args.only
-    if args.only and not set(args.only) <= {w.name for w in WORKLOADS}:
+    if args.only and not set(args.only) <= {w.name for w in WORKLOADS} | {"hits"}:
         sys.exit(f"--only: workloads are {', '.join(w.name for w in WORKLOADS)}")
     # Stopped with SIGTERM, the run still stops the servers it started.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))

@@ -12,10 +12,10 @@ final class JobRegistry<Value: Sendable>: Sendable {
     typealias Table = PipelineState.Jobs<Value>
 
     private let core: PipelineCore
-    private let part: WritableKeyPath<PipelineState, Table> & Sendable
+    private let part: any WritableKeyPath<PipelineState, Table> & Sendable
 
     /// A view of the table at `part` of `core`'s state.
-    init(_ core: PipelineCore, _ part: WritableKeyPath<PipelineState, Table> & Sendable) {
+    init(_ core: PipelineCore, _ part: any WritableKeyPath<PipelineState, Table> & Sendable) {
         self.core = core
         self.part = part
     }
