@@ -1,0 +1,23 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The servers' benchmark quotes a ratio only between answers that are the
+/// same work: its like-for-like check (bench/answers.py, bench/report.py)
+/// refuses a peer whose answer differs in size, chroma subsampling, JPEG
+/// quality or format (bench/test_fairness.py, run with the project's Pillow).
+struct BenchFairnessTests {
+    @Test func theLikeForLikeCheckRefusesAMismatchedPeer() throws {
+        let process = Process()
+        process.executableURL = OTLPReceiver.python
+        process.arguments = [Corpus.packageRoot.appendingPathComponent("bench/test_fairness.py").path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.contains("Ran 3 tests"), "\(text)")
+    }
+}

@@ -1,0 +1,68 @@
+"""The servers' benchmark quotes a ratio only between answers that are the
+same work. These checks make answers that differ in one way each (size,
+chroma subsampling, JPEG quality, format) and expect the like-for-like
+check to refuse them, and the same answer from two encoders to pass.
+
+    .venv/bin/python bench/test_fairness.py
+"""
+import io
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from PIL import Image  # noqa: E402
+
+import answers  # noqa: E402
+from report import STRONGER, Report  # noqa: E402
+
+
+def photo(width=512, height=320):
+    image = Image.new("RGB", (width, height))
+    image.putdata([((x * 7) % 256, (y * 5) % 256, (x + y) % 256) for y in range(height) for x in range(width)])
+    return image
+
+
+def encoded(image, fmt, **options):
+    out = io.BytesIO()
+    image.save(out, fmt, **options)
+    return out.getvalue()
+
+
+class LikeForLike(unittest.TestCase):
+    def setUp(self):
+        self.reference = answers.describe(encoded(photo(), "JPEG", quality=80, subsampling=2))
+
+    def test_the_same_answer_passes(self):
+        again = answers.describe(encoded(photo(), "JPEG", quality=80, subsampling=2, optimize=True))
+        self.assertTrue(answers.same_work(self.reference, again))
+
+    def test_each_difference_is_refused(self):
+        different = {
+            "size": encoded(photo(500, 320), "JPEG", quality=80, subsampling=2),
+            "chroma": encoded(photo(), "JPEG", quality=80, subsampling=0),
+            "quality": encoded(photo(), "JPEG", quality=70, subsampling=2),
+            "format": encoded(photo(), "WEBP", quality=80),
+            "an error": b"HTTP 500",
+        }
+        for name, body in different.items():
+            with self.subTest(name):
+                self.assertFalse(answers.same_work(self.reference, answers.describe(body)), name)
+
+    def test_no_ratio_against_a_mismatched_peer(self):
+        fair = {"jpeg c=16": {
+            "darkroom": self.reference,
+            "thumbor x1": answers.describe(encoded(photo(), "JPEG", quality=80, subsampling=2)),
+            "thumbor x2": answers.describe(encoded(photo(), "JPEG", quality=90, subsampling=2)),
+        }}
+        report = Report(None, fair, ["darkroom"], ["thumbor x1", "thumbor x2"], ["jpeg c=16"], [])
+        self.assertTrue(report.comparable("jpeg c=16", "thumbor x1"))
+        self.assertFalse(report.comparable("jpeg c=16", "thumbor x2"))
+        # The stronger thumbor counts only when every thumbor did the same work.
+        self.assertFalse(report.comparable("jpeg c=16", STRONGER))
+        self.assertEqual(report.ratio("darkroom", "thumbor x2", "jpeg c=16"), ("answers differ", None))
+
+
+if __name__ == "__main__":
+    unittest.main()
