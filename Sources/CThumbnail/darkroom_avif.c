@@ -71,6 +71,17 @@ static int takes(const avifDecoder *decoder) {
     return 1;
 }
 
+/// Whether the image carries an ICC profile other than sRGB's.
+static int has_foreign_profile(const avifImage *image) {
+    return image->icc.size > 0 && !dr_icc_is_srgb(image->icc.data, image->icc.size);
+}
+
+/// Whether this path decodes the image: libheif's general formula takes it
+/// and its colours need no profile converted.
+static int eligible(const avifDecoder *decoder) {
+    return takes(decoder) && !has_foreign_profile(decoder->image);
+}
+
 int dr_avif_read_header(const uint8_t *data, size_t length, dr_image_header *header) {
     memset(header, 0, sizeof(*header));
     header->orientation = 1;
@@ -83,25 +94,14 @@ int dr_avif_read_header(const uint8_t *data, size_t length, dr_image_header *hea
     }
     header->width = (int)image->width;
     header->height = (int)image->height;
-    int supported = takes(decoder);
-    if (image->icc.size > 0 && !dr_icc_is_srgb(image->icc.data, image->icc.size)) {
-        header->foreign_profile = 1;
-        supported = 0;
-    }
+    header->foreign_profile = has_foreign_profile(image);
+    header->supported = eligible(decoder);
     // The EXIF's copyright, which answers keep. Its orientation is not
     // read: libvips' HEIF loader drops it (libheif turns images by their
     // boxes), so both engines take an AVIF as it is stored.
-    if (image->exif.size >= 8) {
-        // The payload starts with the offset of its TIFF header.
-        const uint8_t *exif = image->exif.data;
-        for (size_t at = 0; at + 8 <= image->exif.size && at <= 16; at++) {
-            if (memcmp(exif + at, "II*\0", 4) == 0 || memcmp(exif + at, "MM\0*", 4) == 0) {
-                header->copyright = dr_exif_has_tag(exif + at, image->exif.size - at, DR_EXIF_COPYRIGHT);
-                break;
-            }
-        }
-    }
-    header->supported = supported;
+    size_t tiff_length;
+    const uint8_t *tiff = dr_exif_heif_tiff(image->exif.data, image->exif.size, &tiff_length);
+    if (tiff) header->copyright = dr_exif_has_tag(tiff, tiff_length, DR_EXIF_COPYRIGHT);
     avifDecoderDestroy(decoder);
     return DR_OK;
 }
@@ -123,7 +123,7 @@ int dr_avif_decode_resampled(const uint8_t *data, size_t length, const dr_resamp
     dr_resampler *resampler = NULL;
     const avifImage *image = decoder->image;
     int width = (int)image->width, height = (int)image->height;
-    if (!takes(decoder) || (image->icc.size > 0 && !dr_icc_is_srgb(image->icc.data, image->icc.size))) goto done;
+    if (!eligible(decoder)) goto done;
     if (width != spec->in_width || height != spec->in_height) goto done;
     if (cancelled && cancelled(context)) {
         status = DR_CANCELLED;

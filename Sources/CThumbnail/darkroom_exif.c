@@ -123,3 +123,15 @@ const uint8_t *dr_exif_tiff(const uint8_t *payload, size_t length, int prefix_op
     }
     return NULL;
 }
+
+const uint8_t *dr_exif_heif_tiff(const uint8_t *payload, size_t length, size_t *tiff_length) {
+    // The offset is meant to say where the TIFF header starts; writers
+    // disagree on what it counts from, so the header is looked for instead.
+    for (size_t at = 0; at + 8 <= length && at <= 16; at++) {
+        if (memcmp(payload + at, "II*\0", 4) == 0 || memcmp(payload + at, "MM\0*", 4) == 0) {
+            *tiff_length = length - at;
+            return payload + at;
+        }
+    }
+    return NULL;
+}

@@ -28,6 +28,11 @@ int dr_exif_has_tag(const uint8_t *tiff, size_t length, unsigned wanted);
 /// it has none. NULL when the payload is not EXIF.
 const uint8_t *dr_exif_tiff(const uint8_t *payload, size_t length, int prefix_optional, size_t *tiff_length);
 
+/// The TIFF block of an EXIF payload as a HEIF or AVIF item holds it: after
+/// a 4-byte offset to the TIFF header. NULL when no header starts within
+/// the first 16 bytes.
+const uint8_t *dr_exif_heif_tiff(const uint8_t *payload, size_t length, size_t *tiff_length);
+
 enum { DR_EXIF_COPYRIGHT = 0x8298 };
 
 #endif

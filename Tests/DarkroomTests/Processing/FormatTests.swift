@@ -240,6 +240,19 @@ import TestSupport
         }
     }
 
+    /// An AVIF's EXIF sits after an offset to its TIFF header; its
+    /// copyright is kept too, on the thumbnail path and off it.
+    @Test func anAVIFsCopyrightIsKept() throws {
+        try VipsRuntime.start()
+        let source = try Self.withCopyright([UInt8]("Jane Doe".utf8) + [0]).withUnsafeBytes { raw in
+            Data(try VImage.load(raw, loader: .jpeg).encoded(.avif(quality: 63), strip: false) { Data($0) })
+        }
+        for operations in [[ImageOperation.resize(Resize(width: 120, height: 120))], [.blur(sigma: 1)]] {
+            let result = try process(source, ProcessingOptions(operations: operations, output: OutputOptions(format: .jpeg)))
+            #expect(Self.copyright(of: result.data) == "Jane Doe", "\(operations)")
+        }
+    }
+
     @Test func metadataIsStripped() throws {
         let result = try process(fixture: "right-orientation.jpg", output: OutputOptions(format: .jpeg))
         #expect(result.data.range(of: Data("Exif".utf8)) == nil)
