@@ -320,38 +320,38 @@ struct S3SourceTests {
             await store.stop()
             throw error
         }
-        defer {
-            Task {
-                await server.stop()
-                await client.shutdown()
-                await store.stop()
-            }
+        try await cleaningUp({
+            await server.stop()
+            await client.shutdown()
+            await store.stop()
+        }) {
+            let photo = try await server.get("/img/_/w:100/plain/s3://photos/summer/landscape.jpg@png")
+            #expect(photo.status == .ok)
+            #expect(photo.header("content-type") == "image/png")
+            let size = try pngSize(photo.body)
+            #expect(size.width == 100)
+
+            let missing = try await server.get("/img/_/w:100/plain/s3://photos/summer/none.jpg@png")
+            #expect(missing.status == .notFound)
+            #expect(String(decoding: missing.body, as: UTF8.self).contains("does not exist"))
+
+            let notImage = try await server.get("/img/_/w:100/plain/s3://photos/summer/notes.txt@png")
+            #expect(notImage.status.code >= 400 && notImage.status.code < 500)
+            #expect(String(decoding: notImage.body, as: UTF8.self).contains("not an image"))
+
+            let otherBucket = try await server.get("/img/_/w:100/plain/s3://private-bucket/secret.jpg@png")
+            #expect(otherBucket.status == .notFound)
+            #expect(String(decoding: otherBucket.body, as: UTF8.self).contains("not among the S3 source buckets allowed"))
         }
-        let photo = try await server.get("/img/_/w:100/plain/s3://photos/summer/landscape.jpg@png")
-        #expect(photo.status == .ok)
-        #expect(photo.header("content-type") == "image/png")
-        let size = try pngSize(photo.body)
-        #expect(size.width == 100)
-
-        let missing = try await server.get("/img/_/w:100/plain/s3://photos/summer/none.jpg@png")
-        #expect(missing.status == .notFound)
-        #expect(String(decoding: missing.body, as: UTF8.self).contains("does not exist"))
-
-        let notImage = try await server.get("/img/_/w:100/plain/s3://photos/summer/notes.txt@png")
-        #expect(notImage.status.code >= 400 && notImage.status.code < 500)
-        #expect(String(decoding: notImage.body, as: UTF8.self).contains("not an image"))
-
-        let otherBucket = try await server.get("/img/_/w:100/plain/s3://private-bucket/secret.jpg@png")
-        #expect(otherBucket.status == .notFound)
-        #expect(String(decoding: otherBucket.body, as: UTF8.self).contains("not among the S3 source buckets allowed"))
     }
 
     @Test func s3SourcesAreRefusedUnlessTurnedOn() async throws {
         let server = try await TestServer.start()
-        let answer = try await server.get("/img/_/w:100/plain/s3://photos/summer/landscape.jpg@png")
-        #expect(answer.status.code >= 400 && answer.status.code < 500)
-        #expect(String(decoding: answer.body, as: UTF8.self).contains("not an http or https URL"))
-        await server.stop()
+        try await cleaningUp({ await server.stop() }) {
+            let answer = try await server.get("/img/_/w:100/plain/s3://photos/summer/landscape.jpg@png")
+            #expect(answer.status.code >= 400 && answer.status.code < 500)
+            #expect(String(decoding: answer.body, as: UTF8.self).contains("not an http or https URL"))
+        }
     }
 
     /// The PNG's width and height, from its header.

@@ -14,7 +14,7 @@ public struct DarkroomError: Error, Sendable, Hashable, CustomStringConvertible 
         /// Every kind's name, read back by ``init(named:)`` (a remembered
         /// failure stores its kind by name): a kind that is not here does
         /// not compile, so none can be left out.
-        private enum Name: String {
+        private enum Name: String, CaseIterable {
             case emptyInput, notAnImage, tooManyBytes, tooManyPixels, tooManyScans, tooMuchMemory, tooComplex
             case corruptImage, invalidOption, cannotEncode, processingFailed, cancelled, dependencyFailed
             case workFailed, invalidURL, httpStatus, networkFailure, timedOut, tooManyRedirects, invalidList
@@ -24,6 +24,9 @@ public struct DarkroomError: Error, Sendable, Hashable, CustomStringConvertible 
         private let name: Name
         private init(_ name: Name) { self.name = name }
         public var description: String { name.rawValue }
+
+        /// Every kind there is, from the names.
+        static var all: [Kind] { Name.allCases.map(Kind.init) }
 
         /// The kind with this name, as ``description`` gives it.
         public init?(named name: String) {

@@ -78,19 +78,24 @@ extension ImagePipeline {
 
     /// A URL source's disk entries, as the data job would read them.
     struct SourceOnDisk: Sendable {
-        var entry: DiskCacheEntry?
+        /// nil when not read: the source was in memory then.
+        var entry: DiskCacheEntry??
         var failure: DiskCacheEntry?
     }
 
     func lookOnDisk(result key: String, source: ImageSource) async -> DiskLookup {
         guard let diskCache else { return DiskLookup() }
-        let sourceKey: String? = source.url != nil && recentSources?.value(for: source.cacheKey) == nil ? source.cacheKey : nil
-        let failureKey = sourceKey != nil && failures.isEnabled && configuration.keepsFailuresOnDisk
-            ? source.url.map { "failure:\($0.absoluteString)" } : nil
+        guard let url = source.url else {
+            return (try? await io.run { DiskLookup(result: diskCache.entry(for: key)) }) ?? DiskLookup()
+        }
+        // A source kept in memory is not read; a failure another process
+        // left on disk is read all the same, since it comes first.
+        let sourceKey: String? = recentSources?.value(for: source.cacheKey) == nil ? source.cacheKey : nil
+        let failureKey = failures.isEnabled && configuration.keepsFailuresOnDisk ? "failure:\(url.absoluteString)" : nil
         return (try? await io.run {
             if let result = diskCache.entry(for: key) { return DiskLookup(result: result) }
-            guard let sourceKey else { return DiskLookup() }
-            return DiskLookup(source: SourceOnDisk(entry: diskCache.entry(for: sourceKey), failure: failureKey.flatMap { diskCache.entry(for: $0) }))
+            return DiskLookup(source: SourceOnDisk(entry: sourceKey.map { diskCache.entry(for: $0) },
+                                                   failure: failureKey.flatMap { diskCache.entry(for: $0) }))
         }) ?? DiskLookup()
     }
 
@@ -173,7 +178,7 @@ extension ImagePipeline {
             context.publish(.original(recent))
             return recent
         }
-        let cached = await readDisk(key, alreadyRead: onDisk.map(\.entry))
+        let cached = await readDisk(key, alreadyRead: onDisk.flatMap(\.entry))
         if let cached, let source = SourceData(diskEntry: cached),
            Date().timeIntervalSince(cached.storedAt) < configuration.sourceFreshness.seconds {
             metrics.cache(.sourceDisk, hit: true)
@@ -198,8 +203,8 @@ extension ImagePipeline {
         defer { waiting.end() }
         // Room in the source bytes window first, holding no download slot
         // while it waits; the window lets the next in once this one ends.
-        await sourceBytes.waitForRoom()
-        defer { sourceBytes.downloadEnded() }
+        let ticket = await sourceBytes.waitForRoom()
+        defer { sourceBytes.downloadEnded(ticket) }
         if Task.isCancelled { throw .cancelled }
         let response: DataResponse
         do {

@@ -113,7 +113,7 @@ public final class ImagePipeline: Sendable {
             // whichever thread first asks for an entry or the statistics.
             diskWrites.start { _ = try? await io.run { diskCache.loadIndex() } }
         }
-        let core = PipelineCore(sourceByteLimit: max(1, configuration.maxSourceBytesInFlight))
+        let core = PipelineCore(sourceByteLimit: max(1, configuration.maxSourceBytesInFlight), downloads: configuration.downloadConcurrency)
         self.core = core
         dataJobs = JobRegistry(core, \.dataJobs)
         processJobs = JobRegistry(core, \.processJobs)

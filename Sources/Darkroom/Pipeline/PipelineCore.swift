@@ -20,7 +20,7 @@ struct PipelineState {
 final class PipelineCore: Sendable {
     let state: Locked<PipelineState>
 
-    init(sourceByteLimit: Int) {
-        state = Locked(PipelineState(sourceBytes: SourceBytesWindow(limit: sourceByteLimit)))
+    init(sourceByteLimit: Int, downloads: Int) {
+        state = Locked(PipelineState(sourceBytes: SourceBytesWindow(limit: sourceByteLimit, downloadsBeforeSizeKnown: downloads)))
     }
 }

@@ -21,12 +21,13 @@ final class SourceBytesGate: Sendable {
     }
 
     var held: Int { withWindow { $0.held } }
+    var expected: Int { withWindow { $0.expected } }
     var waiters: Int { withWindow { $0.waiters } }
 
     /// Returns once a download may start, or the task is cancelled. The
-    /// caller calls ``downloadEnded()`` when its download ends, whatever
-    /// its outcome.
-    func waitForRoom() async {
+    /// caller calls ``downloadEnded(_:)`` with what it returned when its
+    /// download ends, whatever its outcome.
+    func waitForRoom() async -> UInt64 {
         let id = nextWaiter.wrappingAdd(1, ordering: .relaxed).newValue
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -40,10 +41,11 @@ final class SourceBytesGate: Sendable {
         } onCancel: {
             withWindow { $0.cancel(id) }?.resume()
         }
+        return id
     }
 
-    func downloadEnded() {
-        for waiter in withWindow({ $0.downloadEnded() }) { waiter.resume() }
+    func downloadEnded(_ id: UInt64) {
+        for waiter in withWindow({ $0.downloadEnded(id) }) { waiter.resume() }
     }
 
     /// A processing run holds its source (counted once per key).

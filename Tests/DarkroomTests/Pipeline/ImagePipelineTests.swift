@@ -45,6 +45,22 @@ import TestSupport
         }
     }
 
+    /// A second version of a source kept in memory: one trip for the
+    /// result and the failure marker another process may have left, and
+    /// the result's write after the answer.
+    @Test func aSourceKeptInMemoryNeedsOneTripToo() async throws {
+        let f = try await PipelineFixture.make { $0.recentSourceBytes = 16 << 20 }
+        try await cleaningUp({ await f.close() }) { () async throws in
+            _ = try await f.pipeline.image(for: f.request("/photos/Wood.jpg"))
+            await f.pipeline.waitForDiskWrites()
+            let before = f.pipeline.io.trips.value.load(ordering: .relaxed)
+            let other = try await f.pipeline.image(for: f.request("/photos/Wood.jpg", [.grayscale]))
+            await f.pipeline.waitForDiskWrites()
+            #expect(other.cacheType == nil && f.origin.requests("/photos/Wood.jpg") == 1)
+            #expect(f.pipeline.io.trips.value.load(ordering: .relaxed) - before == 2, "one read, one write")
+        }
+    }
+
     /// The queues and caches are read through `status`, the one public
     /// view of them.
     @Test func statusGivesTheQueuesAndCachesFigures() async throws {
