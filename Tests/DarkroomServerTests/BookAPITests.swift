@@ -1,12 +1,13 @@
 import Darkroom
 @testable import DarkroomServer
 import Foundation
+import HTTPTypes
 import Testing
 import ServerTestSupport
 import TestSupport
 
 @Suite struct BookAPITests {
-    func waitForState(_ server: TestServer, _ id: String, _ states: Set<String>, seconds: Double = 300) async throws -> [String: Any] {
+    func waitForState(_ server: RoutedServer, _ id: String, _ states: Set<String>, seconds: Double = 300) async throws -> [String: Any] {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             let status = try JSONSerialization.jsonObject(with: try await server.get("/api/books/\(id)").body) as? [String: Any] ?? [:]
@@ -16,65 +17,76 @@ import TestSupport
         return [:]
     }
 
-    func order(_ server: TestServer, _ body: String) async throws -> TestServer.Answer {
-        try await server.send("/api/books", method: .POST, headers: [("Content-Type", "application/json")], body: Data(body.utf8))
+    func order(_ server: RoutedServer, _ body: String) async throws -> RoutedServer.Answer {
+        try await server.send("/api/books", method: .post, headers: [("Content-Type", "application/json")], body: Data(body.utf8))
+    }
+
+    /// The id of an accepted order's book.
+    func bookID(_ answer: RoutedServer.Answer) -> String? {
+        (try? JSONSerialization.jsonObject(with: answer.body) as? [String: String])?["id"]
+    }
+
+    /// Cancels the books `ids` and waits for each to end, so that none is
+    /// still using the pipeline when the router stops.
+    func cancel(_ server: RoutedServer, _ ids: [String]) async throws {
+        for id in ids { _ = try await server.send("/api/books/\(id)", method: .delete) }
+        for id in ids { _ = try await waitForState(server, id, ["cancelled", "failed", "done"]) }
     }
 
     /// A margin of 1e300 once stopped the whole server (an arithmetic trap
     /// turning it into pixels): now a 400 naming the field, and the server
     /// still answers.
     @Test func outOfRangeMarginsAreRefusedAndTheServerLives() async throws {
-        let server = try await TestServer.start()
-        for margin in ["1e300", "-1", "1001", "-0.5"] {
-            let answer = try await order(server, #"{"rows": [0], "margin": \#(margin)}"#)
-            let text = String(decoding: answer.body, as: UTF8.self)
-            #expect(answer.status == .badRequest, "\(margin): \(answer.status)")
-            #expect(text.contains("margin"), "\(margin): \(text)")
+        try await RoutedServer.with { server in
+            for margin in ["1e300", "-1", "1001", "-0.5"] {
+                let answer = try await order(server, #"{"rows": [0], "margin": \#(margin)}"#)
+                let text = String(decoding: answer.body, as: UTF8.self)
+                #expect(answer.status == .badRequest, "\(margin): \(answer.status)")
+                #expect(text.contains("margin"), "\(margin): \(text)")
+            }
+            #expect(try await server.get("/health").status == .ok)
         }
-        #expect(try await server.get("/health").status == .ok)
-        await server.stop()
     }
 
     /// With signing on, a list of sources would fetch and process any URL
     /// unsigned: refused, while the gallery's own rows still work.
     @Test func withSigningOnABookTakesGalleryRowsOnly() async throws {
         let signer = try URLSignature(hexKey: "736563726574", hexSalt: "68656C6C6F")
-        let server = try await TestServer.start { $0.signature = signer }
-        let refused = try await order(server, #"{"sources": ["http://example.com/a.jpg"]}"#)
-        #expect(refused.status == .forbidden)
-        #expect(String(decoding: refused.body, as: UTF8.self).contains("rows of the gallery's list only"))
-        let mixed = try await order(server, #"{"rows": [0], "sources": ["http://example.com/a.jpg"]}"#)
-        #expect(mixed.status == .forbidden)
-        let rows = try await order(server, #"{"rows": [0]}"#)
-        #expect(rows.status == .accepted)
-        await server.stop()
+        try await RoutedServer.with({ $0.signature = signer }) { server in
+            let refused = try await order(server, #"{"sources": ["http://example.com/a.jpg"]}"#)
+            #expect(refused.status == .forbidden)
+            #expect(String(decoding: refused.body, as: UTF8.self).contains("rows of the gallery's list only"))
+            let mixed = try await order(server, #"{"rows": [0], "sources": ["http://example.com/a.jpg"]}"#)
+            #expect(mixed.status == .forbidden)
+            let rows = try await order(server, #"{"rows": [0]}"#)
+            #expect(rows.status == .accepted)
+            try await cancel(server, bookID(rows).map { [$0] } ?? [])
+        }
     }
 
     /// Each book is hundreds of downloads and renders: a client gets two at
-    /// a time, and the third is a 429 with a reason, until one ends.
+    /// a time, and the third is a 429 with a reason, until one ends. (The
+    /// router's client has no address: every order is one client's.)
     @Test func unfinishedBooksAreBoundedPerClient() async throws {
-        let server = try await TestServer.start()
-        let big = #"{"rows": [\#(Array(repeating: "0", count: 500).joined(separator: ","))]}"#
-        var ids: [String] = []
-        for _ in 0..<2 {
-            let answer = try await order(server, big)
-            #expect(answer.status == .accepted)
-            ids += [try #require((try JSONSerialization.jsonObject(with: answer.body) as? [String: String])?["id"])]
+        try await RoutedServer.with { server in
+            let big = #"{"rows": [\#(Array(repeating: "0", count: 500).joined(separator: ","))]}"#
+            var ids: [String] = []
+            for _ in 0..<2 {
+                let answer = try await order(server, big)
+                #expect(answer.status == .accepted)
+                ids += [try #require(bookID(answer))]
+            }
+            let third = try await order(server, big)
+            #expect(third.status == .tooManyRequests)
+            #expect(third.header("Retry-After") != nil)
+            #expect(String(decoding: third.body, as: UTF8.self).contains("2 photobooks"))
+            // Once one has ended (cancelled), there is room again.
+            _ = try await server.send("/api/books/\(ids[0])", method: .delete)
+            _ = try await waitForState(server, ids[0], ["cancelled", "failed", "done"])
+            let fourth = try await order(server, big)
+            #expect(fourth.status == .accepted)
+            try await cancel(server, Array(ids.dropFirst()) + (bookID(fourth).map { [$0] } ?? []))
         }
-        let third = try await order(server, big)
-        #expect(third.status == .tooManyRequests)
-        #expect(third.header("Retry-After") != nil)
-        #expect(String(decoding: third.body, as: UTF8.self).contains("2 photobooks"))
-        // Once one has ended (cancelled), there is room again.
-        _ = try await server.send("/api/books/\(ids[0])", method: .DELETE)
-        _ = try await waitForState(server, ids[0], ["cancelled", "failed", "done"])
-        let fourth = try await order(server, big)
-        #expect(fourth.status == .accepted)
-        for id in ids.dropFirst() { _ = try await server.send("/api/books/\(id)", method: .DELETE) }
-        if let id = (try? JSONSerialization.jsonObject(with: fourth.body) as? [String: String])?["id"] {
-            _ = try await server.send("/api/books/\(id)", method: .DELETE)
-        }
-        await server.stop()
     }
 
     /// Each client (by address) has its own 2, and all of them 8 in all: a
@@ -109,41 +121,43 @@ import TestSupport
     }
 
     @Test func aBookOfGalleryRowsEndToEnd() async throws {
-        let server = try await TestServer.start()
-        let answer = try await order(server, #"{"rows": [0, 1, 2], "page": "A4", "captions": true}"#)
-        #expect(answer.status == .accepted)
-        let id = try #require((try JSONSerialization.jsonObject(with: answer.body) as? [String: String])?["id"])
-        #expect(answer.header("Location") == "/api/books/\(id)")
+        let downloads = try Fixtures.temporaryFolder("darkroom-book-download")
+        defer { try? FileManager.default.removeItem(at: downloads) }
+        try await RoutedServer.with { server in
+            let answer = try await order(server, #"{"rows": [0, 1, 2], "page": "A4", "captions": true}"#)
+            #expect(answer.status == .accepted)
+            let id = try #require(bookID(answer))
+            #expect(answer.header("Location") == "/api/books/\(id)")
 
-        let done = try await waitForState(server, id, ["done", "failed", "cancelled"])
-        #expect(done["state"] as? String == "done", "\(done)")
-        #expect(done["total"] as? Int == 3 && done["written"] as? Int == 3)
+            let done = try await waitForState(server, id, ["done", "failed", "cancelled"])
+            #expect(done["state"] as? String == "done", "\(done)")
+            #expect(done["total"] as? Int == 3 && done["written"] as? Int == 3)
 
-        let pdf = try await server.get("/api/books/\(id)/pdf")
-        #expect(pdf.status == .ok)
-        #expect(pdf.header("Content-Type") == "application/pdf")
-        let file = server.cacheFolder.appendingPathComponent("downloaded.pdf")
-        try pdf.body.write(to: file)
-        #expect(try await runTool("/usr/bin/pdfinfo", [file.path]).output.contains("Pages:           3"))
+            let pdf = try await server.get("/api/books/\(id)/pdf")
+            #expect(pdf.status == .ok)
+            #expect(pdf.header("Content-Type") == "application/pdf")
+            let file = downloads.appendingPathComponent("downloaded.pdf")
+            try pdf.body.write(to: file)
+            #expect(try await runTool("/usr/bin/pdfinfo", [file.path]).output.contains("Pages:           3"))
 
-        // The event stream of a finished book gives its final state, then ends.
-        let events = String(decoding: try await server.get("/api/books/\(id)/events").body, as: UTF8.self)
-        #expect(events.contains("event: book") && events.contains("\"state\":\"done\""))
-        await server.stop()
+            // The event stream of a finished book gives its final state, then ends.
+            let events = String(decoding: try await server.get("/api/books/\(id)/events").body, as: UTF8.self)
+            #expect(events.contains("event: book") && events.contains("\"state\":\"done\""))
+        }
     }
 
     @Test func cancellingABook() async throws {
-        let server = try await TestServer.start()
-        // Forty distinct sources (a query string each), so there is work to cancel.
-        let sources = (0..<40).map { "\"local:///photos/Dune.jpg?copy=\($0)\"" }.joined(separator: ",")
-        let answer = try await order(server, #"{"sources": [\#(sources)], "page": "2400x3400"}"#)
-        let id = try #require((try JSONSerialization.jsonObject(with: answer.body) as? [String: String])?["id"])
-        _ = try await waitForState(server, id, ["preparing", "writing"])
-        #expect(try await server.send("/api/books/\(id)", method: .DELETE).status == .noContent)
-        let ended = try await waitForState(server, id, ["done", "failed", "cancelled"])
-        #expect(ended["state"] as? String == "cancelled", "\(ended)")
-        #expect(try await server.get("/api/books/\(id)/pdf").status == .conflict)
-        await server.stop()
+        try await RoutedServer.with { server in
+            // Forty distinct sources (a query string each), so there is work to cancel.
+            let sources = (0..<40).map { "\"local:///photos/Dune.jpg?copy=\($0)\"" }.joined(separator: ",")
+            let answer = try await order(server, #"{"sources": [\#(sources)], "page": "2400x3400"}"#)
+            let id = try #require(bookID(answer))
+            _ = try await waitForState(server, id, ["preparing", "writing"])
+            #expect(try await server.send("/api/books/\(id)", method: .delete).status == .noContent)
+            let ended = try await waitForState(server, id, ["done", "failed", "cancelled"])
+            #expect(ended["state"] as? String == "cancelled", "\(ended)")
+            #expect(try await server.get("/api/books/\(id)/pdf").status == .conflict)
+        }
     }
 
     @Test(arguments: [
@@ -151,10 +165,10 @@ import TestSupport
         #"{"rows": [0], "page": "A9"}"#, #"{"rows": [0], "filter": "vintage"}"#,
     ])
     func badOrdersAre400(body: String) async throws {
-        let server = try await TestServer.start()
-        let answer = try await order(server, body)
-        #expect(answer.status == .badRequest, "\(body)")
-        #expect(try await server.get("/api/books/nope").status == .notFound)
-        await server.stop()
+        try await RoutedServer.with { server in
+            let answer = try await order(server, body)
+            #expect(answer.status == .badRequest, "\(body)")
+            #expect(try await server.get("/api/books/nope").status == .notFound)
+        }
     }
 }

@@ -1,7 +1,6 @@
 import Darkroom
 import DarkroomServer
 import Foundation
-import ServerTestSupport
 import Testing
 import TestSupport
 
@@ -39,21 +38,21 @@ import TestSupport
         #expect(Self.metricNames(in: "histogram_quantile(0.99, sum by (le) (rate(x_bucket{a=\"b\"}[5m]))) / y") == ["x_bucket", "y"])
 
         // A hit, a miss and a failed source, so that every series exists.
-        let server = try await TestServer.start()
-        let image = "/img/_/rs:fit:64:64/plain/local:///photos/Aqua.jpg@jpg"
-        #expect(try await server.get(image).status == .ok)
-        #expect(try await server.get(image).status == .ok)
-        #expect(try await server.get("/img/_/rs:fit:64:64/plain/local:///photos/none.jpg").status == .notFound)
-        let text = String(decoding: try await server.get("/metrics").body, as: UTF8.self)
-        await server.stop()
-        let exported = Set(text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
-            $0.split(whereSeparator: { $0 == "{" || $0 == " " }).first.map(String.init)
-        })
-        for expression in expressions {
-            let names = Self.metricNames(in: expression)
-            #expect(!names.isEmpty, "\(expression)")
-            for name in names {
-                #expect(exported.contains(name), "the dashboard asks for \(name), which /metrics does not have: \(expression)")
+        try await RoutedServer.with { server in
+            let image = "/img/_/rs:fit:64:64/plain/local:///photos/Aqua.jpg@jpg"
+            #expect(try await server.get(image).status == .ok)
+            #expect(try await server.get(image).status == .ok)
+            #expect(try await server.get("/img/_/rs:fit:64:64/plain/local:///photos/none.jpg").status == .notFound)
+            let text = String(decoding: try await server.get("/metrics").body, as: UTF8.self)
+            let exported = Set(text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
+                $0.split(whereSeparator: { $0 == "{" || $0 == " " }).first.map(String.init)
+            })
+            for expression in expressions {
+                let names = Self.metricNames(in: expression)
+                #expect(!names.isEmpty, "\(expression)")
+                for name in names {
+                    #expect(exported.contains(name), "the dashboard asks for \(name), which /metrics does not have: \(expression)")
+                }
             }
         }
     }

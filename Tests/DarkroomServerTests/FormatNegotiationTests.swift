@@ -2,7 +2,6 @@ import Darkroom
 @testable import DarkroomServer
 import Foundation
 import Testing
-import ServerTestSupport
 import TestSupport
 
 /// The answer's format is always one the client takes, or the one the URL
@@ -30,7 +29,7 @@ struct FormatNegotiationTests {
     }
 
     @Test func anAVIFOrWebPSourceIsAnsweredInAFormatTheClientTakes() async throws {
-        try await TestServer.withOrigin(serving: Fixtures.folder, { _ in }) { server, origin in
+        try await RoutedServer.withOrigin(serving: Fixtures.folder) { server, origin in
             for source in ["landscape.avif", "landscape.webp"] {
                 let path = "/img/_/w:100/plain/\(origin.url("/\(source)").absoluteString)"
                 let jpegOnly = try await server.get(path, headers: [("Accept", "image/jpeg")])
@@ -57,7 +56,7 @@ struct FormatNegotiationTests {
     }
 
     @Test func theOriginIsAskedWithTheSameClassicAcceptForEveryClient() async throws {
-        try await TestServer.withOrigin(serving: Fixtures.folder, { _ in }) { server, origin in
+        try await RoutedServer.withOrigin(serving: Fixtures.folder) { server, origin in
             _ = try await server.get("/img/_/w:90/plain/\(origin.url("/landscape.jpg").absoluteString)",
                                      headers: [("Accept", "image/avif,image/webp,*/*")])
             let asked = try #require(origin.lastHeaders("/landscape.jpg")?["accept"])
