@@ -41,6 +41,9 @@ public final class OriginServer: Sendable {
         case resetFirst(times: Int, afterBytes: Int)
         /// Serve the file, with these header fields besides.
         case headers([(String, String)])
+        /// Serve the file once the test calls ``release(_:)`` for the path
+        /// (at once for requests after that).
+        case held
     }
 
     public let port: Int
@@ -55,6 +58,8 @@ public final class OriginServer: Sendable {
         var aborted: [String: Int] = [:]
         var lastHeaders: [String: [String: String]] = [:]
         var notModified: [String: Int] = [:]
+        var released: Set<String> = []
+        var heldAnswers: [String: [@Sendable () -> Void]] = [:]
     }
 
     private init(port: Int, root: URL, channel: any Channel) {
@@ -97,6 +102,25 @@ public final class OriginServer: Sendable {
 
     public func set(_ behaviour: Behaviour, for path: String) {
         state.withLock { $0.behaviours[path] = behaviour }
+    }
+
+    /// Lets the answers `.held` for `path` go, those waiting and those to come.
+    public func release(_ path: String) {
+        let waiting = state.withLock { s in
+            s.released.insert(path)
+            defer { s.heldAnswers[path] = nil }
+            return s.heldAnswers[path] ?? []
+        }
+        waiting.forEach { $0() }
+    }
+
+    /// Holds `answer` until `path` is released; false: released already.
+    func hold(_ path: String, answer: @escaping @Sendable () -> Void) -> Bool {
+        state.withLock { s in
+            if s.released.contains(path) { return false }
+            s.heldAnswers[path, default: []].append(answer)
+            return true
+        }
     }
 
     /// A delay before every answer, such as network latency.
@@ -197,6 +221,12 @@ final class OriginHandler: ChannelInboundHandler, @unchecked Sendable {
         let loop = context.eventLoop
         let ctx = NIOLoopBound(context, eventLoop: loop)
         let this = NIOLoopBound(self, eventLoop: loop)
+        if case .held = behaviour {
+            let held = origin.hold(path) {
+                loop.execute { this.value.respond(head, path: path, behaviour: .normal, count: count, origin: origin, context: ctx.value) }
+            }
+            if held { return }
+        }
         var delay = defaultDelay
         if case .delay(let extra) = behaviour { delay += extra }
         loop.scheduleTask(in: .nanoseconds(Int64(delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000))) {

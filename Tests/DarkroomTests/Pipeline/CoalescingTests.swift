@@ -7,11 +7,14 @@ import TestSupport
     @Test func concurrentIdenticalRequestsMakeOneDownloadAndOneFilterRun() async throws {
         let f = try await PipelineFixture.make()
         try await cleaningUp({ await f.close() }) { () async throws in
-            f.origin.set(.delay(.milliseconds(200)), for: "/photos/Aqua.jpg")
+            f.origin.set(.held, for: "/photos/Aqua.jpg")
             let request = f.request("/photos/Aqua.jpg")
 
             let responses = try await withThrowingTaskGroup(of: ImageResponse.self) { group in
                 for _ in 0..<8 { group.addTask { try await f.pipeline.image(for: request) } }
+                // The origin answers once all eight have joined.
+                #expect(await eventually { f.pipeline.processJobs.waiterCount == 8 && f.origin.requests("/photos/Aqua.jpg") == 1 })
+                f.origin.release("/photos/Aqua.jpg")
                 return try await group.reduce(into: []) { $0.append($1) }
             }
 
@@ -26,9 +29,12 @@ import TestSupport
     @Test func differentProcessingOfOneSourceSharesTheDownload() async throws {
         let f = try await PipelineFixture.make()
         try await cleaningUp({ await f.close() }) { () async throws in
-            f.origin.set(.delay(.milliseconds(200)), for: "/photos/Storm.jpg")
+            f.origin.set(.held, for: "/photos/Storm.jpg")
             async let sepia = f.pipeline.image(for: f.request("/photos/Storm.jpg", [.sepia(intensity: 0.8)]))
             async let gray = f.pipeline.image(for: f.request("/photos/Storm.jpg", [.grayscale]))
+            // Both versions wait on the one download before the origin answers.
+            #expect(await eventually { f.pipeline.dataJobs.waiterCount == 2 && f.origin.requests("/photos/Storm.jpg") == 1 })
+            f.origin.release("/photos/Storm.jpg")
             let (a, b) = try await (sepia, gray)
             #expect(a.image.data != b.image.data)
             #expect(f.origin.requests("/photos/Storm.jpg") == 1)
@@ -39,14 +45,15 @@ import TestSupport
     @Test func cancellingOneOfTwoWaitersKeepsTheWorkGoing() async throws {
         let f = try await PipelineFixture.make { $0.loader.readTimeout = .seconds(120) }
         try await cleaningUp({ await f.close() }) { () async throws in
-            // Held back until long after both have joined and one has left.
-            f.origin.set(.delay(.seconds(10)), for: "/photos/Dune.jpg")
+            // Held back until both have joined and one has left.
+            f.origin.set(.held, for: "/photos/Dune.jpg")
             let request = f.request("/photos/Dune.jpg")
             let leaving = Task { try await f.pipeline.image(for: request) }
             let staying = Task { try await f.pipeline.image(for: request) }
             #expect(await eventually { f.pipeline.processJobs.waiterCount == 2 }, "both joined the one job")
             leaving.cancel()
             await #expect(throws: DarkroomError.self) { try await leaving.value }
+            f.origin.release("/photos/Dune.jpg")
             let response = try await staying.value
             #expect(response.image.width == 300)
             #expect(f.origin.requests("/photos/Dune.jpg") == 1)

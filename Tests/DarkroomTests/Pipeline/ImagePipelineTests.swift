@@ -34,13 +34,14 @@ import TestSupport
         let f = try await PipelineFixture.make()
         try await cleaningUp({ await f.close() }) { () async throws in
             #expect(f.pipeline.configuration.keepsFailuresOnDisk)
-            f.origin.set(.delay(.seconds(1)), for: "/photos/Dune.jpg")
+            f.origin.set(.held, for: "/photos/Dune.jpg")
             // The disk index is read at start, in the background.
             await f.pipeline.waitForDiskWrites()
             let before = f.pipeline.io.trips.value.load(ordering: .relaxed)
             let task = f.pipeline.imageTask(for: f.request("/photos/Dune.jpg"))
             #expect(await eventually { f.origin.requests("/photos/Dune.jpg") == 1 })
             #expect(f.pipeline.io.trips.value.load(ordering: .relaxed) - before == 1)
+            f.origin.release("/photos/Dune.jpg")
             #expect(try await task.response.cacheType == nil)
         }
     }

@@ -7,15 +7,20 @@ import TestSupport
 @Suite struct WorkQueueTests {
     @Test func runsAtMostTheLimitAtOnce() async throws {
         let queue = WorkQueue(name: "test", maxConcurrent: 2)
+        let gate = Gate()
         let running = Atomic<Int>(0), peak = Atomic<Int>(0)
         let items = (0..<10).map { _ in
             queue.add { _ in
                 let now = running.add(1, ordering: .relaxed).newValue
                 peak.max(now, ordering: .relaxed)
-                try await Task.sleep(for: .milliseconds(10))
+                await gate.wait()
                 running.subtract(1, ordering: .relaxed)
             }
         }
+        // Held at the gate: two run, the rest wait for them.
+        #expect(await eventually { running.load(ordering: .relaxed) == 2 && queue.counts.waiting == 8 })
+        #expect(queue.counts.running == 2)
+        gate.open()
         for item in items { try await item.value }
         let peakValue = peak.load(ordering: .relaxed)
         #expect(peakValue == 2)
@@ -198,13 +203,16 @@ import TestSupport
 
     @Test func aDependentRunsAfterItsDependencies() async throws {
         let queue = WorkQueue(name: "test", maxConcurrent: 4)
-        let log = Log()
-        let a = queue.add { _ in try await Task.sleep(for: .milliseconds(30)); log.append("a") }
+        let log = Log(), gate = Gate()
+        let a = queue.add { _ in await gate.wait(); log.append("a") }
         let b = queue.add { _ in log.append("b") }
         let c = queue.add(dependencies: [a, b]) { _ in log.append("c") }
+        // b is done and a slot is free, but a is not: c waits.
+        #expect(await eventually { b.state == .finished && a.state == .running })
+        #expect(c.state == .waiting && log.all == ["b"])
+        gate.open()
         try await c.value
-        #expect(log.all.last == "c")
-        #expect(Set(log.all) == ["a", "b", "c"])
+        #expect(log.all == ["b", "a", "c"])
     }
 
     @Test func cancelWaitingAtOrBelowLeavesHigherWork() async throws {
