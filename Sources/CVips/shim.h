@@ -194,17 +194,6 @@ static inline int darkroom_vips_insert(VipsImage *main, VipsImage *sub, VipsImag
     return vips_insert(main, sub, out, x, y, NULL);
 }
 
-/// A 3 x 3 convolution of `kernel` (row by row) divided by `scale`, in
-/// float.
-static inline int darkroom_vips_conv3(VipsImage *in, VipsImage **out, const double *kernel, double scale) {
-    VipsImage *mask = vips_image_new_matrix_from_array(3, 3, kernel, 9);
-    if (mask == NULL) return -1;
-    vips_image_set_double(mask, "scale", scale);
-    int result = vips_conv(in, out, mask, "precision", VIPS_PRECISION_FLOAT, NULL);
-    g_object_unref(mask);
-    return result;
-}
-
 /// A two-band image of each pixel's x and y.
 static inline int darkroom_vips_xyz(VipsImage **out, int width, int height) {
     return vips_xyz(out, width, height, NULL);
