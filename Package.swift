@@ -49,12 +49,19 @@ let package = Package(
             name: "CVipsOperations",
             dependencies: ["CVips"]
         ),
+        // What both pixel engines read of a source the same way: JPEG
+        // markers, EXIF, whether an ICC profile is sRGB's, and the
+        // fixed-point colour recombination (sepia). Plain C, no library.
+        .target(
+            name: "CImageFacts"
+        ),
         // Small images from big ones without libvips: JPEG on libjpeg-turbo
         // (scaled decode, one encode), PNG on libdeflate, WebP on libwebp,
         // AVIF on libavif, and Lanczos-3 in fixed point with SIMD between. C: libjpeg
         // reports errors by longjmp.
         .target(
             name: "CThumbnail",
+            dependencies: ["CImageFacts"],
             // No unsafe flags here: SwiftPM refuses them in a versioned
             // dependency. The Makefile's debug builds pass -O2 to C code
             // instead (the suite runs thousands of images through it).
@@ -75,7 +82,7 @@ let package = Package(
         // The only module that imports the C modules. Its API is `package`.
         .target(
             name: "DarkroomImaging",
-            dependencies: ["CVips", "CVipsOperations", "CCairo", "CThumbnail", "CFaces", "CVideo"]
+            dependencies: ["CVips", "CVipsOperations", "CCairo", "CImageFacts", "CThumbnail", "CFaces", "CVideo"]
         ),
         // The public library.
         .target(

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "darkroom_exif.h"
-#include "darkroom_thumbnail.h"
+#include "darkroom_status.h"
 
 static unsigned be16(const uint8_t *p) {
     return (unsigned)(p[0] << 8 | p[1]);

@@ -1,4 +1,4 @@
-internal import CThumbnail
+internal import CImageFacts
 
 /// What both pixel engines read alike from a source's bytes, before either
 /// decodes it: a JPEG's markers, the EXIF orientation and copyright, and

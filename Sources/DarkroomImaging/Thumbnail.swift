@@ -1,3 +1,4 @@
+internal import CImageFacts
 internal import CThumbnail
 
 /// A small image from a big JPEG, PNG, WebP or AVIF without libvips: the

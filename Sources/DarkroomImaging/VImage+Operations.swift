@@ -1,3 +1,4 @@
+internal import CImageFacts
 internal import CVips
 internal import CThumbnail
 
