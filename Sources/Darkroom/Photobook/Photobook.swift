@@ -135,6 +135,9 @@ public struct Photobook: Sendable {
                 let data: Data
                 do {
                     data = try await pipeline.io.run { try Data(contentsOf: URL(fileURLWithPath: path)) }
+                } catch is CancellationError {
+                    // The book was cancelled while the file was being read.
+                    throw .cancelled
                 } catch {
                     throw DarkroomError(.invalidOption, "cannot read \(path)", underlying: "\((error as NSError).localizedDescription)")
                 }

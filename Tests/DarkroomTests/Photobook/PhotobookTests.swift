@@ -55,6 +55,20 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("page-12.png").path))
     }
 
+    /// A book's pages are asked of the pipeline like any request: a photo
+    /// given twice is filtered once (coalesced, or a memory hit).
+    @Test func pagesGoThroughThePipeline() async throws {
+        let folder = try Fixtures.temporaryFolder("darkroom-book")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pipeline = try pipeline()
+        let photo = Corpus.photo("Aqua.jpg")
+        let result = try await Photobook(pipeline: pipeline).make(corpusRequest([photo, photo]), to: folder.appendingPathComponent("book.pdf").path)
+        #expect(result.pages == 2 && result.pageJPEGBytes[0] == result.pageJPEGBytes[1])
+        let status = pipeline.status
+        #expect(status.processing.finished == 1, "\(status.processing)")
+        await pipeline.shutdown()
+    }
+
     @Test func fitMarginsCaptionsAndAFilter() async throws {
         let folder = try Fixtures.temporaryFolder("darkroom-book")
         defer { try? FileManager.default.removeItem(at: folder) }
