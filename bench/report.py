@@ -34,6 +34,8 @@ class Report:
         return "darkroom" in answers and all(p in answers and same_work(answers["darkroom"], answers[p]) for p in peers)
 
     def ratio(self, a, b, what, what_b=None, digits=2):
+        if what not in self.fair:
+            return "not measured", None
         if b in (STRONGER,) + tuple(self.thumbors) + ("darkroom before", "nginx image_filter") and not self.comparable(what, b):
             return "answers differ", None
         values = self.r.ratios(a, b, what, what_b=what_b)

@@ -62,6 +62,8 @@ class LikeForLike(unittest.TestCase):
         # The stronger thumbor counts only when every thumbor did the same work.
         self.assertFalse(report.comparable("jpeg c=16", STRONGER))
         self.assertEqual(report.ratio("darkroom", "thumbor x2", "jpeg c=16"), ("answers differ", None))
+        # A workload the run left out is said to be, not to differ.
+        self.assertEqual(report.ratio("darkroom", "thumbor x1", "avif c=16"), ("not measured", None))
 
 
 if __name__ == "__main__":
