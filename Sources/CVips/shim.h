@@ -8,9 +8,6 @@
 
 #include <vips/vips.h>
 #include <malloc.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 // MARK: - Runtime
 
@@ -396,14 +393,6 @@ static inline void darkroom_malloc_map_large(size_t bytes) {
 #ifdef M_MMAP_THRESHOLD
     mallopt(M_MMAP_THRESHOLD, (int)bytes);
 #endif
-}
-
-// MARK: - Threads
-
-/// Sets the calling thread's nice value (Linux keeps one per thread).
-/// Raising it needs no privilege; lowering it back does.
-static inline int darkroom_thread_set_nice(int nice) {
-    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
 }
 
 /// Returns free memory to the system.

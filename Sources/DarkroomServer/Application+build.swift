@@ -148,9 +148,6 @@ func pipelineConfiguration(for configuration: ServerConfiguration, metrics: Serv
     var pipelineConfiguration = ImagePipeline.Configuration()
     pipelineConfiguration.metricsFactory = metrics.factory
     pipelineConfiguration.filtrationConcurrency = configuration.filtrationConcurrency
-    // Filters yield the cores to the event loops, which answer hits from
-    // memory in microseconds and must not queue behind a decode.
-    pipelineConfiguration.filtrationNiceness = 5
     pipelineConfiguration.downloadConcurrency = configuration.downloadConcurrency
     pipelineConfiguration.maxWaitingProcessing = configuration.maxWaitingFiltrations
     pipelineConfiguration.sourceMinUses = configuration.sourceMinUses

@@ -1,4 +1,3 @@
-import DarkroomImaging
 import NIOPosix
 import Synchronization
 
@@ -15,22 +14,17 @@ public struct BlockingExecutor: Sendable {
     /// How many jobs were sent here: what a test counts to see how often a
     /// request leaves the cooperative pool.
     let trips = TripCount()
-    /// The nice value each of the pool's threads runs its work at.
-    let niceness: Int
 
     final class TripCount: Sendable {
         let value = Atomic<Int>(0)
     }
 
-    /// An executor on a pool of its own, with `threads` threads, whose work
-    /// runs at nice value `niceness` (0...19: above 0, the kernel prefers
-    /// other threads, such as event loops answering from memory, when both
-    /// want a core). The pool lives as long as the process.
-    public init(threads: Int, niceness: Int = 0) {
+    /// An executor on a pool of its own, with `threads` threads. The pool
+    /// lives as long as the process.
+    public init(threads: Int) {
         let pool = NIOThreadPool(numberOfThreads: max(1, threads))
         pool.start()
         self.pool = pool
-        self.niceness = min(19, max(0, niceness))
     }
 
     /// Stops the pool's threads once their work is done. Only for executors
@@ -45,7 +39,6 @@ public struct BlockingExecutor: Sendable {
 
     init(pool: NIOThreadPool) {
         self.pool = pool
-        niceness = 0
     }
 
     /// Runs `work` on a pool thread and returns its result.
@@ -54,12 +47,6 @@ public struct BlockingExecutor: Sendable {
     /// work that must stop early checks a flag or kill switch of its own.
     public func run<T: Sendable, E: Error>(_ work: @escaping @Sendable () throws(E) -> T) async throws -> T {
         trips.value.add(1, ordering: .relaxed)
-        let niceness = niceness
-        return try await pool.runIfActive { () throws -> T in
-            // Set on every run (one system call): the pool's threads are
-            // its own, and none is ever set back.
-            if niceness > 0 { ThreadNiceness.set(niceness) }
-            return try work()
-        }
+        return try await pool.runIfActive { () throws -> T in try work() }
     }
 }

@@ -7,11 +7,6 @@ extension ImagePipeline {
         public var downloadConcurrency = 6
         /// Processing runs at once (the seed's filtration queue); one per core.
         public var filtrationConcurrency = ProcessInfo.processInfo.activeProcessorCount
-        /// The nice value of the processing threads, 0...19: above 0, when
-        /// the cores are all busy the kernel prefers other threads of the
-        /// process (a server's event loops answering from memory) to a
-        /// filter. `darkroom serve` uses 5.
-        public var filtrationNiceness = 0
         /// How long waiting work waits before it rises one priority level.
         public var agingInterval: Duration? = .seconds(10)
         /// The memory cache of processed images. Its default size is a share

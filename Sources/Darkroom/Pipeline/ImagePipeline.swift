@@ -69,7 +69,7 @@ public final class ImagePipeline: Sendable {
         self.configuration = configuration
         self.logger = logger
         metrics = PipelineMetrics(factory: configuration.metricsFactory)
-        let cpu = BlockingExecutor(threads: configuration.filtrationConcurrency, niceness: configuration.filtrationNiceness)
+        let cpu = BlockingExecutor(threads: configuration.filtrationConcurrency)
         downloadQueue = WorkQueue(name: "download", maxConcurrent: configuration.downloadConcurrency, agingInterval: configuration.agingInterval,
                                   executor: cpu, metricsFactory: configuration.metricsFactory)
         filtrationQueue = WorkQueue(name: "filtration", maxConcurrent: configuration.filtrationConcurrency, agingInterval: configuration.agingInterval,
