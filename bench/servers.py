@@ -210,6 +210,10 @@ class Run:
             self.in_process(index)
             if "hits" in args.only:
                 self.hits(index)
+            if "probe" in args.only:
+                jpeg16 = next(w for w in WORKLOADS if w.name == "jpeg c=16")
+                for name in ordered(self.darkroom, index):
+                    self.probe(name, jpeg16)
             return
         # Sepia's cost: the same request with and without it, back to back.
         jpeg16 = next(w for w in self.workloads if w.name == "jpeg c=16")
@@ -289,13 +293,13 @@ def main():
     parser.add_argument("--mix-requests", type=int, default=mix.REQUESTS, help="requests in the mix's sequence")
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md as it is")
     parser.add_argument("--only", type=lambda text: [name.strip() for name in text.split(",")],
-                        help="only these workloads, comma-separated (\"avif c=16,heic c=16\", and \"hits\" for the hits); printed, not written")
+                        help="only these workloads, comma-separated (\"avif c=16,heic c=16\", and \"hits\" for the hits, \"probe\" for a cached image under cold load); printed, not written")
     args = parser.parse_args()
     if not 1 <= args.rounds <= 20 or not 1 <= args.seconds <= 600:
         sys.exit("--rounds 1 to 20, --seconds 1 to 600")
     full = args.rounds >= 3 and args.seconds >= 10 and not args.no_write and not args.only
-    if args.only and not set(args.only) <= {w.name for w in WORKLOADS} | {"hits"}:
-        sys.exit(f"--only: workloads are {', '.join(w.name for w in WORKLOADS)}")
+    if args.only and not set(args.only) <= {w.name for w in WORKLOADS} | {"hits", "probe"}:
+        sys.exit(f"--only: workloads are {', '.join(w.name for w in WORKLOADS)}, and hits, probe")
     # Stopped with SIGTERM, the run still stops the servers it started.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
