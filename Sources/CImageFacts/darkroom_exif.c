@@ -111,13 +111,17 @@ int dr_exif_has_tag(const uint8_t *tiff, size_t length, unsigned wanted) {
     return find_tag(tiff, length, wanted, &entry, &little);
 }
 
+/// Whether a TIFF header (either byte order) starts at `p`.
+static int starts_tiff(const uint8_t *p) {
+    return memcmp(p, "II*\0", 4) == 0 || memcmp(p, "MM\0*", 4) == 0;
+}
+
 const uint8_t *dr_exif_tiff(const uint8_t *payload, size_t length, int prefix_optional, size_t *tiff_length) {
     if (length >= 6 && memcmp(payload, "Exif\0\0", 6) == 0) {
         *tiff_length = length - 6;
         return payload + 6;
     }
-    if (prefix_optional && length >= 8 &&
-        (memcmp(payload, "II*\0", 4) == 0 || memcmp(payload, "MM\0*", 4) == 0)) {
+    if (prefix_optional && length >= 8 && starts_tiff(payload)) {
         *tiff_length = length;
         return payload;
     }
@@ -128,7 +132,7 @@ const uint8_t *dr_exif_heif_tiff(const uint8_t *payload, size_t length, size_t *
     // The offset is meant to say where the TIFF header starts; writers
     // disagree on what it counts from, so the header is looked for instead.
     for (size_t at = 0; at + 8 <= length && at <= 16; at++) {
-        if (memcmp(payload + at, "II*\0", 4) == 0 || memcmp(payload + at, "MM\0*", 4) == 0) {
+        if (starts_tiff(payload + at)) {
             *tiff_length = length - at;
             return payload + at;
         }

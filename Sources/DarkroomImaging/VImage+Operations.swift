@@ -1,6 +1,5 @@
 internal import CImageFacts
 internal import CVips
-internal import CThumbnail
 
 extension VImage {
     /// Resampling kernels, as libvips numbers them.

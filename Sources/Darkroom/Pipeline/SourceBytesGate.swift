@@ -21,7 +21,6 @@ final class SourceBytesGate: Sendable {
     }
 
     var held: Int { withWindow { $0.held } }
-    var expected: Int { withWindow { $0.expected } }
     var waiters: Int { withWindow { $0.waiters } }
 
     /// Returns once a download may start, or the task is cancelled. The
