@@ -118,4 +118,12 @@ public struct DarkroomError: Error, Sendable, Hashable, CustomStringConvertible 
 
     /// Work cancelled before it finished.
     public static let cancelled = DarkroomError(.cancelled, "cancelled")
+
+    /// An error thrown by queued work, as the work's: its own, `cancelled`,
+    /// or `workFailed`.
+    static func describing(_ error: any Error) -> DarkroomError {
+        if let error = error as? DarkroomError { return error }
+        if error is CancellationError { return .cancelled }
+        return DarkroomError(.workFailed, "the work failed", underlying: "\(error)")
+    }
 }

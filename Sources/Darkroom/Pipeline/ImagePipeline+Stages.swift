@@ -23,12 +23,10 @@ extension ImagePipeline {
         if Task.isCancelled { throw .cancelled }
         // Admission is each waiter's: those that may be refused are, and
         // the work goes on if one that must be served is waiting for it.
-        if filtrationQueue.counts.waiting >= configuration.maxWaitingProcessing {
-            try context.refuseWhereAllowed(DarkroomError(.overloaded, "the server is busy: too much image work is waiting; try again shortly"))
-        }
+        try context.admit(maxWaiting: configuration.maxWaitingProcessing, error: Self.overloaded)
 
         let source = try await sourceData(for: request.source, priority: context.priority, onEvent: { context.publish($0) },
-                                          followPriority: { listener in context.followPriority(listener) }, onDisk: found.source)
+                                          for: context.job, onDisk: found.source)
         if Task.isCancelled { throw .cancelled }
         // Held until this run ends, so downloads wait while too many bytes
         // are waiting for a processing thread; a source made in several
@@ -43,11 +41,11 @@ extension ImagePipeline {
         let trace = Traces.current
         let waiting = startSpan("darkroom.queue.filtration", context: trace)
         defer { waiting.end() }
-        // A turn in the filtration queue, taken by this job's task: the run
-        // goes to the executor's thread from here, and this task's
-        // cancellation reaches the run's kill switch through the item.
-        let image = try await filtrationQueue.runBlockingInTurn(priority: context.priority,
-                                                                following: { context.followPriority($0) }) { work throws(DarkroomError) in
+        // A turn for a processing slot, taken by this job's task and
+        // following its priority: the run goes to the executor's thread
+        // from here, and this task's cancellation reaches the run's kill
+        // switch through the turn's context.
+        let image = try await filtrationQueue.runBlockingInTurn(for: context.job) { work throws(DarkroomError) in
             waiting.end()
             return try ImageProcessor.processBlocking(source.data, options: options, as: work, trace: trace)
         }
@@ -111,13 +109,16 @@ extension ImagePipeline {
         return hit
     }
 
+    static let overloaded = DarkroomError(.overloaded, "the server is busy: too much image work is waiting; try again shortly")
+
     /// The source's bytes: at once for in-memory sources; through the
-    /// coalesced data job for URLs.
+    /// coalesced data job for URLs. `dependent`: the process job asking,
+    /// whose priority the data job's waiter follows.
     func sourceData(
         for source: ImageSource,
         priority: WorkPriority,
         onEvent: (@Sendable (PipelineEvent) -> Void)?,
-        followPriority: ((@escaping @Sendable (WorkPriority) -> Void) -> WorkPriority)?,
+        for dependent: UInt64? = nil,
         onDisk: SourceOnDisk? = nil
     ) async throws(DarkroomError) -> SourceData {
         switch source {
@@ -136,13 +137,10 @@ extension ImagePipeline {
             let key = source.cacheKey
             let jobs = dataJobs
             let headers: [PassedHeader] = if case .urlWithHeaders(_, let headers) = source { headers } else { [] }
-            let coalesced = jobs.join(key, waiter: id, priority: priority, onEvent: onEvent) { context throws(DarkroomError) in
+            let coalesced = jobs.join(key, waiter: id, priority: priority, for: dependent, onEvent: onEvent) { context throws(DarkroomError) in
                 try await self.fetch(url, key: key, passedHeaders: headers, onDisk: onDisk, context: context)
             }
             if coalesced { metrics.coalesced(stage: .download) }
-            if let followPriority {
-                jobs.setPriority(followPriority { jobs.setPriority($0, for: id) }, for: id)
-            }
             return try await jobs.value(for: id)
         }
     }
@@ -208,11 +206,10 @@ extension ImagePipeline {
         if Task.isCancelled { throw .cancelled }
         let response: DataResponse
         do {
-            // A turn in the download queue, taken by this job's task: the
-            // download runs here, so its span (and the traceparent the
-            // origin is sent) belong to this request.
-            response = try await downloadQueue.runInTurn(priority: context.priority,
-                                                         following: { context.followPriority($0) }) { work throws(DarkroomError) in
+            // A turn for a download slot, taken by this job's task and
+            // following its priority: the download runs here, so its span
+            // (and the traceparent the origin is sent) belong to this request.
+            response = try await downloadQueue.runInTurn(for: context.job) { work throws(DarkroomError) in
                 try work.checkCancellation()
                 waiting.end()
                 return try await Traces.span("darkroom.download", under: trace) { span throws(DarkroomError) in

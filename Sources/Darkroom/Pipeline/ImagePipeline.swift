@@ -20,10 +20,10 @@ import Synchronization
 /// waiters' highest; it is cancelled when its last waiter leaves.
 public final class ImagePipeline: Sendable {
     public let configuration: Configuration
-    /// The seed's download and filtration queues, and the caches: inside
-    /// the pipeline, read through ``status``.
-    let downloadQueue: WorkQueue
-    let filtrationQueue: WorkQueue
+    /// The seed's download and filtration queues, as turns in the core,
+    /// and the caches: inside the pipeline, read through ``status``.
+    let downloadQueue: PipelineQueue
+    let filtrationQueue: PipelineQueue
     let memoryCache: MemoryCache<String, ImageResponse>
     let diskCache: DiskCache?
     /// The result cache shared with other replicas, if one is configured.
@@ -34,7 +34,7 @@ public final class ImagePipeline: Sendable {
     /// Disk reads and writes: threads of their own, so a cache hit never
     /// waits behind a filter.
     let io: BlockingExecutor
-    /// The one lock over the jobs and the source bytes held.
+    /// The one lock over the jobs, their turns and the source bytes held.
     let core: PipelineCore
     let dataJobs: JobRegistry<SourceData>
     let processJobs: JobRegistry<ImageResponse>
@@ -70,10 +70,13 @@ public final class ImagePipeline: Sendable {
         self.logger = logger
         metrics = PipelineMetrics(factory: configuration.metricsFactory)
         let cpu = BlockingExecutor(threads: configuration.filtrationConcurrency)
-        downloadQueue = WorkQueue(name: "download", maxConcurrent: configuration.downloadConcurrency, agingInterval: configuration.agingInterval,
-                                  executor: cpu, metricsFactory: configuration.metricsFactory)
-        filtrationQueue = WorkQueue(name: "filtration", maxConcurrent: configuration.filtrationConcurrency, agingInterval: configuration.agingInterval,
-                                    executor: cpu, metricsFactory: configuration.metricsFactory)
+        let core = PipelineCore(sourceByteLimit: max(1, configuration.maxSourceBytesInFlight), downloads: configuration.downloadConcurrency,
+                                runs: configuration.filtrationConcurrency, agingInterval: configuration.agingInterval)
+        self.core = core
+        downloadQueue = PipelineQueue(core, .download, name: "download", maxConcurrent: configuration.downloadConcurrency,
+                                      executor: cpu, metricsFactory: configuration.metricsFactory)
+        filtrationQueue = PipelineQueue(core, .processing, name: "filtration", maxConcurrent: configuration.filtrationConcurrency,
+                                        executor: cpu, metricsFactory: configuration.metricsFactory)
         memoryCache = MemoryCache(configuration: configuration.memoryCache)
         recentSources = configuration.recentSourceBytes > 0
             ? MemoryCache(configuration: .init(costLimit: configuration.recentSourceBytes, timeToLive: configuration.sourceFreshness))
@@ -113,10 +116,8 @@ public final class ImagePipeline: Sendable {
             // whichever thread first asks for an entry or the statistics.
             diskWrites.start { _ = try? await io.run { diskCache.loadIndex() } }
         }
-        let core = PipelineCore(sourceByteLimit: max(1, configuration.maxSourceBytesInFlight), downloads: configuration.downloadConcurrency)
-        self.core = core
-        dataJobs = JobRegistry(core, \.dataJobs)
-        processJobs = JobRegistry(core, \.processJobs)
+        dataJobs = JobRegistry(core, \.dataJobs, stage: .download)
+        processJobs = JobRegistry(core, \.processJobs, stage: .processing)
         sourceBytes = SourceBytesGate(core)
     }
 
@@ -198,7 +199,7 @@ public final class ImagePipeline: Sendable {
 
     /// The source's bytes, through the caches and the network, unprocessed.
     public func originalData(for source: ImageSource, priority: WorkPriority = .normal) async throws(DarkroomError) -> SourceData {
-        try await sourceData(for: source, priority: priority, onEvent: nil, followPriority: nil)
+        try await sourceData(for: source, priority: priority, onEvent: nil)
     }
 
     /// Reacts to memory pressure: empties the memory cache and cancels

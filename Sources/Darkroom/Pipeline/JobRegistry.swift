@@ -4,20 +4,23 @@
 ///
 /// Every rule lives in its ``JobTable``, one part of the pipeline's
 /// ``PipelineState``; this class changes it under the ``PipelineCore``'s
-/// lock and does what the table's answers say after letting go of it, so
+/// lock (where a change of a job's priority reaches its work in the same
+/// call) and does what the table's answers say after letting go of it, so
 /// no continuation, task or listener is ever called under the lock.
 final class JobRegistry<Value: Sendable>: Sendable {
     typealias Key = String
     typealias Work = @Sendable (JobContext<Value>) async throws(DarkroomError) -> Value
-    typealias Table = PipelineState.Jobs<Value>
+    typealias Table = JobTable<String, Value, CheckedContinuation<Value, any Error>>
 
     private let core: PipelineCore
-    private let part: any WritableKeyPath<PipelineState, Table> & Sendable
+    private let part: any WritableKeyPath<LivePipelineState, Table> & Sendable
+    private let stage: PipelineStage
 
-    /// A view of the table at `part` of `core`'s state.
-    init(_ core: PipelineCore, _ part: any WritableKeyPath<PipelineState, Table> & Sendable) {
+    /// A view of the table at `part` of `core`'s state, the jobs of `stage`.
+    init(_ core: PipelineCore, _ part: any WritableKeyPath<LivePipelineState, Table> & Sendable, stage: PipelineStage) {
         self.core = core
         self.part = part
+        self.stage = stage
     }
 
     /// `change` applied to the table, under the core's lock.
@@ -25,21 +28,27 @@ final class JobRegistry<Value: Sendable>: Sendable {
         core.state.withLock { change(&$0[keyPath: part]) }
     }
 
+
     /// Adds waiter `id` to the job for `key`, or makes the job and starts
     /// `work` for it. Returns whether an existing job was joined (coalesced).
     /// The waiter then calls ``value(for:)``. A `refusable` waiter may be
-    /// refused when the work reaches ``JobContext/refuseWhereAllowed(_:)``.
+    /// refused when the work reaches ``JobContext/admit(maxWaiting:error:)``.
+    /// `dependent`: the process job whose work the waiter is, whose
+    /// priority it takes and follows from then on.
     func join(
         _ key: Key,
         waiter id: UInt64,
         priority: WorkPriority,
         refusable: Bool = false,
+        for dependent: UInt64? = nil,
         onEvent: (@Sendable (PipelineEvent) -> Void)?,
         work: @escaping Work
     ) -> Bool {
-        switch withTable({ $0.join(key, waiter: id, priority: priority, refusable: refusable, onEvent: onEvent) }) {
-        case .joined(_, let change):
-            change?.tell()
+        let action = core.state.withLock { s in
+            s.join(key, in: part, of: stage, waiter: id, priority: priority, refusable: refusable, for: dependent, onEvent: onEvent)
+        }
+        switch action {
+        case .joined:
             return true
         case .start(let job):
             let context = JobContext(registry: self, job: job)
@@ -78,12 +87,11 @@ final class JobRegistry<Value: Sendable>: Sendable {
 
     /// Waiter `id` leaves; the last one out cancels the work.
     func leave(_ id: UInt64) {
-        switch withTable({ $0.leave(id) }) {
+        switch core.state.withLock({ $0.leave(id, in: part, of: stage) }) {
         case .none:
             return
-        case .left(let continuation, let change):
+        case .left(let continuation, _):
             continuation?.resume(throwing: DarkroomError.cancelled)
-            change?.tell()
         case .abandoned(let continuation, let task):
             task?.cancel()
             continuation?.resume(throwing: DarkroomError.cancelled)
@@ -92,7 +100,7 @@ final class JobRegistry<Value: Sendable>: Sendable {
 
     /// Changes waiter `id`'s priority; its job follows its waiters' highest.
     func setPriority(_ priority: WorkPriority, for id: UInt64) {
-        withTable { $0.setPriority(priority, for: id) }?.tell()
+        core.state.withLock { $0.setPriority(priority, for: id, in: part, of: stage) }
     }
 
     /// Jobs in flight.
@@ -101,18 +109,13 @@ final class JobRegistry<Value: Sendable>: Sendable {
     /// Callers waiting for a job's value, in all.
     var waiterCount: Int { withTable { $0.waiters.count } }
 
-    fileprivate func follow(_ job: UInt64, _ follower: @escaping @Sendable (WorkPriority) -> Void) -> WorkPriority {
-        withTable { $0.follow(job, follower) } ?? .normal
-    }
-
     fileprivate func priority(of job: UInt64) -> WorkPriority {
         withTable { $0.priority(of: job) } ?? .normal
     }
 
-    fileprivate func refuse(_ job: UInt64, with error: DarkroomError) throws(DarkroomError) {
-        let refusal = withTable { $0.refuse(job, with: error) }
+    fileprivate func admit(_ job: UInt64, maxWaiting: Int, error: DarkroomError) throws(DarkroomError) {
+        guard let refusal = core.state.withLock({ $0.admit(job, maxWaiting: maxWaiting, error: error) }) else { return }
         for continuation in refusal.refused { continuation.resume(throwing: error) }
-        refusal.change?.tell()
         guard refusal.goesOn else { throw error }
     }
 
@@ -121,23 +124,22 @@ final class JobRegistry<Value: Sendable>: Sendable {
     }
 }
 
-/// What a job's work can do: read and follow the job's priority, publish events.
+/// What a job's work can do: name its job (to the turns and jobs it waits
+/// in, which follow the job's priority), read its priority, publish events.
 struct JobContext<Value: Sendable>: Sendable {
     fileprivate let registry: JobRegistry<Value>
-    fileprivate let job: UInt64
-
-    /// The job's priority now; `follower` is told each change.
-    func followPriority(_ follower: @escaping @Sendable (WorkPriority) -> Void) -> WorkPriority {
-        registry.follow(job, follower)
-    }
+    let job: UInt64
 
     var priority: WorkPriority { registry.priority(of: job) }
 
     func publish(_ event: PipelineEvent) { registry.publish(event, from: job) }
+}
 
-    /// Refuses, with `error`, the job's waiters that may be refused; throws
-    /// it when no waiter that must be served is left.
-    func refuseWhereAllowed(_ error: DarkroomError) throws(DarkroomError) {
-        try registry.refuse(job, with: error)
+extension JobContext where Value == ImageResponse {
+    /// Admission, where the job's run would be queued: when `maxWaiting`
+    /// runs wait already, refuses the job's waiters that may be refused,
+    /// with `error`, and throws it when no waiter that must be served is left.
+    func admit(maxWaiting: Int, error: DarkroomError) throws(DarkroomError) {
+        try registry.admit(job, maxWaiting: maxWaiting, error: error)
     }
 }

@@ -7,13 +7,14 @@
 ///
 /// It does nothing itself. Each mutating method changes the table and
 /// returns what the caller must do once it has let go of its lock: resume
-/// these continuations, cancel that task, tell these followers a priority.
-/// ``JobRegistry`` holds one behind a lock and performs the actions; tests
-/// drive it with plain values (any type stands in for a continuation).
+/// these continuations, cancel that task, move the job's work to its new
+/// priority. ``PipelineState`` holds two, for the two kinds of jobs, and
+/// carries a change of priority on to the work a job waits in (its turn,
+/// the job it waits for) in the same call; tests drive it with plain values
+/// (any type stands in for a continuation).
 struct JobTable<Key: Hashable, Value, Continuation> {
     typealias JobID = UInt64
     typealias WaiterID = UInt64
-    typealias Follower = @Sendable (WorkPriority) -> Void
     typealias EventHandler = @Sendable (PipelineEvent) -> Void
 
     /// One caller's part in a job.
@@ -50,19 +51,14 @@ struct JobTable<Key: Hashable, Value, Continuation> {
         let key: Key
         var priority: WorkPriority
         var waiters: Set<WaiterID> = []
-        /// Told each change of priority: what the work registered (its
-        /// queued item, the job it waits for).
-        var followers: [Follower] = []
+        /// What the job's work waits in, which follows its priority: its
+        /// turn for a slot, and its waiter in the job it waits for.
+        var turn: UInt64?
+        var upstream: WaiterID?
         var task: Task<Void, Never>?
     }
 
-    /// A job's new priority, and whom to tell.
-    struct PriorityChange {
-        let priority: WorkPriority
-        let followers: [Follower]
-
-        func tell() { followers.forEach { $0(priority) } }
-    }
+    typealias PriorityChange = JobPriorityChange
 
     enum JoinAction {
         /// A new job: start its work, then hand its task to ``started(_:task:)``.
@@ -74,7 +70,7 @@ struct JobTable<Key: Hashable, Value, Continuation> {
     enum LeaveAction {
         case none
         /// The waiter left; resume its continuation (if it was waiting)
-        /// with `cancelled`, and tell the followers the job's new priority.
+        /// with `cancelled`, and move the job's work to its new priority.
         case left(Continuation?, PriorityChange?)
         /// The last waiter left: resume it with `cancelled`, and cancel the
         /// work, which publishes nothing.
@@ -192,11 +188,19 @@ struct JobTable<Key: Hashable, Value, Continuation> {
         return recomputePriority(waiter.job)
     }
 
-    /// Registers `follower` to be told the job's changes of priority;
-    /// returns the priority now (nil once the job has ended).
-    mutating func follow(_ job: JobID, _ follower: @escaping Follower) -> WorkPriority? {
+    /// The job's work waits for a slot as turn `turn`; returns the
+    /// priority it waits at (nil once the job has ended).
+    mutating func link(_ job: JobID, turn: UInt64) -> WorkPriority? {
         guard jobs[job] != nil else { return nil }
-        jobs[job]?.followers.append(follower)
+        jobs[job]?.turn = turn
+        return jobs[job]?.priority
+    }
+
+    /// The job's work waits for another job as its waiter `upstream`;
+    /// returns the priority it waits at (nil once the job has ended).
+    mutating func link(_ job: JobID, upstream: WaiterID) -> WorkPriority? {
+        guard jobs[job] != nil else { return nil }
+        jobs[job]?.upstream = upstream
         return jobs[job]?.priority
     }
 
@@ -251,13 +255,20 @@ struct JobTable<Key: Hashable, Value, Continuation> {
         }.max()
         guard let highest, highest != current.priority else { return nil }
         jobs[job]?.priority = highest
-        return PriorityChange(priority: highest, followers: current.followers)
+        return PriorityChange(priority: highest, turn: current.turn, upstream: current.upstream)
     }
+}
+
+/// A job's new priority, and the work that follows it: the job's turn, if
+/// it waits for a slot, and its waiter in the job it waits for.
+struct JobPriorityChange: Sendable, Equatable {
+    let priority: WorkPriority
+    let turn: UInt64?
+    let upstream: UInt64?
 }
 
 // What the table's methods return crosses out of the core's lock to be
 // done after it: values another thread may take.
-extension JobTable.PriorityChange: Sendable {}
 extension JobTable.JoinAction: Sendable {}
 extension JobTable.LeaveAction: Sendable where Continuation: Sendable {}
 extension JobTable.Refusal: Sendable where Continuation: Sendable {}

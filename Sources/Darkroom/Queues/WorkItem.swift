@@ -47,14 +47,9 @@ public final class WorkItem<Value: Sendable>: Sendable {
     enum Work: Sendable {
         case async(@Sendable (WorkContext) async throws -> Value)
         case blocking(@Sendable (WorkContext) throws -> Value)
-        /// Run by its caller, in the caller's task, once given its turn
-        /// (``WorkQueue/runInTurn(priority:following:_:)``).
-        case inline
     }
 
     public let id: UInt64
-    /// Whether its caller runs it (a turn), not one of the queue's runners.
-    let runsInline: Bool
     private let cancelled = Atomic<Bool>(false)
     /// The work; dropped once run, with whatever it captured.
     private let work: Locked<Work?>
@@ -74,8 +69,6 @@ public final class WorkItem<Value: Sendable>: Sendable {
         var nextHandler: UInt64 = 0
         /// The runner running the item, while it runs.
         var runner: Runner?
-        /// A turn's caller, waiting for the turn.
-        var turnWaiter: CheckedContinuation<Bool, Never>?
         /// The item's entry in its queue's schedule; set once, at enqueue.
         /// Weak: the entry keeps the item alive while it waits, not the
         /// other way round, or neither would ever be freed.
@@ -91,7 +84,6 @@ public final class WorkItem<Value: Sendable>: Sendable {
     init(id: UInt64, priority: WorkPriority, queue: WorkQueue, work: Work) {
         self.id = id
         self.queue = queue
-        if case .inline = work { runsInline = true } else { runsInline = false }
         self.work = Locked(work)
         self.mutable = Locked(Mutable(priority: priority))
     }
@@ -177,36 +169,15 @@ public final class WorkItem<Value: Sendable>: Sendable {
         if let ended { observer(ended) }
     }
 
-    /// Moves a waiting item to running; false if it was cancelled. Called
-    /// by the queue as it takes the item: a runner's, or, for a turn, none
-    /// (its caller, waiting in ``turn()``, is resumed).
-    func markRunning(on runner: Runner?) -> Bool {
-        let (marked, waiter) = mutable.withLock { m -> (Bool, CheckedContinuation<Bool, Never>?) in
-            guard m.state == .waiting else { return (false, nil) }
+    /// Moves a waiting item to running on `runner`; false if it was
+    /// cancelled. Called by the queue as a runner takes the item.
+    func markRunning(on runner: Runner) -> Bool {
+        mutable.withLock { m in
+            guard m.state == .waiting else { return false }
             m.state = .running
             m.runner = runner
-            runner?.begin(id)
-            defer { m.turnWaiter = nil }
-            return (true, m.turnWaiter)
-        }
-        waiter?.resume(returning: true)
-        return marked
-    }
-
-    /// A turn's caller waits here: true once the item runs, false if it
-    /// ended first (cancelled while it waited).
-    func turn() async -> Bool {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let now: Bool? = mutable.withLock { m in
-                switch m.state {
-                case .running: return true
-                case .waiting:
-                    m.turnWaiter = continuation
-                    return nil
-                case .finished, .failed, .cancelled: return false
-                }
-            }
-            if let now { continuation.resume(returning: now) }
+            runner.begin(id)
+            return true
         }
     }
 
@@ -220,14 +191,11 @@ public final class WorkItem<Value: Sendable>: Sendable {
         let result: Result<Value, DarkroomError>
         guard let work = work.withLock({ w in defer { w = nil }; return w }) else { return }
         switch work {
-        case .inline:
-            // Its caller runs it; a runner never takes it.
-            result = .failure(.cancelled)
         case .blocking(let body):
             do {
                 result = .success(try await executor.run { try body(context) })
             } catch {
-                result = .failure(Self.describe(error))
+                result = .failure(.describing(error))
             }
         case .async(let body):
             // Inline on the runner's task: cancel() cancels that task, which
@@ -235,40 +203,30 @@ public final class WorkItem<Value: Sendable>: Sendable {
             do {
                 result = .success(try await body(context))
             } catch {
-                result = .failure(Self.describe(error))
+                result = .failure(.describing(error))
             }
         }
         // Cancelled work publishes nothing, whatever it returned.
         complete(context.isCancelled ? .failure(.cancelled) : result)
     }
 
-    /// A thrown error as the item's: its own, `cancelled`, or `workFailed`.
-    static func describe(_ error: any Error) -> DarkroomError {
-        if let error = error as? DarkroomError { return error }
-        if error is CancellationError { return .cancelled }
-        return DarkroomError(.workFailed, "the work failed", underlying: "\(error)")
-    }
-
     /// Ends the item once; later calls do nothing.
     func complete(_ result: Result<Value, DarkroomError>) {
         let state = WorkState(ending: result)
-        typealias Ended = (observers: [@Sendable (Result<Value, DarkroomError>) -> Void], wasRunning: Bool,
-                           turnWaiter: CheckedContinuation<Bool, Never>?)
+        typealias Ended = (observers: [@Sendable (Result<Value, DarkroomError>) -> Void], wasRunning: Bool)
         let ended = mutable.withLock { m -> Ended? in
             guard !m.state.isTerminal else { return nil }
             let wasRunning = m.state == .running
             m.state = state
             m.result = result
             m.runner = nil
-            defer { m.observers = []; m.turnWaiter = nil }
-            return (m.observers, wasRunning, m.turnWaiter)
+            defer { m.observers = [] }
+            return (m.observers, wasRunning)
         }
         guard let ended else { return }
-        // A turn's caller still waiting: the item ended before its turn.
-        ended.turnWaiter?.resume(returning: false)
         // The work (and what it captured) is let go, in its own lock.
         work.withLock { $0 = nil }
-        queue.itemEnded(state, wasRunning: ended.wasRunning, inline: runsInline)
+        queue.itemEnded(state, wasRunning: ended.wasRunning)
         for observer in ended.observers { observer(result) }
     }
 }
@@ -285,8 +243,7 @@ extension WorkItem: CancellationSource {}
 
 /// What a queue needs of an item, whatever its value.
 protocol QueuedWork: AnyObject, Sendable {
-    var runsInline: Bool { get }
-    func markRunning(on runner: Runner?) -> Bool
+    func markRunning(on runner: Runner) -> Bool
     func run(on executor: BlockingExecutor) async
     func fail(_ error: DarkroomError)
 }

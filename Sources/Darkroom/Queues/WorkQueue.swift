@@ -25,27 +25,16 @@ public final class WorkQueue: Sendable {
     private let clock: @Sendable () -> ContinuousClock.Instant
     private let state: Locked<State>
     private let nextID = Atomic<UInt64>(1)
-    private let gauges: Gauges
+    private let gauges: QueueGauges
 
     private struct State {
         var schedule: WorkSchedule<QueueEntry>
-        /// Slots in use: runner loops (each takes items until none is
-        /// left) and turns running in their callers' tasks.
+        /// Slots in use: runner loops, each taking items until none is left.
         var busy = 0
         var suspended = false
         var counts = WorkQueueCounts()
         /// Items waiting on dependencies, not yet schedulable, kept alive here.
-        var blocked = 0
-        var blockedEntries: [UInt64: QueueEntry] = [:]
-    }
-
-    private struct Gauges: Sendable {
-        let waiting: Gauge
-        let running: Gauge
-        init(name: String, factory: any MetricsFactory) {
-            waiting = Gauge(label: "darkroom_queue_waiting", dimensions: [("queue", name)], factory: factory)
-            running = Gauge(label: "darkroom_queue_running", dimensions: [("queue", name)], factory: factory)
-        }
+        var blocked: [UInt64: (entry: QueueEntry, wait: DependencyWait)] = [:]
     }
 
     /// - Parameters:
@@ -70,7 +59,7 @@ public final class WorkQueue: Sendable {
         self.agingInterval = agingInterval
         self.executor = executor
         self.state = Locked(State(schedule: WorkSchedule(agingInterval: agingInterval)))
-        self.gauges = Gauges(name: name, factory: metricsFactory)
+        self.gauges = QueueGauges(name: name, factory: metricsFactory)
     }
 
     /// Queues async work.
@@ -137,8 +126,7 @@ public final class WorkQueue: Sendable {
             if dependencies.isEmpty {
                 s.schedule.insert(entry, priority: priority, now: clock())
             } else {
-                s.blocked += 1
-                s.blockedEntries[item.id] = entry
+                s.blocked[item.id] = (entry, DependencyWait(count: dependencies.count))
             }
             return s.counts
         }
@@ -147,86 +135,37 @@ public final class WorkQueue: Sendable {
         return item
     }
 
-    /// Waits for a turn, then runs `work` in the calling task, counted as
-    /// one of the queue's running items: no task is made for it. Cancelling
-    /// the calling task cancels the item, waiting or running (a running
-    /// item's cancellation handlers are called, as for any item).
-    /// `following`, if given, is how the item's priority follows another's:
-    /// it registers a follower and returns the priority now.
-    func runInTurn<Value: Sendable>(
-        priority: WorkPriority = .normal,
-        following: ((@escaping @Sendable (WorkPriority) -> Void) -> WorkPriority)? = nil,
-        _ work: (WorkContext) async throws(DarkroomError) -> Value
-    ) async throws(DarkroomError) -> Value {
-        let item: WorkItem<Value> = enqueue(.inline, priority: priority, dependencies: [])
-        if let following { item.setPriority(following { item.setPriority($0) }) }
-        do {
-            return try await withTaskCancellationHandler { () async throws -> Value in
-                guard await item.turn() else { throw DarkroomError.cancelled }
-                let result: Result<Value, DarkroomError>
-                do throws(DarkroomError) {
-                    result = .success(try await work(WorkContext(item: item)))
-                } catch {
-                    result = .failure(error)
-                }
-                // Cancelled work publishes nothing, whatever it returned.
-                let ended = item.isCancelled ? .failure(.cancelled) : result
-                item.complete(ended)
-                return try ended.get()
-            } onCancel: {
-                item.cancel()
-            }
-        } catch {
-            throw error as? DarkroomError ?? .cancelled
-        }
-    }
-
-    /// ``runInTurn(priority:following:_:)`` for blocking work, run on the
-    /// queue's executor.
-    func runBlockingInTurn<Value: Sendable>(
-        priority: WorkPriority = .normal,
-        following: ((@escaping @Sendable (WorkPriority) -> Void) -> WorkPriority)? = nil,
-        _ work: @escaping @Sendable (WorkContext) throws(DarkroomError) -> Value
-    ) async throws(DarkroomError) -> Value {
-        let executor = self.executor
-        return try await runInTurn(priority: priority, following: following) { context throws(DarkroomError) in
-            do {
-                return try await executor.run { () throws(DarkroomError) in try work(context) }
-            } catch {
-                throw WorkItem<Value>.describe(error)
-            }
-        }
-    }
-
     /// Schedules `item` once every dependency has finished; fails it at once
-    /// if any is cancelled or fails (Foundation's OperationQueue would run it).
+    /// if any is cancelled or fails (``DependencyWait`` holds the rule).
     private func waitForDependencies<Value>(_ item: WorkItem<Value>, _ dependencies: [any WorkDependency]) {
-        let remaining = Atomic<Int>(dependencies.count)
-        let settled = Atomic<Bool>(false)
         for dependency in dependencies {
             dependency.onEnd { [self] ended in
-                if ended != .finished {
-                    guard !settled.exchange(true, ordering: .acquiringAndReleasing) else { return }
-                    state.withLock { s in
-                        s.blocked -= 1
-                        s.blockedEntries[item.id] = nil
-                    }
-                    let reason = ended == .cancelled ? "was cancelled" : "failed"
-                    item.fail(DarkroomError(.dependencyFailed, "a dependency \(reason), so this work did not run"))
-                    return
-                }
-                guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0,
-                      !settled.exchange(true, ordering: .acquiringAndReleasing) else { return }
                 // Read before the queue's lock, which is never held with an
                 // item's; an item cancelled after this is skipped when taken.
                 let (waiting, priority) = (item.state == .waiting, item.priority)
-                let scheduled = state.withLock { s in
-                    s.blocked -= 1
-                    guard let entry = s.blockedEntries.removeValue(forKey: item.id), waiting else { return false }
-                    s.schedule.insert(entry, priority: priority, now: clock())
-                    return true
+                let outcome = state.withLock { s -> DependencyWait.Outcome in
+                    guard let outcome = s.blocked[item.id]?.wait.ended(ended) else { return .waits }
+                    switch outcome {
+                    case .waits:
+                        break
+                    case .failed:
+                        s.blocked[item.id] = nil
+                    case .ready:
+                        if let entry = s.blocked.removeValue(forKey: item.id)?.entry, waiting {
+                            s.schedule.insert(entry, priority: priority, now: clock())
+                        }
+                    }
+                    return outcome
                 }
-                if scheduled { pump() }
+                switch outcome {
+                case .waits:
+                    break
+                case .ready:
+                    if waiting { pump() }
+                case .failed(let state):
+                    let reason = state == .cancelled ? "was cancelled" : "failed"
+                    item.fail(DarkroomError(.dependencyFailed, "a dependency \(reason), so this work did not run"))
+                }
             }
         }
     }
@@ -251,23 +190,13 @@ public final class WorkQueue: Sendable {
         }
     }
 
-    /// Starts an entry taken from the schedule on a slot already counted:
-    /// a turn is given to its caller, other work to a runner of its own.
-    /// False when the item was cancelled meanwhile.
+    /// Starts an entry taken from the schedule on a slot already counted,
+    /// on a runner of its own. False when the item was cancelled meanwhile.
     private func start(_ entry: QueueEntry) -> Bool {
-        if entry.work.runsInline { return giveTurn(entry.work) }
         let runner = Runner()
         guard entry.work.markRunning(on: runner) else { return false }
         countRunning()
         runner.attach(Task { await runLoop(runner, first: entry.work) })
-        return true
-    }
-
-    /// Marks a turn running, which resumes its waiting caller; false when
-    /// it was cancelled meanwhile.
-    private func giveTurn(_ work: any QueuedWork) -> Bool {
-        guard work.markRunning(on: nil) else { return false }
-        countRunning()
         return true
     }
 
@@ -295,7 +224,7 @@ public final class WorkQueue: Sendable {
     }
 
     /// The next item for this runner, marked running; nil when the runner
-    /// ends, its slot given back or handed to a turn it gave.
+    /// ends, its slot given back.
     private func takeNext(for runner: Runner) -> (any QueuedWork)? {
         while true {
             // The slot is given back in the same lock that finds the
@@ -308,10 +237,6 @@ public final class WorkQueue: Sendable {
             guard let entry else { return nil }
             // The item's own lock, after the queue's: cancelled between its
             // removal and now, it is skipped (its cancel counts it).
-            if entry.work.runsInline {
-                if giveTurn(entry.work) { return nil }
-                continue
-            }
             guard entry.work.markRunning(on: runner) else { continue }
             countRunning()
             return entry.work
@@ -328,11 +253,10 @@ public final class WorkQueue: Sendable {
         _ = state.withLock { $0.schedule.remove(entry) }
     }
 
-    /// Counts an item's end; a turn that ran gives its slot back.
-    func itemEnded(_ ended: WorkState, wasRunning: Bool, inline: Bool) {
+    /// Counts an item's end.
+    func itemEnded(_ ended: WorkState, wasRunning: Bool) {
         let counts = state.withLock { s in
             if wasRunning { s.counts.running -= 1 } else { s.counts.waiting -= 1 }
-            if wasRunning && inline { s.busy -= 1 }
             switch ended {
             case .finished: s.counts.finished += 1
             case .failed: s.counts.failed += 1
@@ -342,11 +266,9 @@ public final class WorkQueue: Sendable {
             return s.counts
         }
         record(counts)
-        if wasRunning && inline { pump() }
     }
 
     private func record(_ counts: WorkQueueCounts) {
-        gauges.waiting.record(counts.waiting)
-        gauges.running.record(counts.running)
+        gauges.record(counts)
     }
 }

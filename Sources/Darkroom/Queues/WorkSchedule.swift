@@ -49,13 +49,16 @@ struct WorkSchedule<Item: Schedulable> {
         buckets[priority.rawValue].append(item)
     }
 
-    /// Waiting items at `priority` (before aging).
+    /// Waiting items at `priority` (before aging). An item moved away and
+    /// back has two entries in the bucket, both live: it counts once.
     func count(at priority: WorkPriority) -> Int {
-        buckets[priority.rawValue].count { $0.slot?.priority == priority }
+        Set(buckets[priority.rawValue].lazy.filter { $0.slot?.priority == priority }.map(ObjectIdentifier.init)).count
     }
 
     /// Moves a waiting item to another priority, behind the items already
-    /// there. Returns false when the item is not waiting.
+    /// there (moved back to a priority it had, it finds its old place, the
+    /// entry it left there being live again). Returns false when the item
+    /// is not waiting.
     @discardableResult
     mutating func reprioritize(_ item: Item, to priority: WorkPriority) -> Bool {
         guard let slot = item.slot else { return false }

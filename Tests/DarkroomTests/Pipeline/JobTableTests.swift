@@ -31,12 +31,12 @@ import DarkroomImaging
     @Test func aJobsPriorityIsItsPresentWaitersHighest() throws {
         var table = Table()
         let job = try #require(startedJob(table.join("a", waiter: 1, priority: .low, onEvent: nil)))
-        let told = Locked<[WorkPriority]>([])
-        #expect(table.follow(job) { p in told.withLock { $0.append(p) } } == .low)
+        #expect(table.link(job, turn: 7) == .low, "its turn waits at the job's priority")
+        #expect(table.link(job, upstream: 9) == .low)
 
         #expect(joinedJob(table.join("a", waiter: 2, priority: .high, onEvent: nil))?.1 == .high)
-        table.setPriority(.veryHigh, for: 1)?.tell()
-        #expect(told.withLock { $0 } == [.veryHigh])
+        #expect(table.setPriority(.veryHigh, for: 1) == JobPriorityChange(priority: .veryHigh, turn: 7, upstream: 9),
+                "the change names the work that follows it")
         #expect(table.wait(1, continuation: "one") == nil)
 
         // The highest leaves: the job falls to the one left.

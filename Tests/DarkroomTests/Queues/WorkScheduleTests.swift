@@ -49,7 +49,9 @@ final class JobBox {
         s.reprioritize(job("b"), to: .high)
         s.reprioritize(job("a"), to: .low)
         s.reprioritize(job("a"), to: .normal)   // back again: one entry stays live
+        #expect(s.count(at: .normal) == 1 && s.count(at: .low) == 0 && s.count == 2, "counted once")
         #expect(drain(&s, at: t0) == ["b", "a"])
+        #expect(s.isEmpty)
     }
 
     @Test func removedWorkNeverComesOut() {

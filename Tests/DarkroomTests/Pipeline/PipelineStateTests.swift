@@ -1,0 +1,114 @@
+@testable import Darkroom
+import Testing
+
+/// The pipeline's coordination as one plain value: jobs, turns and
+/// admission together, with strings for every waiter, so the rules that
+/// cross parts (a job's priority reaching its queued work and the job it
+/// waits for; admission per waiter) are checked without a task or a clock.
+@Suite struct PipelineStateTests {
+    enum Labels: PipelineWaiters {
+        typealias Response = String
+        typealias Source = String
+        typealias Turn = String
+        typealias Room = String
+    }
+
+    typealias State = PipelineState<Labels>
+    let t0 = ContinuousClock.now
+
+    private func started<Value, Waiter>(_ action: JobTable<String, Value, Waiter>.JoinAction) throws -> UInt64 {
+        guard case .start(let job) = action else { throw Unexpected.join }
+        return job
+    }
+
+    enum Unexpected: Error { case join }
+
+    private func process(_ state: inout State, _ key: String, waiter: UInt64, _ priority: WorkPriority,
+                         refusable: Bool = false) -> JobTable<String, ImageResponse, String>.JoinAction {
+        state.join(key, in: \.processJobs, of: .processing, waiter: waiter, priority: priority, refusable: refusable, onEvent: nil)
+    }
+
+    @Test func aJobsPriorityMovesItsWaitingRun() throws {
+        var state = State(downloads: 1, runs: 1, agingInterval: nil, sourceByteLimit: 1000)
+        let busy = try started(process(&state, "busy", waiter: 1, .normal))
+        let wood = try started(process(&state, "wood", waiter: 2, .low))
+        let lake = try started(process(&state, "lake", waiter: 3, .normal))
+        #expect(state.askTurn(10, of: .processing, for: busy, priority: .normal, continuation: "busy", now: t0) == .runs)
+        #expect(state.askTurn(11, of: .processing, for: wood, priority: .normal, continuation: "wood", now: t0) == .waits)
+        #expect(state.runs.waiting(at: .low) == 1, "the run waits at its job's priority, not the one it was asked at")
+        #expect(state.askTurn(12, of: .processing, for: lake, priority: .normal, continuation: "lake", now: t0) == .waits)
+
+        // Someone who cannot wait asks for the wood too.
+        guard case .joined(wood, _) = process(&state, "wood", waiter: 4, .veryHigh) else {
+            Issue.record("the second asker should join the wood's job")
+            return
+        }
+        #expect(state.runs.waiting(at: .veryHigh) == 1)
+        #expect(state.runs.end(10, as: .finished, now: t0) == ["wood"], "the wood's run goes first now")
+
+        // And it falls back when they leave, if it still waits.
+        _ = state.leave(4, in: \.processJobs, of: .processing)
+        #expect(state.processJobs.priority(of: wood) == .low)
+    }
+
+    @Test func aProcessJobsPriorityReachesTheDownloadItWaitsFor() throws {
+        var state = State(downloads: 1, runs: 2, agingInterval: nil, sourceByteLimit: 1000)
+        let other = try started(state.join("other.jpg", in: \.dataJobs, of: .download, waiter: 90, priority: .normal, onEvent: nil))
+        #expect(state.askTurn(20, of: .download, for: other, priority: .normal, continuation: "other", now: t0) == .runs)
+
+        // Two versions of the same photo: each process job waits on the one download.
+        let small = try started(process(&state, "photo.jpg/small", waiter: 1, .low))
+        let large = try started(process(&state, "photo.jpg/large", waiter: 2, .normal))
+        let download = try started(state.join("photo.jpg", in: \.dataJobs, of: .download, waiter: 100, priority: .normal,
+                                              for: small, onEvent: nil))
+        #expect(state.dataJobs.priority(of: download) == .low, "the data job's waiter counts at its process job's priority")
+        _ = state.join("photo.jpg", in: \.dataJobs, of: .download, waiter: 101, priority: .low, for: large, onEvent: nil)
+        #expect(state.dataJobs.priority(of: download) == .normal)
+        #expect(state.askTurn(21, of: .download, for: download, priority: .veryLow, continuation: "photo", now: t0) == .waits)
+        #expect(state.downloads.waiting(at: .normal) == 1)
+
+        // The small version is wanted at once: its job, the download job and the download's turn rise together.
+        _ = process(&state, "photo.jpg/small", waiter: 3, .veryHigh)
+        #expect(state.processJobs.priority(of: small) == .veryHigh)
+        #expect(state.dataJobs.priority(of: download) == .veryHigh)
+        #expect(state.downloads.waiting(at: .veryHigh) == 1 && state.downloads.waiting(at: .normal) == 0)
+
+        // That asker leaves: back to the large version's normal.
+        _ = state.leave(3, in: \.processJobs, of: .processing)
+        #expect(state.dataJobs.priority(of: download) == .normal)
+        #expect(state.downloads.waiting(at: .normal) == 1)
+
+        // The same through a waiter's own priority change.
+        state.setPriority(.high, for: 2, in: \.processJobs, of: .processing)
+        #expect(state.downloads.waiting(at: .high) == 1)
+    }
+
+    @Test func admissionIsEachWaitersOwn() throws {
+        var state = State(downloads: 1, runs: 1, agingInterval: nil, sourceByteLimit: 1000)
+        let overloaded = DarkroomError(.overloaded, "busy")
+        let mixed = try started(process(&state, "mixed", waiter: 1, .high, refusable: true))
+        _ = process(&state, "mixed", waiter: 2, .low)
+        let refusableOnly = try started(process(&state, "refusable", waiter: 3, .normal, refusable: true))
+        #expect(state.admit(mixed, maxWaiting: 1, error: overloaded) == nil, "nothing waits: everyone is let in")
+
+        #expect(state.askTurn(30, of: .processing, for: nil, priority: .normal, continuation: "running", now: t0) == .runs)
+        #expect(state.askTurn(31, of: .processing, for: nil, priority: .normal, continuation: "waiting", now: t0) == .waits)
+        #expect(state.processJobs.wait(1, continuation: "one") == nil)
+
+        let admitted = state.admit(mixed, maxWaiting: 1, error: overloaded)
+        let refusal = try #require(admitted)
+        #expect(refusal.refused == ["one"], "the waiter that may be refused is told now")
+        #expect(refusal.goesOn, "the job goes on for the one that must be served")
+        #expect(state.processJobs.priority(of: mixed) == .low, "and counts at that waiter's priority")
+
+        let refusedAlone = state.admit(refusableOnly, maxWaiting: 1, error: overloaded)
+        let alone = try #require(refusedAlone)
+        #expect(!alone.goesOn)
+        guard case .failure(let error)? = state.processJobs.wait(3, continuation: "three") else {
+            Issue.record("a waiter that had not begun to wait finds the refusal when it does")
+            return
+        }
+        #expect(error.kind == .overloaded)
+        #expect(state.processJobs.priority(of: refusableOnly) == nil, "the job is over")
+    }
+}
