@@ -113,11 +113,6 @@ final class JobRegistry<Value: Sendable>: Sendable {
         withTable { $0.priority(of: job) } ?? .normal
     }
 
-    fileprivate func admit(_ job: UInt64, maxWaiting: Int, error: DarkroomError) throws(DarkroomError) {
-        guard let refusal = core.state.withLock({ $0.admit(job, maxWaiting: maxWaiting, error: error) }) else { return }
-        for continuation in refusal.refused { continuation.resume(throwing: error) }
-        guard refusal.goesOn else { throw error }
-    }
 
     fileprivate func publish(_ event: PipelineEvent, from job: UInt64) {
         for handler in withTable({ $0.eventHandlers(of: job) }) { handler(event) }
@@ -133,6 +128,15 @@ struct JobContext<Value: Sendable>: Sendable {
     var priority: WorkPriority { registry.priority(of: job) }
 
     func publish(_ event: PipelineEvent) { registry.publish(event, from: job) }
+}
+
+extension JobRegistry where Value == ImageResponse {
+    /// Admission is the process jobs' rule: it reads the runs waiting.
+    fileprivate func admit(_ job: UInt64, maxWaiting: Int, error: DarkroomError) throws(DarkroomError) {
+        guard let refusal = core.state.withLock({ $0.admit(job, maxWaiting: maxWaiting, error: error) }) else { return }
+        for continuation in refusal.refused { continuation.resume(throwing: error) }
+        guard refusal.goesOn else { throw error }
+    }
 }
 
 extension JobContext where Value == ImageResponse {

@@ -56,9 +56,9 @@ struct WorkSchedule<Item: Schedulable> {
     }
 
     /// Moves a waiting item to another priority, behind the items already
-    /// there (moved back to a priority it had, it finds its old place, the
-    /// entry it left there being live again). Returns false when the item
-    /// is not waiting.
+    /// there; moved back to a priority it had, it may find its old place
+    /// instead (the entry it left is live again, unless a pop has dropped
+    /// it meanwhile). Returns false when the item is not waiting.
     @discardableResult
     mutating func reprioritize(_ item: Item, to priority: WorkPriority) -> Bool {
         guard let slot = item.slot else { return false }
