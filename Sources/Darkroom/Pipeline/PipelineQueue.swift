@@ -78,7 +78,7 @@ struct PipelineQueue: Sendable {
     ) async throws(DarkroomError) -> Value {
         let id = core.makeTurnID()
         guard await turn(id, for: job, priority: priority) else { throw .cancelled }
-        let cancellation = TurnCancellation()
+        let cancellation = CancellationFlag()
         let result: Result<Value, DarkroomError>
         do {
             result = .success(try await withTaskCancellationHandler {

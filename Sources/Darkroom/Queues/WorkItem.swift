@@ -50,7 +50,7 @@ public final class WorkItem<Value: Sendable>: Sendable {
     }
 
     public let id: UInt64
-    private let cancelled = Atomic<Bool>(false)
+    private let cancellation = CancellationFlag()
     /// The work; dropped once run, with whatever it captured.
     private let work: Locked<Work?>
     private let mutable: Locked<Mutable>
@@ -64,9 +64,6 @@ public final class WorkItem<Value: Sendable>: Sendable {
         /// Everyone told of the end: callers awaiting ``value`` and
         /// dependents alike, through this one list.
         var observers: [@Sendable (Result<Value, DarkroomError>) -> Void] = []
-        /// What running blocking work asked to be told of a cancel.
-        var cancellationHandlers: [UInt64: @Sendable () -> Void] = [:]
-        var nextHandler: UInt64 = 0
         /// The runner running the item, while it runs.
         var runner: Runner?
         /// The item's entry in its queue's schedule; set once, at enqueue.
@@ -105,19 +102,17 @@ public final class WorkItem<Value: Sendable>: Sendable {
     /// Cancels the item. Waiting work never starts; running work sees it at
     /// its next check (and a libvips call under way stops). Either way the
     /// item ends cancelled and publishes nothing.
-    public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+    public var isCancelled: Bool { cancellation.isCancelled }
 
     public func cancel() {
-        // Set before the lock: a handler added after this sees it and runs
-        // at once; one added before is taken here.
-        cancelled.store(true, ordering: .releasing)
-        let (waiting, runner, handlers) = mutable.withLock { m in
-            defer { m.cancellationHandlers = [:] }
-            return (m.state == .waiting, m.state == .running ? m.runner : nil, m.cancellationHandlers.values)
+        // The flag first: running work's handlers are called, and one
+        // added after this runs at once.
+        cancellation.cancel()
+        let (waiting, runner) = mutable.withLock { m in
+            (m.state == .waiting, m.state == .running ? m.runner : nil)
         }
-        // After the lock: the handlers may call anything, and the runner
-        // cancels its task only if it is still on this item.
-        for handler in handlers { handler() }
+        // After the lock: the runner cancels its task only if it is still
+        // on this item.
         runner?.cancel(item: id)
         if waiting {
             queue.removeWaiting(self)
@@ -142,16 +137,11 @@ public final class WorkItem<Value: Sendable>: Sendable {
     }
 
     func addCancellationHandler(_ handler: @escaping @Sendable () -> Void) -> UInt64? {
-        mutable.withLock { m in
-            if cancelled.load(ordering: .acquiring) { return nil }
-            m.nextHandler += 1
-            m.cancellationHandlers[m.nextHandler] = handler
-            return m.nextHandler
-        }
+        cancellation.addCancellationHandler(handler)
     }
 
     func removeCancellationHandler(_ id: UInt64) {
-        _ = mutable.withLock { $0.cancellationHandlers.removeValue(forKey: id) }
+        cancellation.removeCancellationHandler(id)
     }
 
     /// Calls `observer` once, when the item ends (at once if it has).

@@ -1,5 +1,6 @@
 @testable import Darkroom
 import Testing
+import TestSupport
 
 /// The pipeline's slots as a plain value: strings stand in for the
 /// continuations of callers waiting for a turn, and the test moves time.
@@ -132,18 +133,5 @@ import Testing
             #expect(counts.running == running.count && counts.waiting == waiting.count)
             #expect(counts.finished + counts.cancelled == ended)
         }
-    }
-}
-
-/// A small seeded generator, so a failure replays.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

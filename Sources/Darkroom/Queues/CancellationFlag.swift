@@ -1,16 +1,17 @@
 import Synchronization
 import DarkroomImaging
 
-/// How a running turn hears of its caller's cancel, from any thread: the
-/// ``WorkContext`` a processing run checks between steps, and where it
-/// registers the handler that pulls its kill switch in the middle of a
-/// libvips call.
-final class TurnCancellation: CancellationSource {
+/// How running work hears of a cancel, from any thread: the flag a
+/// ``WorkContext`` checks between steps, and the handlers it registers to
+/// stop a call in the middle (a processing run's kill switch). A queued
+/// item has one, and so has each of the pipeline's running turns.
+final class CancellationFlag: CancellationSource {
     private let cancelled = Atomic<Bool>(false)
     private let handlers = Locked<(next: UInt64, registered: [UInt64: @Sendable () -> Void])>((0, [:]))
 
     var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
+    /// Sets the flag and calls the handlers registered; later calls do nothing.
     func cancel() {
         // Set before the lock: a handler added after this sees it and runs
         // at once; one added before is taken here, and called after it.
