@@ -28,7 +28,6 @@ final class JobRegistry<Value: Sendable>: Sendable {
         core.state.withLock { change(&$0[keyPath: part]) }
     }
 
-
     /// Adds waiter `id` to the job for `key`, or makes the job and starts
     /// `work` for it. Returns whether an existing job was joined (coalesced).
     /// The waiter then calls ``value(for:)``. A `refusable` waiter may be
@@ -112,7 +111,6 @@ final class JobRegistry<Value: Sendable>: Sendable {
     fileprivate func priority(of job: UInt64) -> WorkPriority {
         withTable { $0.priority(of: job) } ?? .normal
     }
-
 
     fileprivate func publish(_ event: PipelineEvent, from job: UInt64) {
         for handler in withTable({ $0.eventHandlers(of: job) }) { handler(event) }

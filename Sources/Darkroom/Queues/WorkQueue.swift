@@ -140,28 +140,23 @@ public final class WorkQueue: Sendable {
     private func waitForDependencies<Value>(_ item: WorkItem<Value>, _ dependencies: [any WorkDependency]) {
         for dependency in dependencies {
             dependency.onEnd { [self] ended in
-                // Read before the queue's lock, which is never held with an
-                // item's; an item cancelled after this is skipped when taken.
-                let (waiting, priority) = (item.state == .waiting, item.priority)
-                let outcome = state.withLock { s -> DependencyWait.Outcome in
-                    guard let outcome = s.blocked[item.id]?.wait.ended(ended) else { return .waits }
-                    switch outcome {
-                    case .waits:
-                        break
-                    case .failed:
-                        s.blocked[item.id] = nil
-                    case .ready:
-                        if let entry = s.blocked.removeValue(forKey: item.id)?.entry, waiting {
-                            s.schedule.insert(entry, priority: priority, now: clock())
-                        }
-                    }
-                    return outcome
+                // Settled under the queue's lock: the entry leaves the
+                // blocked ones once, whoever ends last or first fails.
+                let (outcome, entry) = state.withLock { s -> (DependencyWait.Outcome, QueueEntry?) in
+                    guard let outcome = s.blocked[item.id]?.wait.ended(ended) else { return (.waits, nil) }
+                    return (outcome, outcome == .waits ? nil : s.blocked.removeValue(forKey: item.id)?.entry)
                 }
                 switch outcome {
                 case .waits:
                     break
                 case .ready:
-                    if waiting { pump() }
+                    // The item's state is read after the queue's lock, which
+                    // is never held with an item's; an item cancelled after
+                    // this is skipped when taken.
+                    guard let entry, item.state == .waiting else { return }
+                    let priority = item.priority
+                    state.withLock { $0.schedule.insert(entry, priority: priority, now: clock()) }
+                    pump()
                 case .failed(let state):
                     let reason = state == .cancelled ? "was cancelled" : "failed"
                     item.fail(DarkroomError(.dependencyFailed, "a dependency \(reason), so this work did not run"))
