@@ -78,7 +78,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         // Its own small application: /metrics only, on its own address.
         let metricsRouter = Router(context: ServerContext.self)
         OperationsRoutes(processor: ImageProcessor(), pipeline: pipeline, connections: connections, metrics: metrics,
-                         parsedURLs: images.parsedURLs, connectionLimits: connectionLimits).addMetrics(to: metricsRouter)
+                         parsedURLs: images.parsedURLs, connectionLimits: connectionLimits, recorder: recorder).addMetrics(to: metricsRouter)
         services.append(Application(
             router: metricsRouter,
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: ServerConfiguration.serverName),
@@ -128,15 +128,15 @@ func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, 
     if configuration.tracing {
         router.add(middleware: RequestTracingMiddleware())
     }
-    router.add(middleware: RequestMetricsMiddleware(
-        recorder: recorder ?? RequestRecorder(factory: metrics.factory, accessLog: configuration.accessLog ? logger : nil)))
+    let recorder = recorder ?? RequestRecorder(factory: metrics.factory, accessLog: configuration.accessLog ? logger : nil)
+    router.add(middleware: RequestMetricsMiddleware(recorder: recorder))
     (images ?? ImageRoutes(pipeline: pipeline, configuration: configuration, connections: connections)).add(to: router)
     router.add(middleware: FileMiddleware(Gallery.staticFolder, urlBasePath: "/gallery", cacheControl: .init([(MediaType(type: .any), [.noCache])]), logger: logger))
     router.add(middleware: FileMiddleware(Gallery.samplesFolder, urlBasePath: "/samples", logger: logger))
     GalleryRoutes(gallery: gallery).add(to: router)
     BookRoutes(gallery: gallery, books: books, signing: !configuration.signatures.isEmpty, limits: configuration.limits).add(to: router)
     let operations = OperationsRoutes(processor: ImageProcessor(), pipeline: pipeline, connections: connections, metrics: metrics,
-                                      parsedURLs: images?.parsedURLs, connectionLimits: connectionLimits)
+                                      parsedURLs: images?.parsedURLs, connectionLimits: connectionLimits, recorder: recorder)
     operations.addHealth(to: router)
     if configuration.metricsAddress == nil { operations.addMetrics(to: router) }
     InfoRoutes(pipeline: pipeline, configuration: configuration, processor: ImageProcessor(), connections: connections).add(to: router)

@@ -27,7 +27,7 @@ struct ImageServerChannel: HTTPChannelHandler {
             let parts: any ChannelHandler
             let timer = ConnectionTimer(timeouts: timeouts)
             if let images {
-                let hits = CachedImageHandler(images: images, recorder: recorder)
+                let hits = CachedImageHandler(images: images, recorder: recorder, loop: channel.eventLoop)
                 try operations.addHandler(hits, position: .before(codec))
                 parts = hits
             } else {

@@ -281,6 +281,7 @@ import Testing
         }
         // Plain ASCII in filename; anything else also in filename* (RFC 6266).
         #expect(ContentDisposition(name: "photo", attachment: false).value(for: .webp) == "inline; filename=\"photo.webp\"")
+        #expect(ContentDisposition(name: "a\\b", attachment: false).value(for: .png) == "inline; filename=\"a_b.png\"; filename*=UTF-8''a%5Cb.png")
         #expect(ContentDisposition(name: "фото \"1\"", attachment: true).value(for: .jpeg)
                 == "attachment; filename=\"____ _1_.jpg\"; filename*=UTF-8''%D1%84%D0%BE%D1%82%D0%BE%20%221%22.jpg")
         #expect(ContentDisposition.defaultName(for: URL(string: "http://x.org/a/Storm.jpg")!) == "Storm")

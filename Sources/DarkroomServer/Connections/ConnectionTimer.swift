@@ -115,8 +115,9 @@ final class RequestPartsWatcher: ChannelDuplexHandler, RemovableChannelHandler {
 
     let timer: ConnectionTimer
     /// The requests being answered, in order: their version and whether
-    /// the connection stays open after.
-    private var requests: [(version: HTTPVersion, keepAlive: Bool)] = []
+    /// the connection stays open after: a ring, as they leave from the
+    /// front.
+    private var requests = CircularBuffer<(version: HTTPVersion, keepAlive: Bool)>(initialCapacity: 2)
     /// A refused request's parts are dropped; the connection closes once
     /// its answer is written.
     private var refusing = false
@@ -156,7 +157,7 @@ final class RequestPartsWatcher: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapOutboundIn(data) {
         case .head(var head) where requests.first.map { !$0.keepAlive || $0.version != head.version } == true:
             // In the request's version, saying whether the connection stays.
-            let request = requests[0]
+            let request = requests.first!
             head.version = request.version
             if !request.keepAlive {
                 head.headers.replaceOrAdd(name: "connection", value: "close")

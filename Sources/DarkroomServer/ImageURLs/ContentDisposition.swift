@@ -12,11 +12,16 @@ struct ContentDisposition: Sendable, Hashable {
     /// The field's value: an ASCII `filename` for every client, and the
     /// name as it is in `filename*` (RFC 6266) when it is not plain ASCII.
     func value(for format: ImageFormat) -> String {
+        let kind = attachment ? "attachment" : "inline"
+        // The usual name, plain ASCII, as it is: every hit writes this field.
+        if name.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
+            return kind + "; filename=\"" + name + "." + format.fileExtension + "\""
+        }
         let full = "\(name).\(format.fileExtension)"
         let plain = String(full.unicodeScalars.map { scalar -> Character in
             scalar.isASCII && scalar.value >= 0x20 && scalar != "\"" && scalar != "\\" && scalar.value != 0x7F ? Character(scalar) : "_"
         })
-        var value = "\(attachment ? "attachment" : "inline"); filename=\"\(plain)\""
+        var value = "\(kind); filename=\"\(plain)\""
         if plain != full, let encoded = full.addingPercentEncoding(withAllowedCharacters: Self.attributeCharacters) {
             value += "; filename*=UTF-8''\(encoded)"
         }

@@ -11,9 +11,9 @@ enum RequestID {
 
     /// The request's own id when it is one a log line can hold (1 to 128
     /// visible ASCII characters, no quotes or backslashes), else a new one.
-    static func id(carried value: String?) -> String {
+    static func id(carried value: String?, new: () -> String = next) -> String {
         if let value, isUsable(value) { return value }
-        return next()
+        return new()
     }
 
     static func isUsable(_ value: String) -> Bool {
@@ -21,17 +21,27 @@ enum RequestID {
     }
 
     /// A process prefix and a counter, 32 hex digits in all: unique without
-    /// a random draw per request.
+    /// a random draw per request. (Memory-cache hits draw theirs from their
+    /// event loop's own prefix and counter, ``MemoryHitTally``.)
     static func next() -> String {
-        prefix + sixteenHexDigits(counter.wrappingAdd(1, ordering: .relaxed).oldValue)
+        hexDigits(prefix, counter.wrappingAdd(1, ordering: .relaxed).oldValue)
     }
 
-    private static func sixteenHexDigits(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+    /// `high` and `low` as 32 lower-case hex digits, written digit by
+    /// digit: `String(_:radix:)` and padding showed in a hit's profile.
+    static func hexDigits(_ high: UInt64, _ low: UInt64) -> String {
+        String(unsafeUninitializedCapacity: 32) { buffer in
+            for index in 0..<16 {
+                let shift = UInt64(60 - 4 * index)
+                buffer[index] = digits[Int((high >> shift) & 0xF)]
+                buffer[16 + index] = digits[Int((low >> shift) & 0xF)]
+            }
+            return 32
+        }
     }
 
-    private static let prefix = sixteenHexDigits(UInt64.random(in: .min ... .max))
+    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
+    private static let prefix = UInt64.random(in: .min ... .max)
     private static let counter = Atomic<UInt64>(UInt64.random(in: .min ... .max))
 }
 

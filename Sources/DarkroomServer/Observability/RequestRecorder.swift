@@ -1,6 +1,7 @@
 import Dispatch
 import Logging
 import Metrics
+import NIOCore
 import Synchronization
 import DarkroomImaging
 
@@ -10,7 +11,8 @@ import DarkroomImaging
 /// and with `--access-log` one line at info level. The router's middleware
 /// and the memory-cache hits answered on the event loop
 /// (``CachedImageHandler``) both record through it, so a dashboard counts
-/// the most frequent answer too.
+/// the most frequent answer too. Hits are counted in batches, per event
+/// loop, and not in the active gauge (``MemoryHitTally`` says why).
 struct RequestRecorder: Sendable {
     /// The application's own metrics (see ``ServerMetrics``).
     let factory: any MetricsFactory
@@ -20,8 +22,7 @@ struct RequestRecorder: Sendable {
     /// the factory, which checks and looks up the names under its lock,
     /// and on the hit path that cost more than the answer itself.
     private let handles = Handles()
-    /// The memory-cache hits' handles: their labels are known (a GET of the
-    /// image route, 200 or 304).
+    /// The memory-cache hits' tallies.
     private let hits: MemoryHits
 
     init(factory: any MetricsFactory, accessLog: Logger?) {
@@ -32,21 +33,18 @@ struct RequestRecorder: Sendable {
 
     var logsAccess: Bool { accessLog != nil }
 
-    /// A memory-cache hit begun (answered on the event loop): counted as
-    /// active until ``answeredMemoryHit(status:since:written:)``.
-    func beginMemoryHit() {
-        hits.active.increment()
+    /// The tally of the memory-cache hits answered on `loop`: one per
+    /// event loop, which its connections share (``MemoryHitTally``).
+    func memoryHitTally(on loop: any EventLoop) -> MemoryHitTally {
+        hits.tally(on: loop)
     }
 
-    /// A memory-cache hit's answer has been written (`written`), or its
-    /// write failed: it is no longer active, and, written, counted as any
-    /// answer of the route is.
-    func answeredMemoryHit(status: Int, since started: UInt64, written: Bool) {
-        hits.active.decrement()
-        guard written else { return }
-        let answer = hits.answer(status)
-        answer.requests.increment()
-        answer.duration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - started))
+    /// Hands every event loop's held hits to the series, on each loop; what
+    /// `/metrics` does before it reads them.
+    func flushMemoryHits() async {
+        for tally in hits.tallies {
+            try? await tally.loop.submit { tally.flush() }.get()
+        }
     }
 
     /// One request begun: counted as active until its ``ActiveRequest`` ends.
@@ -60,7 +58,7 @@ struct RequestRecorder: Sendable {
     func answered(route: String, method: String, status: Int, since started: UInt64, error: Bool) {
         let elapsed = DispatchTime.now().uptimeNanoseconds - started
         let answer = handles.answer(Handles.AnswerKey(route: route, method: method, status: status)) {
-            Handles.makeAnswer(route: route, method: method, status: status, factory: factory)
+            AnswerSeries(route: route, method: method, status: status, factory: factory)
         }
         answer.requests.increment()
         answer.duration.recordNanoseconds(Int64(elapsed))
@@ -84,6 +82,20 @@ struct RequestRecorder: Sendable {
         ]
         metadata.merge(extra) { $1 }
         (logger ?? accessLog).info("Request", metadata: metadata)
+    }
+}
+
+/// The series one kind of answer counts in: requests, and their durations.
+struct AnswerSeries: Sendable {
+    let requests: Counter
+    let duration: Timer
+
+    /// The series of a route's answers of one method and status, from the
+    /// factory (which gives the same ones for the same labels).
+    init(route: String, method: String, status: Int, factory: any MetricsFactory) {
+        let dimensions = [("http.route", route), ("http.request.method", method), ("http.response.status_code", String(status))]
+        requests = Counter(label: "hb.requests", dimensions: dimensions, factory: factory)
+        duration = Timer(label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds, factory: factory)
     }
 }
 
@@ -115,23 +127,15 @@ private final class Handles: Sendable {
         var status: Int
     }
 
-    typealias Answer = (requests: Counter, duration: Timer)
-
-    /// An answer's request counter and duration histogram, from the factory.
-    static func makeAnswer(route: String, method: String, status: Int, factory: any MetricsFactory) -> Answer {
-        let dimensions = [("http.route", route), ("http.request.method", method), ("http.response.status_code", String(status))]
-        return (Counter(label: "hb.requests", dimensions: dimensions, factory: factory),
-                Timer(label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds, factory: factory))
-    }
     private struct State {
-        var answers: [AnswerKey: Answer] = [:]
+        var answers: [AnswerKey: AnswerSeries] = [:]
         var meters: [String: Meter] = [:]
     }
 
     private static let bound = 512
     private let state = Locked(State())
 
-    func answer(_ key: AnswerKey, make: () -> Answer) -> Answer {
+    func answer(_ key: AnswerKey, make: () -> AnswerSeries) -> AnswerSeries {
         if let known = state.withLock({ $0.answers[key] }) { return known }
         let made = make()
         state.withLock { if $0.answers.count < Self.bound { $0.answers[key] = made } }
@@ -146,23 +150,24 @@ private final class Handles: Sendable {
     }
 }
 
-/// The handles of the memory-cache hits' metrics, each made at its first
-/// use: a server that has answered no image shows no series for its route.
+/// The memory-cache hits' tallies, one per event loop.
 private final class MemoryHits: Sendable {
-    let active: Meter
     private let factory: any MetricsFactory
-    private let answers = Locked<[Int: Handles.Answer]>([:])
+    private let byLoop = Locked<[ObjectIdentifier: MemoryHitTally]>([:])
 
     init(factory: any MetricsFactory) {
         self.factory = factory
-        active = Meter(label: "http.server.active_requests", dimensions: [("http.request.method", "GET")], factory: factory)
     }
 
-    /// The handles for an answer of `status` (a hit is a 200 or a 304).
-    func answer(_ status: Int) -> Handles.Answer {
-        if let known = answers.withLock({ $0[status] }) { return known }
-        let made = Handles.makeAnswer(route: ImageRoutes.metricsRoute, method: "GET", status: status, factory: factory)
-        answers.withLock { $0[status] = made }
-        return made
+    var tallies: [MemoryHitTally] { byLoop.withLock { Array($0.values) } }
+
+    /// A loop's tally, made at its first connection.
+    func tally(on loop: any EventLoop) -> MemoryHitTally {
+        byLoop.withLock { tallies in
+            if let known = tallies[ObjectIdentifier(loop)] { return known }
+            let made = MemoryHitTally(loop: loop, factory: factory)
+            tallies[ObjectIdentifier(loop)] = made
+            return made
+        }
     }
 }

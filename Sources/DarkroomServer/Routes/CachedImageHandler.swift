@@ -23,41 +23,44 @@ final class CachedImageHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let images: ImageRoutes
     private let recorder: RequestRecorder
+    /// The hits of this connection's event loop, for the metrics.
+    private let tally: MemoryHitTally
     // Only touched on the channel's event loop.
     /// Requests handed to Hummingbird whose answers have not ended.
     private var outstanding = 0
     /// Dropping the rest of a request that was answered here.
     private var swallowing = false
 
-    init(images: ImageRoutes, recorder: RequestRecorder) {
+    init(images: ImageRoutes, recorder: RequestRecorder, loop: any EventLoop) {
         self.images = images
         self.recorder = recorder
+        tally = recorder.memoryHitTally(on: loop)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let request):
             let started = DispatchTime.now().uptimeNanoseconds
-            if outstanding == 0, let answer = images.cachedAnswer(to: request) {
+            if outstanding == 0, let answer = images.cachedAnswer(to: request, newID: tally.nextID) {
                 swallowing = true
-                recorder.beginMemoryHit()
                 context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
                 if let body = answer.body {
                     context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
                 }
-                let written = context.eventLoop.makePromise(of: Void.self)
-                let (recorder, status, head) = (recorder, Int(answer.head.status.code), request)
-                written.futureResult.whenComplete { result in
-                    let done: Bool = if case .success = result { true } else { false }
-                    recorder.answeredMemoryHit(status: status, since: started, written: done)
-                    // The access line's fields are made only where it is written.
-                    if done && recorder.logsAccess {
-                        let id = answer.head.headers[RequestID.header].first ?? ""
-                        recorder.logAccess(nil, method: "GET", path: head.uri, status: status, since: started,
-                                           extra: ["request_id": .string(id), "hb.request.id": .string(id), "answered_from": "memory cache"])
-                    }
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                // Counted once handed to the socket, as the router's answers
+                // are once their body is handed on; a failed write closes
+                // the channel. No promise: its allocation and callback
+                // showed in the hit's profile.
+                guard context.channel.isActive else { return }
+                let status = Int(answer.head.status.code)
+                tally.answered(status: status, nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds - started))
+                // The access line's fields are made only where it is written.
+                if recorder.logsAccess {
+                    let id = answer.head.headers[RequestID.header].first ?? ""
+                    recorder.logAccess(nil, method: "GET", path: request.uri, status: status, since: started,
+                                       extra: ["request_id": .string(id), "hb.request.id": .string(id), "answered_from": "memory cache"])
                 }
-                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
                 return
             }
             outstanding += 1

@@ -331,7 +331,7 @@ struct ImageRoutes: Sendable {
     /// fields that Hummingbird adds to its own answers. In NIO's own HTTP/1
     /// types: ``CachedImageHandler`` sits in front of the conversion to
     /// Hummingbird's, so a hit pays for neither conversion.
-    func cachedAnswer(to request: HTTPRequestHead) -> (head: HTTPResponseHead, body: ByteBuffer?)? {
+    func cachedAnswer(to request: HTTPRequestHead, newID: () -> String = RequestID.next) -> (head: HTTPResponseHead, body: ByteBuffer?)? {
         // Only image URLs are in the parsed-URL cache: the route stores them.
         guard request.method == .GET, request.isKeepAlive else { return nil }
         // A client's cookies or passed headers may make the answer its own:
@@ -353,7 +353,7 @@ struct ImageRoutes: Sendable {
         fields.append(contentsOf: corsFields)
         fields.append(("Date", dates.now))
         fields.append(("Server", ServerConfiguration.serverName))
-        fields.append((RequestID.header, RequestID.id(carried: request.headers[RequestID.header].first)))
+        fields.append((RequestID.header, RequestID.id(carried: request.headers[RequestID.header].first, new: newID)))
         return (HTTPResponseHead(version: request.version, status: HTTPResponseStatus(statusCode: status), headers: HTTPHeaders(fields)), body)
     }
 

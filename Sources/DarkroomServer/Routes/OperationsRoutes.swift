@@ -13,6 +13,8 @@ struct OperationsRoutes: Sendable {
     let metrics: ServerMetrics
     var parsedURLs: ParsedURLCache? = nil
     var connectionLimits: ConnectionLimits? = nil
+    /// Whose memory-cache hits are handed to the series before they are read.
+    var recorder: RequestRecorder? = nil
 
     /// A 2 x 2 PNG, made once: what the health check asks libvips to process.
     private static let probe: Data = {
@@ -43,6 +45,7 @@ struct OperationsRoutes: Sendable {
 
     func addMetrics(to router: Router<ServerContext>) {
         router.get("/metrics") { _, _ in
+            await recorder?.flushMemoryHits()
             metrics.recordMemory(of: pipeline)
             metrics.recordConnections(connections)
             metrics.recordFrontDoor(pipeline: pipeline, parsedURLs: parsedURLs, limits: connectionLimits)
