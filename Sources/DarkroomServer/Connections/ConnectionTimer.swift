@@ -49,6 +49,9 @@ final class ConnectionTimer {
     /// Keeps one check scheduled while there is a deadline; the check
     /// closes the connection past it, or looks again at the new one.
     func schedule(_ context: ChannelHandlerContext) {
+        // Checked before the context is asked for its loop and channel:
+        // nearly always a check is already set, and this runs per request.
+        guard check == nil, deadline != nil else { return }
         schedule(on: context.eventLoop, closing: context.channel)
     }
 

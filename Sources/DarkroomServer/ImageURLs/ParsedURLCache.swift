@@ -83,9 +83,10 @@ final class ParsedURLCache: Sendable {
     /// (in /metrics).
     var bytes: Int { state.withLock { $0.bytes } }
 
-    func entry(for key: Key, now: Date = Date()) -> Entry? {
+    func entry(for key: Key, now: Date? = nil) -> Entry? {
         guard let entry = state.withLock({ $0.entries[key] }) else { return nil }
-        if let expires = entry.expires, expires <= now { return nil }
+        // The clock is read only for a URL with an expiry.
+        if let expires = entry.expires, expires <= now ?? Date() { return nil }
         return entry
     }
 

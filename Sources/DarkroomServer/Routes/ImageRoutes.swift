@@ -362,15 +362,16 @@ struct ImageRoutes: Sendable {
     /// expiry (`exp`); else, with passthrough, the origin's `Cache-Control`
     /// as it sent it, or its `Expires` still ahead as a max-age; else the
     /// server's max-age.
-    func cacheControl(for parsed: ParsedURLCache.Entry, response: ImageResponse, now: Date = Date()) -> String {
+    func cacheControl(for parsed: ParsedURLCache.Entry, response: ImageResponse, now: Date? = nil) -> String {
+        // The clock is read only where an expiry needs it (not on a usual hit).
         if let expires = parsed.expires {
-            let left = max(0, Int(expires.timeIntervalSince(now).rounded(.down)))
+            let left = max(0, Int(expires.timeIntervalSince(now ?? Date()).rounded(.down)))
             return left < configuration.cacheMaxAge ? "public, max-age=\(left)" : cacheControl
         }
         if configuration.cacheControlPassthrough {
             if let origin = response.sourceCacheControl, !origin.isEmpty { return origin }
             if let expires = response.sourceExpires.flatMap(HTTPDate.parse) {
-                let left = expires - Int(now.timeIntervalSince1970)
+                let left = expires - Int((now ?? Date()).timeIntervalSince1970)
                 if left > 0 { return "public, max-age=\(left)" }
             }
         }
