@@ -1,7 +1,9 @@
 import Metrics
 import NIOCore
+import Synchronization
+import DarkroomImaging
 
-/// The memory-cache hits of one event loop, counted on that loop and
+/// The memory-cache hits of one event loop, counted by that loop and
 /// handed to the request metrics in batches; and the ids of its answers.
 ///
 /// Every hit is answered on an event loop (``CachedImageHandler``).
@@ -9,25 +11,29 @@ import NIOCore
 /// gauge up and down, a histogram behind a lock) and drawing its id from
 /// one atomic counter made the loops write the same memory on every hit:
 /// at 16 connections, hits ran about 15% faster without them. Here a loop
-/// appends to its own list, and the list goes to the series a quarter of a
-/// second after its first entry, when it grows long, and before `/metrics`
-/// is read (``RequestRecorder/flushMemoryHits()``), so that a scrape counts
-/// every hit answered before it.
+/// appends to its own list, behind a lock that only it takes between
+/// scrapes, and the list goes to the series a quarter of a second after its
+/// first entry, when it reaches ``batch``, and as `/metrics` is read
+/// (``RequestRecorder/flushMemoryHits()``), so that a scrape counts every
+/// hit answered before it.
 ///
-/// A hit is not counted in the active-requests gauge: it is active only
-/// within the one call on the event loop that writes it, where no scrape
-/// can see it.
-final class MemoryHitTally: @unchecked Sendable {
-    // Everything below `loop` is touched only on `loop`.
+/// A hit is not counted in the active-requests gauge, even while a large
+/// answer is still being written: that was two more shared writes per hit.
+final class MemoryHitTally: Sendable {
+    private struct State {
+        var pending: [(status: Int, nanoseconds: Int64)] = []
+        var flushScheduled = false
+    }
+
     let loop: any EventLoop
     private let factory: any MetricsFactory
+    private let state = Locked(State())
     /// The series of a hit's answer by status (a 200 or a 304), each made at
     /// its first use, so that a server that has answered no image shows no
     /// series for its route. The factory gives every loop the same ones.
-    private var series: [(status: Int, series: AnswerSeries)] = []
-    private var pending: [(status: Int, nanoseconds: Int64)] = []
-    private var flushScheduled = false
-    private var idCounter = UInt64.random(in: .min ... .max)
+    private let series = Locked<[Int: AnswerSeries]>([:])
+    /// Drawn only by this loop's hits: uncontended.
+    private let idCounter = Atomic<UInt64>(UInt64.random(in: .min ... .max))
     private let idPrefix = UInt64.random(in: .min ... .max)
 
     /// The most hits held before they go to the series at once.
@@ -36,47 +42,48 @@ final class MemoryHitTally: @unchecked Sendable {
     init(loop: any EventLoop, factory: any MetricsFactory) {
         self.loop = loop
         self.factory = factory
-        pending.reserveCapacity(256)
     }
 
     /// A hit answered with `status`, `nanoseconds` after its head arrived.
+    /// On `loop`.
     func answered(status: Int, nanoseconds: Int64) {
-        assert(loop.inEventLoop)
-        pending.append((status, nanoseconds))
-        if pending.count >= Self.batch {
-            flush()
-        } else if !flushScheduled {
-            flushScheduled = true
-            loop.assumeIsolated().scheduleTask(in: .milliseconds(250)) { [self] in
-                flushScheduled = false
+        let (full, schedule) = state.withLock { state in
+            state.pending.append((status, nanoseconds))
+            let schedule = !state.flushScheduled
+            state.flushScheduled = true
+            return (state.pending.count >= Self.batch, schedule)
+        }
+        if full { flush() }
+        if schedule {
+            loop.scheduleTask(in: .milliseconds(250)) { [self] in
+                state.withLock { $0.flushScheduled = false }
                 flush()
             }
         }
     }
 
-    /// Hands the held hits to the series. On `loop` only.
+    /// Hands the held hits to the series; from any thread, so that a scrape
+    /// never waits on a loop.
     func flush() {
-        guard !pending.isEmpty else { return }
-        var counted: [(status: Int, series: AnswerSeries, count: Int)] = []
-        for hit in pending {
-            let index: Int
-            if let known = counted.firstIndex(where: { $0.status == hit.status }) {
-                index = known
-                counted[index].count += 1
-            } else {
-                index = counted.count
-                counted.append((hit.status, series(for: hit.status), 1))
-            }
-            counted[index].series.duration.recordNanoseconds(hit.nanoseconds)
+        let taken = state.withLock { state in
+            let taken = state.pending
+            state.pending.removeAll(keepingCapacity: true)
+            return taken
         }
-        for entry in counted { entry.series.requests.increment(by: entry.count) }
-        pending.removeAll(keepingCapacity: true)
+        guard !taken.isEmpty else { return }
+        var counted: [Int: (series: AnswerSeries, count: Int)] = [:]
+        for hit in taken {
+            let entry = counted[hit.status] ?? (series(for: hit.status), 0)
+            entry.series.duration.recordNanoseconds(hit.nanoseconds)
+            counted[hit.status] = (entry.series, entry.count + 1)
+        }
+        for entry in counted.values { entry.series.requests.increment(by: entry.count) }
     }
 
     private func series(for status: Int) -> AnswerSeries {
-        if let known = series.first(where: { $0.status == status }) { return known.series }
+        if let known = series.withLock({ $0[status] }) { return known }
         let made = AnswerSeries(route: ImageRoutes.metricsRoute, method: "GET", status: status, factory: factory)
-        series.append((status, made))
+        series.withLock { $0[status] = made }
         return made
     }
 
@@ -84,7 +91,6 @@ final class MemoryHitTally: @unchecked Sendable {
     /// without touching another loop's memory: this loop's random prefix
     /// and its own counter.
     func nextID() -> String {
-        idCounter &+= 1
-        return RequestID.hexDigits(idPrefix, idCounter)
+        RequestID.hexDigits(idPrefix, idCounter.wrappingAdd(1, ordering: .relaxed).newValue)
     }
 }

@@ -39,12 +39,10 @@ struct RequestRecorder: Sendable {
         hits.tally(on: loop)
     }
 
-    /// Hands every event loop's held hits to the series, on each loop; what
-    /// `/metrics` does before it reads them.
-    func flushMemoryHits() async {
-        for tally in hits.tallies {
-            try? await tally.loop.submit { tally.flush() }.get()
-        }
+    /// Hands every event loop's held hits to the series; what `/metrics`
+    /// does before it reads them.
+    func flushMemoryHits() {
+        for tally in hits.tallies { tally.flush() }
     }
 
     /// One request begun: counted as active until its ``ActiveRequest`` ends.

@@ -48,10 +48,12 @@ final class CachedImageHandler: ChannelDuplexHandler, RemovableChannelHandler {
                     context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
                 }
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-                // Counted once handed to the socket, as the router's answers
-                // are once their body is handed on; a failed write closes
-                // the channel. No promise: its allocation and callback
-                // showed in the hit's profile.
+                // Counted once handed to the channel, as the router's answers
+                // are once their body is handed on: a write that fails at
+                // once closes the channel and is not counted; one that fails
+                // later (a large answer to a client that leaves) still is.
+                // No promise: its allocation and callback showed in the
+                // hit's profile.
                 guard context.channel.isActive else { return }
                 let status = Int(answer.head.status.code)
                 tally.answered(status: status, nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds - started))

@@ -45,7 +45,7 @@ struct OperationsRoutes: Sendable {
 
     func addMetrics(to router: Router<ServerContext>) {
         router.get("/metrics") { _, _ in
-            await recorder?.flushMemoryHits()
+            recorder?.flushMemoryHits()
             metrics.recordMemory(of: pipeline)
             metrics.recordConnections(connections)
             metrics.recordFrontDoor(pipeline: pipeline, parsedURLs: parsedURLs, limits: connectionLimits)
