@@ -19,7 +19,7 @@ import TestSupport
 
     @Test func hitsReachTheSeriesAQuarterSecondAfterTheFirst() {
         let metrics = ServerMetrics(), loop = EmbeddedEventLoop()
-        let tally = MemoryHitTally(loop: loop, factory: metrics.factory)
+        let tally = RequestRecorder(factory: metrics.factory, accessLog: nil).memoryHitTally(on: loop)
         tally.answered(status: 200, nanoseconds: 80_000)
         tally.answered(status: 200, nanoseconds: 2_000_000)
         tally.answered(status: 304, nanoseconds: 50_000)
@@ -42,7 +42,7 @@ import TestSupport
 
     @Test func aLongBatchGoesAtOnceAndAFlushTakesTheRest() {
         let metrics = ServerMetrics(), loop = EmbeddedEventLoop()
-        let tally = MemoryHitTally(loop: loop, factory: metrics.factory)
+        let tally = RequestRecorder(factory: metrics.factory, accessLog: nil).memoryHitTally(on: loop)
         for _ in 0..<MemoryHitTally.batch + 5 { tally.answered(status: 200, nanoseconds: 10_000) }
         #expect(counted(metrics, status: 200).requests == Double(MemoryHitTally.batch))
         tally.flush()

@@ -1,4 +1,3 @@
-import Metrics
 import NIOCore
 import Synchronization
 import DarkroomImaging
@@ -26,12 +25,11 @@ final class MemoryHitTally: Sendable {
     }
 
     let loop: any EventLoop
-    private let factory: any MetricsFactory
     private let state = Locked(State())
-    /// The series of a hit's answer by status (a 200 or a 304), each made at
-    /// its first use, so that a server that has answered no image shows no
-    /// series for its route. The factory gives every loop the same ones.
-    private let series = Locked<[Int: AnswerSeries]>([:])
+    /// The series of a hit's answer by status (a 200 or a 304), asked for
+    /// at a flush: a server that has answered no image shows no series
+    /// for its route.
+    private let series: @Sendable (Int) -> AnswerSeries
     /// Drawn only by this loop's hits: uncontended.
     private let idCounter = Atomic<UInt64>(UInt64.random(in: .min ... .max))
     private let idPrefix = UInt64.random(in: .min ... .max)
@@ -39,9 +37,9 @@ final class MemoryHitTally: Sendable {
     /// The most hits held before they go to the series at once.
     static let batch = 4_096
 
-    init(loop: any EventLoop, factory: any MetricsFactory) {
+    init(loop: any EventLoop, series: @escaping @Sendable (Int) -> AnswerSeries) {
         self.loop = loop
-        self.factory = factory
+        self.series = series
     }
 
     /// A hit answered with `status`, `nanoseconds` after its head arrived.
@@ -73,18 +71,11 @@ final class MemoryHitTally: Sendable {
         guard !taken.isEmpty else { return }
         var counted: [Int: (series: AnswerSeries, count: Int)] = [:]
         for hit in taken {
-            let entry = counted[hit.status] ?? (series(for: hit.status), 0)
+            let entry = counted[hit.status] ?? (series(hit.status), 0)
             entry.series.duration.recordNanoseconds(hit.nanoseconds)
             counted[hit.status] = (entry.series, entry.count + 1)
         }
         for entry in counted.values { entry.series.requests.increment(by: entry.count) }
-    }
-
-    private func series(for status: Int) -> AnswerSeries {
-        if let known = series.withLock({ $0[status] }) { return known }
-        let made = AnswerSeries(route: ImageRoutes.metricsRoute, method: "GET", status: status, factory: factory)
-        series.withLock { $0[status] = made }
-        return made
     }
 
     /// A new request id (``RequestID``'s shape: 32 hex digits), unique

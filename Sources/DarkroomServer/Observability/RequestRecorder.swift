@@ -28,7 +28,7 @@ struct RequestRecorder: Sendable {
     init(factory: any MetricsFactory, accessLog: Logger?) {
         self.factory = factory
         self.accessLog = accessLog
-        hits = MemoryHits(factory: factory)
+        hits = MemoryHits(handles: handles, factory: factory)
     }
 
     var logsAccess: Bool { accessLog != nil }
@@ -55,9 +55,7 @@ struct RequestRecorder: Sendable {
     /// One request answered (`error`: it ended in a thrown error).
     func answered(route: String, method: String, status: Int, since started: UInt64, error: Bool) {
         let elapsed = DispatchTime.now().uptimeNanoseconds - started
-        let answer = handles.answer(Handles.AnswerKey(route: route, method: method, status: status)) {
-            AnswerSeries(route: route, method: method, status: status, factory: factory)
-        }
+        let answer = handles.series(route: route, method: method, status: status, factory: factory)
         answer.requests.increment()
         answer.duration.recordNanoseconds(Int64(elapsed))
         if error {
@@ -133,9 +131,12 @@ private final class Handles: Sendable {
     private static let bound = 512
     private let state = Locked(State())
 
-    func answer(_ key: AnswerKey, make: () -> AnswerSeries) -> AnswerSeries {
+    /// The series of a route's answers of one method and status: the
+    /// router's and the memory-cache hits' alike.
+    func series(route: String, method: String, status: Int, factory: any MetricsFactory) -> AnswerSeries {
+        let key = AnswerKey(route: route, method: method, status: status)
         if let known = state.withLock({ $0.answers[key] }) { return known }
-        let made = make()
+        let made = AnswerSeries(route: route, method: method, status: status, factory: factory)
         state.withLock { if $0.answers.count < Self.bound { $0.answers[key] = made } }
         return made
     }
@@ -150,10 +151,12 @@ private final class Handles: Sendable {
 
 /// The memory-cache hits' tallies, one per event loop.
 private final class MemoryHits: Sendable {
+    private let handles: Handles
     private let factory: any MetricsFactory
     private let byLoop = Locked<[ObjectIdentifier: MemoryHitTally]>([:])
 
-    init(factory: any MetricsFactory) {
+    init(handles: Handles, factory: any MetricsFactory) {
+        self.handles = handles
         self.factory = factory
     }
 
@@ -163,7 +166,10 @@ private final class MemoryHits: Sendable {
     func tally(on loop: any EventLoop) -> MemoryHitTally {
         byLoop.withLock { tallies in
             if let known = tallies[ObjectIdentifier(loop)] { return known }
-            let made = MemoryHitTally(loop: loop, factory: factory)
+            // A hit is a GET of the image route; its series are the router's.
+            let made = MemoryHitTally(loop: loop) { [handles, factory] status in
+                handles.series(route: ImageRoutes.metricsRoute, method: "GET", status: status, factory: factory)
+            }
             tallies[ObjectIdentifier(loop)] = made
             return made
         }
