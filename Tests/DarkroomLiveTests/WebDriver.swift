@@ -17,6 +17,8 @@ final class WebDriver: @unchecked Sendable {
         driver = Process()
         driver.executableURL = URL(fileURLWithPath: "/usr/bin/chromedriver")
         driver.arguments = ["--port=\(port)"]
+        // Chromium's profile and scoped folders go where the run's do.
+        driver.environment = ScratchFolder.environment(temporaryFiles: try Fixtures.temporaryFolder("chromium"))
         driver.standardOutput = FileHandle.nullDevice
         driver.standardError = FileHandle.nullDevice
         try driver.run()

@@ -15,10 +15,10 @@ public enum Fixtures {
         try Data(contentsOf: url(name))
     }
 
-    /// A folder of its own under the system's temporary folder, removed by
-    /// the caller when done.
+    /// A folder of its own in the test process's scratch folder, which goes
+    /// when the process exits; a caller done with it early may remove it.
     public static func temporaryFolder(_ label: String = "darkroom-tests") throws -> URL {
-        let url = FileManager.default.temporaryDirectory
+        let url = try ScratchFolder.url
             .appendingPathComponent("\(label)-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url

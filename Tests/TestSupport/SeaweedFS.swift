@@ -90,6 +90,8 @@ public final class SeaweedFS: @unchecked Sendable {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
+        // weed writes its logs and unix sockets to the temporary folder.
+        process.environment = ScratchFolder.environment(temporaryFiles: folder)
         let log = folder.appendingPathComponent("weed.log")
         if !FileManager.default.fileExists(atPath: log.path) { _ = FileManager.default.createFile(atPath: log.path, contents: nil) }
         let handle = try FileHandle(forWritingTo: log)
