@@ -6,9 +6,12 @@ import NIOHTTPTypesHTTP1
 
 /// Hummingbird's HTTP/1 channel with ``CachedImageHandler`` in front of its
 /// conversion from NIO's HTTP/1 types to Hummingbird's, where a memory-cache
-/// hit is answered at the least cost (none when requests are traced), and the connection's admission and timeouts around it
-/// (``ConnectionLimits``, ``ConnectionTimer``). Hummingbird's own option
-/// for extra handlers places them after that conversion.
+/// hit is answered at the least cost (none when requests are traced), and
+/// the connection's admission and timeouts around it (``ConnectionLimits``,
+/// ``ConnectionTimer``). From the socket: admission, the bytes watcher,
+/// NIO's HTTP/1 codec, the hits, the parts watcher, Hummingbird's
+/// conversion. Hummingbird's own option for extra handlers places them
+/// after that conversion.
 struct ImageServerChannel: HTTPChannelHandler {
     typealias Value = HTTP1Channel.Value
 
@@ -24,16 +27,16 @@ struct ImageServerChannel: HTTPChannelHandler {
         base.setup(channel: channel, logger: logger).flatMapThrowing { [images, recorder, timeouts, limits] value in
             let operations = channel.pipeline.syncOperations
             let codec = try operations.handler(type: HTTP1ToHTTPServerCodec.self)
-            let parts: any ChannelHandler
             let timer = ConnectionTimer(timeouts: timeouts)
+            let parts = RequestPartsWatcher(timer: timer)
+            try operations.addHandler(parts, position: .before(codec))
+            // Hits are answered socket-side of the parts watcher, so that
+            // their parts are not looked at twice on the way out; the hits'
+            // handler keeps the watcher's rules for what it answers.
             if let images {
-                let hits = CachedImageHandler(images: images, recorder: recorder, loop: channel.eventLoop)
-                try operations.addHandler(hits, position: .before(codec))
-                parts = hits
-            } else {
-                parts = codec
+                let hits = CachedImageHandler(images: images, recorder: recorder, timer: timer, loop: channel.eventLoop)
+                try operations.addHandler(hits, position: .before(parts))
             }
-            try operations.addHandler(RequestPartsWatcher(timer: timer), position: .before(parts))
             try operations.addHandler(RequestBytesWatcher(timer: timer), position: .first)
             try operations.addHandler(ConnectionAdmission(limits: limits), position: .first)
             return value

@@ -151,6 +151,48 @@ import TestSupport
         }
     }
 
+    /// Hits are answered before the front door's parts watcher sees them,
+    /// so the hits' handler keeps its rules: HTTP/1.0 answered as 1.0, a
+    /// request without `Host` refused and nothing answered after it, and
+    /// a connection idle after a hit closed at the keep-alive timeout.
+    @Test func hitsKeepTheFrontDoorsRules() async throws {
+        try await withServer({
+            $0.keepAliveTimeout = .seconds(1)
+            $0.readRequestTimeout = .seconds(600)
+        }) { server, origin in
+            let path = "/img/_/w:50/plain/\(origin.url("/landscape.jpg").absoluteString)@jpg"
+            #expect(try await server.get(path).status == .ok)
+            #expect(try await server.get(path).status == .ok)
+            let port = Int(server.base.split(separator: ":").last!)!
+            let (old, kept, refused, idle) = try await onOwnThread {
+                let old = try RawHTTP.Connection(port: port)
+                old.send("GET \(path) HTTP/1.0\r\n\r\n")
+                _ = old.waitForClose(within: 60)
+                let kept = try RawHTTP.Connection(port: port)
+                kept.send("GET \(path) HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+                _ = kept.waitFor("HTTP/1.0 200", within: 60)
+                kept.send("GET \(path) HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+                _ = kept.waitFor("HTTP/1.0 200", count: 2, within: 60)
+                // Refused, and the hit sent right behind it is not answered.
+                let refused = try RawHTTP.Connection(port: port)
+                refused.send("GET \(path) HTTP/1.1\r\n\r\nGET \(path) HTTP/1.1\r\nHost: a\r\n\r\n")
+                _ = refused.waitForClose(within: 60)
+                // Idle after a hit: closed at the keep-alive timeout, long
+                // before the read timeout.
+                let idle = try RawHTTP.Connection(port: port)
+                idle.send("GET \(path) HTTP/1.1\r\nHost: a\r\n\r\n")
+                let closed = idle.waitForClose(within: 60)
+                return (old.text, kept.text, refused.text, (closed, idle.text))
+            }
+            #expect(old.hasPrefix("HTTP/1.0 200") && old.lowercased().contains("connection: close"), "\(old.prefix(300))")
+            #expect(kept.components(separatedBy: "HTTP/1.0 200").count == 3, "\(kept.prefix(300))")
+            #expect(kept.lowercased().contains("connection: keep-alive"), "\(kept.prefix(300))")
+            #expect(refused.hasPrefix("HTTP/1.1 400") && refused.contains("Host"), "\(refused.prefix(300))")
+            #expect(!refused.contains("HTTP/1.1 200"), "one answer, the 400: \(refused.prefix(600))")
+            #expect(idle.0 && idle.1.hasPrefix("HTTP/1.1 200"), "a connection idle after a hit stayed open: \(idle.1.prefix(100))")
+        }
+    }
+
     @Test func theMemoryCacheObeysItsLimit() async throws {
         try await withServer({ $0.memoryCacheBytes = 64 << 10 }) { server, origin in
             let source = origin.url("/landscape.jpg").absoluteString

@@ -9,9 +9,10 @@ import NIOHTTP1
 /// few seconds. A request being answered has no deadline here: processing
 /// has its own limits.
 ///
-/// Two handlers share this state, on the connection's event loop: one on
-/// the bytes (a request's first byte), one on the parsed parts (heads,
-/// request ends, and every response's end, memory-cache hits included).
+/// Handlers share this state, on the connection's event loop: one on the
+/// bytes (a request's first byte), one on the parsed parts (heads, request
+/// ends, and responses' ends), and the memory-cache hits' handler, which
+/// says when a request it answered itself has ended.
 final class ConnectionTimer {
     struct Timeouts: Sendable {
         var keepAlive: TimeAmount
@@ -104,8 +105,9 @@ final class RequestBytesWatcher: ChannelInboundHandler, RemovableChannelHandler 
     }
 }
 
-/// The parsed side of ``ConnectionTimer``, right after the request decoder
-/// (before the memory-cache hits' handler, whose answers it sees go out).
+/// The parsed side of ``ConnectionTimer``, after the request decoder and
+/// the memory-cache hits' handler (which answers only requests this
+/// watcher would pass on unchanged, and never lets it see them).
 /// It also keeps HTTP/1.0 as 1.0: an answer in the request's version that
 /// closes the connection unless keep-alive was asked; and refuses an
 /// HTTP/1.1 request without `Host` with a 400, as RFC 9112 asks, and a

@@ -65,8 +65,16 @@ final class ParsedURLCache: Sendable {
         var bytes: Int { target.utf8.count + accept.utf8.count + hints.utf8.count }
     }
 
+    /// An entry as held: a reference, so that a cache hit reads the few
+    /// fields it needs without copying the whole request out (an
+    /// `ImageRequest` is a large value; copying it showed in a hit's profile).
+    final class Stored: Sendable {
+        let entry: Entry
+        init(_ entry: Entry) { self.entry = entry }
+    }
+
     private struct State {
-        var entries: [Key: Entry] = [:]
+        var entries: [Key: Stored] = [:]
         var bytes = 0
     }
 
@@ -84,10 +92,15 @@ final class ParsedURLCache: Sendable {
     var bytes: Int { state.withLock { $0.bytes } }
 
     func entry(for key: Key, now: Date? = nil) -> Entry? {
-        guard let entry = state.withLock({ $0.entries[key] }) else { return nil }
+        stored(for: key, now: now)?.entry
+    }
+
+    /// The entry for `key` as held, unless its URL has expired.
+    func stored(for key: Key, now: Date? = nil) -> Stored? {
+        guard let stored = state.withLock({ $0.entries[key] }) else { return nil }
         // The clock is read only for a URL with an expiry.
-        if let expires = entry.expires, expires <= now ?? Date() { return nil }
-        return entry
+        if let expires = stored.entry.expires, expires <= now ?? Date() { return nil }
+        return stored
     }
 
     func store(_ entry: Entry, for key: Key) {
@@ -100,7 +113,7 @@ final class ParsedURLCache: Sendable {
                 state.entries.removeAll(keepingCapacity: false)
                 state.bytes = 0
             }
-            state.entries[key] = entry
+            state.entries[key] = Stored(entry)
             state.bytes += cost
         }
     }

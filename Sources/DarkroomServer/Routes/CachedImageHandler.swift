@@ -15,6 +15,12 @@ import NIOHTTP1
 /// so that answers keep their order) goes on to Hummingbird as before.
 /// A hit counts in the request metrics and the access log as the router's
 /// answers do (``RequestRecorder``).
+///
+/// It sits socket-side of ``RequestPartsWatcher`` and keeps the watcher's
+/// rules for what it answers itself: only HTTP/1.1 keep-alive requests with
+/// a `Host` and a target within the limit, the connection's timer told when
+/// a hit's request has ended. Anything else goes on, and the watcher
+/// refuses it or answers it in its own version.
 final class CachedImageHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -26,22 +32,39 @@ final class CachedImageHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The hits of this connection's event loop, for the metrics.
     private let tally: MemoryHitTally
     // Only touched on the channel's event loop.
+    private let timer: ConnectionTimer
     /// Requests handed to Hummingbird whose answers have not ended.
     private var outstanding = 0
     /// Dropping the rest of a request that was answered here.
     private var swallowing = false
+    /// A request the parts watcher refuses closes the connection: nothing
+    /// after it is answered here.
+    private var refused = false
 
-    init(images: ImageRoutes, recorder: RequestRecorder, loop: any EventLoop) {
+    init(images: ImageRoutes, recorder: RequestRecorder, timer: ConnectionTimer, loop: any EventLoop) {
         self.images = images
         self.recorder = recorder
+        self.timer = timer
         tally = recorder.memoryHitTally(on: loop)
+    }
+
+    /// Whether the parts watcher would pass `request` on unchanged: what
+    /// it refuses (414, 400) or rewrites (HTTP/1.0, `Connection: close`)
+    /// is left to it.
+    private func answerable(_ request: HTTPRequestHead) -> Bool {
+        if refused { return false }
+        guard request.uri.utf8.count <= timer.timeouts.maxRequestTarget, request.headers.contains(name: "host") || request.version != .http1_1 else {
+            refused = true
+            return false
+        }
+        return request.version == .http1_1
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let request):
             let started = DispatchTime.now().uptimeNanoseconds
-            if outstanding == 0, let answer = images.cachedAnswer(to: request, newID: tally.nextID) {
+            if answerable(request), outstanding == 0, let answer = images.cachedAnswer(to: request, newID: tally.nextID) {
                 swallowing = true
                 context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
                 if let body = answer.body {
@@ -72,6 +95,11 @@ final class CachedImageHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .end:
             if swallowing {
                 swallowing = false
+                // The hit's request has been read and answered: the
+                // connection is idle from here.
+                timer.reading = false
+                timer.since = .now()
+                timer.schedule(context)
             } else {
                 context.fireChannelRead(data)
             }

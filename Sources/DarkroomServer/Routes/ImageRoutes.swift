@@ -134,7 +134,7 @@ struct ImageRoutes: Sendable {
         // A cachebuster changes the URL (so CDNs miss), not the image.
         // An answer made with a client's own fields is that client's: no
         // shared cache in front keeps it for another.
-        var control = cacheControl(for: parsed, response: response)
+        var control = cacheControl(expires: parsed.expires, response: response)
         if case .urlWithHeaders = parsed.request.source { control = Self.privateCacheControl(control) }
         return answer(response, request: request, cacheControl: control, headers: parsed.headers(for: response.image.format))
     }
@@ -342,14 +342,14 @@ struct ImageRoutes: Sendable {
         // More than one Accept field is joined by the route; rare enough to leave to it.
         let hints = configuration.clientHints ? ClientHints { request.headers[$0].first }.key : ""
         guard accept.count <= 1,
-              let parsed = parsedURLs.entry(for: ParsedURLCache.Key(target: request.uri, accept: accept.first ?? "", hints: hints)),
-              let hit = pipeline.memoryCachedImage(processedKey: parsed.processedKey)
+              let stored = parsedURLs.stored(for: ParsedURLCache.Key(target: request.uri, accept: accept.first ?? "", hints: hints)),
+              let hit = pipeline.memoryCachedImage(processedKey: stored.entry.processedKey)
         else { return nil }
         let ifNoneMatch = request.headers["if-none-match"]
         let conditions = Conditions(ifNoneMatch: ifNoneMatch.isEmpty ? nil : ifNoneMatch.joined(separator: ","),
                                     ifModifiedSince: request.headers["if-modified-since"].first)
-        var (status, fields, body) = answerParts(hit, conditions: conditions, cacheControl: cacheControl(for: parsed, response: hit),
-                                                 headers: parsed.headers(for: hit.image.format))
+        var (status, fields, body) = answerParts(hit, conditions: conditions, cacheControl: cacheControl(expires: stored.entry.expires, response: hit),
+                                                 headers: stored.entry.headers(for: hit.image.format))
         fields.append(contentsOf: corsFields)
         fields.append(("Date", dates.now))
         fields.append(("Server", ServerConfiguration.serverName))
@@ -362,9 +362,9 @@ struct ImageRoutes: Sendable {
     /// expiry (`exp`); else, with passthrough, the origin's `Cache-Control`
     /// as it sent it, or its `Expires` still ahead as a max-age; else the
     /// server's max-age.
-    func cacheControl(for parsed: ParsedURLCache.Entry, response: ImageResponse, now: Date? = nil) -> String {
+    func cacheControl(expires: Date?, response: ImageResponse, now: Date? = nil) -> String {
         // The clock is read only where an expiry needs it (not on a usual hit).
-        if let expires = parsed.expires {
+        if let expires {
             let left = max(0, Int(expires.timeIntervalSince(now ?? Date()).rounded(.down)))
             return left < configuration.cacheMaxAge ? "public, max-age=\(left)" : cacheControl
         }
