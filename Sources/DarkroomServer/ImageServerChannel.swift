@@ -8,8 +8,8 @@ import NIOHTTPTypesHTTP1
 /// conversion from NIO's HTTP/1 types to Hummingbird's, where a memory-cache
 /// hit is answered at the least cost (none when requests are traced), and
 /// the connection's admission and timeouts around it (``ConnectionLimits``,
-/// ``ConnectionTimer``). From the socket: admission, the bytes watcher,
-/// NIO's HTTP/1 codec, the hits, the parts watcher, Hummingbird's
+/// ``ConnectionTimer``). From the socket: admission (with the timer's bytes
+/// side), NIO's HTTP/1 codec, the hits, the parts watcher, Hummingbird's
 /// conversion. Hummingbird's own option for extra handlers places them
 /// after that conversion.
 struct ImageServerChannel: HTTPChannelHandler {
@@ -37,8 +37,7 @@ struct ImageServerChannel: HTTPChannelHandler {
                 let hits = CachedImageHandler(images: images, recorder: recorder, timer: timer, loop: channel.eventLoop)
                 try operations.addHandler(hits, position: .before(parts))
             }
-            try operations.addHandler(RequestBytesWatcher(timer: timer), position: .first)
-            try operations.addHandler(ConnectionAdmission(limits: limits), position: .first)
+            try operations.addHandler(ConnectionAdmission(limits: limits, timer: timer), position: .first)
             return value
         }
     }

@@ -75,19 +75,31 @@ public final class ConnectionLimits: Sendable {
 }
 
 /// First in every connection's pipeline: takes its place in
-/// ``ConnectionLimits`` as it opens and gives it back as it closes.
+/// ``ConnectionLimits`` as it opens and gives it back as it closes. Being
+/// the first to see every read, it is also the bytes side of the
+/// connection's ``ConnectionTimer`` (a request's first byte), which a
+/// handler of its own would cost every read and read-complete one more
+/// step through the pipeline.
 final class ConnectionAdmission: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
     let limits: ConnectionLimits
+    let timer: ConnectionTimer?
     private var client: String?
     private var refused = false
 
-    init(limits: ConnectionLimits) { self.limits = limits }
+    init(limits: ConnectionLimits, timer: ConnectionTimer? = nil) {
+        self.limits = limits
+        self.timer = timer
+    }
 
     func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { admit(context) }
+        if let timer {
+            timer.since = .now()
+            timer.schedule(context)
+        }
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -117,16 +129,23 @@ final class ConnectionAdmission: ChannelInboundHandler, RemovableChannelHandler 
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         // A refused connection's request is never read.
-        if !refused { context.fireChannelRead(data) }
+        guard !refused else { return }
+        if let timer {
+            timer.bytesArrived()
+            timer.schedule(context)
+        }
+        context.fireChannelRead(data)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         releaseOnce()
+        timer?.cancel()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         releaseOnce()
+        timer?.cancel()
     }
 
     private func releaseOnce() {

@@ -9,10 +9,11 @@ import NIOHTTP1
 /// few seconds. A request being answered has no deadline here: processing
 /// has its own limits.
 ///
-/// Handlers share this state, on the connection's event loop: one on the
-/// bytes (a request's first byte), one on the parsed parts (heads, request
-/// ends, and responses' ends), and the memory-cache hits' handler, which
-/// says when a request it answered itself has ended.
+/// Handlers share this state, on the connection's event loop: the bytes
+/// side (a request's first byte, seen by ``ConnectionAdmission``), the
+/// parsed side (heads, request ends, and responses' ends), and the
+/// memory-cache hits' handler, which says when a request it answered
+/// itself has ended.
 final class ConnectionTimer {
     struct Timeouts: Sendable {
         var keepAlive: TimeAmount
@@ -72,36 +73,6 @@ final class ConnectionTimer {
     func cancel() {
         check?.cancel()
         check = nil
-    }
-}
-
-/// The bytes side of ``ConnectionTimer``: first in the pipeline.
-final class RequestBytesWatcher: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-
-    let timer: ConnectionTimer
-
-    init(timer: ConnectionTimer) { self.timer = timer }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        timer.since = .now()
-        timer.schedule(context)
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
-        timer.cancel()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        timer.bytesArrived()
-        timer.schedule(context)
-        context.fireChannelRead(data)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        timer.cancel()
-        context.fireChannelInactive()
     }
 }
 

@@ -37,6 +37,8 @@ final class CachedImageHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var outstanding = 0
     /// Dropping the rest of a request that was answered here.
     private var swallowing = false
+    /// When the last hit here was answered.
+    private var answered = NIODeadline.now()
     /// A request the parts watcher refuses closes the connection: nothing
     /// after it is answered here.
     private var refused = false
@@ -63,7 +65,7 @@ final class CachedImageHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let request):
-            let started = DispatchTime.now().uptimeNanoseconds
+            let started = NIODeadline.now()
             if answerable(request), outstanding == 0, let answer = images.cachedAnswer(to: request, newID: tally.nextID) {
                 swallowing = true
                 context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
@@ -79,11 +81,14 @@ final class CachedImageHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 // hit's profile.
                 guard context.channel.isActive else { return }
                 let status = Int(answer.head.status.code)
-                tally.answered(status: status, nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds - started))
+                answered = .now()
+                let took = (answered - started).nanoseconds
+                tally.answered(status: status, nanoseconds: took)
                 // The access line's fields are made only where it is written.
                 if recorder.logsAccess {
                     let id = answer.head.headers[RequestID.header].first ?? ""
-                    recorder.logAccess(nil, method: "GET", path: request.uri, status: status, since: started,
+                    recorder.logAccess(nil, method: "GET", path: request.uri, status: status,
+                                       since: DispatchTime.now().uptimeNanoseconds &- UInt64(took),
                                        extra: ["request_id": .string(id), "hb.request.id": .string(id), "answered_from": "memory cache"])
                 }
                 return
@@ -96,9 +101,10 @@ final class CachedImageHandler: ChannelDuplexHandler, RemovableChannelHandler {
             if swallowing {
                 swallowing = false
                 // The hit's request has been read and answered: the
-                // connection is idle from here.
+                // connection is idle from its answer (read with the clock
+                // once: a GET's end comes in the read its head came in).
                 timer.reading = false
-                timer.since = .now()
+                timer.since = answered
                 timer.schedule(context)
             } else {
                 context.fireChannelRead(data)
