@@ -85,21 +85,19 @@ final class ConnectionAdmission: ChannelInboundHandler, RemovableChannelHandler 
     typealias InboundOut = ByteBuffer
 
     let limits: ConnectionLimits
-    let timer: ConnectionTimer?
+    let timer: ConnectionTimer
     private var client: String?
     private var refused = false
 
-    init(limits: ConnectionLimits, timer: ConnectionTimer? = nil) {
+    init(limits: ConnectionLimits, timer: ConnectionTimer) {
         self.limits = limits
         self.timer = timer
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { admit(context) }
-        if let timer {
-            timer.since = .now()
-            timer.schedule(context)
-        }
+        timer.since = .now()
+        timer.schedule(context)
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -130,22 +128,20 @@ final class ConnectionAdmission: ChannelInboundHandler, RemovableChannelHandler 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         // A refused connection's request is never read.
         guard !refused else { return }
-        if let timer {
-            timer.bytesArrived()
-            timer.schedule(context)
-        }
+        timer.bytesArrived()
+        timer.schedule(context)
         context.fireChannelRead(data)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         releaseOnce()
-        timer?.cancel()
+        timer.cancel()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         releaseOnce()
-        timer?.cancel()
+        timer.cancel()
     }
 
     private func releaseOnce() {

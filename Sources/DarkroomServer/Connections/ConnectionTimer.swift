@@ -21,6 +21,20 @@ final class ConnectionTimer {
         /// The longest request target (path and query), as nginx's 8 KB
         /// header buffers bound it, answered 414 before any work.
         var maxRequestTarget: Int
+
+        /// Why a request is refused before any work, with its status: a
+        /// target past the limit (414), or HTTP/1.1 without `Host` (400).
+        /// One rule for the parts watcher, which refuses, and the hits'
+        /// handler, which leaves such a request to it.
+        func refusal(of head: HTTPRequestHead) -> (status: HTTPResponseStatus, reason: String)? {
+            if head.uri.utf8.count > maxRequestTarget {
+                return (.uriTooLong, "the request's target is \(head.uri.utf8.count) bytes, over the limit of \(maxRequestTarget)")
+            }
+            if head.version == .http1_1, !head.headers.contains(name: "host") {
+                return (.badRequest, "an HTTP/1.1 request must name its Host")
+            }
+            return nil
+        }
     }
 
     let timeouts: Timeouts
@@ -106,13 +120,8 @@ final class RequestPartsWatcher: ChannelDuplexHandler, RemovableChannelHandler {
         if refusing { return }
         switch part {
         case .head(let head):
-            if head.uri.utf8.count > timer.timeouts.maxRequestTarget {
-                refuse(context, head: head, status: .uriTooLong,
-                       "the request's target is \(head.uri.utf8.count) bytes, over the limit of \(timer.timeouts.maxRequestTarget)")
-                return
-            }
-            if head.version == .http1_1, !head.headers.contains(name: "host") {
-                refuse(context, head: head, status: .badRequest, "an HTTP/1.1 request must name its Host")
+            if let refusal = timer.timeouts.refusal(of: head) {
+                refuse(context, head: head, status: refusal.status, refusal.reason)
                 return
             }
             requests.append((head.version, head.isKeepAlive))

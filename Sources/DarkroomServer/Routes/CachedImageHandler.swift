@@ -55,7 +55,7 @@ final class CachedImageHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// is left to it.
     private func answerable(_ request: HTTPRequestHead) -> Bool {
         if refused { return false }
-        guard request.uri.utf8.count <= timer.timeouts.maxRequestTarget, request.headers.contains(name: "host") || request.version != .http1_1 else {
+        if timer.timeouts.refusal(of: request) != nil {
             refused = true
             return false
         }
