@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import DarkroomImaging
 
 /// The one folder under the system's temporary folder that a test process
 /// writes into: every `Fixtures.temporaryFolder`, and the temporary files
@@ -10,7 +10,7 @@ import Synchronization
 /// that were killed are removed by the next run.
 public enum ScratchFolder {
     static let prefix = "darkroom-test-run-"
-    private static let made = Mutex<URL?>(nil)
+    private static let made = Locked<URL?>(nil)
 
     /// The folder, made by the first caller.
     public static var url: URL {
@@ -22,7 +22,6 @@ public enum ScratchFolder {
                 let folder = system.appendingPathComponent("\(prefix)\(getpid())")
                 try? FileManager.default.removeItem(at: folder)  // a dead run with the same pid
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                removedAtExit.withLock { $0 = folder.path }
                 atexit { ScratchFolder.removeAtExit() }
                 url = folder
                 return folder
@@ -38,11 +37,9 @@ public enum ScratchFolder {
         return environment
     }
 
-    private static let removedAtExit = Mutex<String?>(nil)
-
     private static func removeAtExit() {
-        guard let path = removedAtExit.withLock({ $0 }) else { return }
-        try? FileManager.default.removeItem(atPath: path)
+        guard let folder = made.withLock({ $0 }) else { return }
+        try? FileManager.default.removeItem(at: folder)
     }
 
     /// Removes the folders of earlier runs whose process is gone.
