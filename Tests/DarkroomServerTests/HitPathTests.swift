@@ -151,6 +151,46 @@ import TestSupport
         }
     }
 
+    /// A URL's hits after the first reuse the header fields made for it:
+    /// every hit still carries its own `Date` and `X-Request-ID`, each once,
+    /// a conditional hit is still answered by its conditions, and a
+    /// `Cache-Control` that counts down to the URL's expiry is made anew.
+    @Test func hitsOnOneURLKeepItsFieldsAndTheirOwn() async throws {
+        try await withServer { server, origin in
+            let source = origin.url("/landscape.jpg").absoluteString
+            let path = "/img/_/w:70/plain/\(source)@jpg"
+            let miss = try await server.get(path)
+            #expect(miss.status == .ok)
+            func fields(_ answer: TestServer.Answer) -> [String] {
+                answer.headers.map { "\($0.name.lowercased()): \($0.value)" }
+                    .filter { !$0.hasPrefix("date:") && !$0.hasPrefix("x-request-id:") }.sorted()
+            }
+            var ids: Set<String> = []
+            for _ in 0..<3 {
+                let hit = try await server.get(path)
+                #expect(hit.status == .ok && hit.body == miss.body)
+                #expect(fields(hit) == fields(miss))
+                #expect(hit.headers["Date"].count == 1 && hit.headers[RequestID.header].count == 1, "\(hit.headers)")
+                ids.insert(hit.header(RequestID.header) ?? "")
+            }
+            #expect(ids.count == 3, "an id of its own for every hit: \(ids)")
+            let etag = try #require(miss.header("ETag"))
+            #expect(try await server.get(path, headers: [("If-None-Match", etag)]).status == .notModified)
+            #expect(try await server.get(path).body == miss.body, "the 304 did not become the URL's usual answer")
+
+            func maxAge(_ answer: TestServer.Answer) -> Int? {
+                answer.header("Cache-Control").flatMap { Int($0.split(separator: "=").last ?? "") }
+            }
+            let expiring = "/img/_/exp:\(Int(Date().timeIntervalSince1970) + 3000)/w:70/plain/\(source)@jpg"
+            #expect(try await server.get(expiring).status == .ok)
+            let first = try #require(maxAge(try await server.get(expiring)))
+            let asked = Date()
+            #expect(await eventuallyAsync(30) { Date().timeIntervalSince(asked) > 1.5 })
+            let later = try #require(maxAge(try await server.get(expiring)))
+            #expect(later < first, "max-age \(first), then \(later) over a second later")
+        }
+    }
+
     /// Hits are answered before the front door's parts watcher sees them,
     /// so the hits' handler keeps its rules: HTTP/1.0 answered as 1.0, a
     /// request without `Host` refused and nothing answered after it, and

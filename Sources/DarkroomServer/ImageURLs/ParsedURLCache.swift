@@ -70,6 +70,8 @@ final class ParsedURLCache: Sendable {
     /// `ImageRequest` is a large value; copying it showed in a hit's profile).
     final class Stored: Sendable {
         let entry: Entry
+        /// The fields of this URL's usual hit, once it has had one.
+        let hitHead = AtomicLazyReference<HitHead>()
         init(_ entry: Entry) { self.entry = entry }
     }
 

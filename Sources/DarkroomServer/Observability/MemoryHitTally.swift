@@ -44,7 +44,7 @@ final class MemoryHitTally: Sendable {
         self.series = series
     }
 
-    /// A hit answered with `status`, `nanoseconds` after its head arrived.
+    /// A hit answered with `status`, `nanoseconds` after its first byte arrived.
     /// On `loop`.
     func answered(status: Int, nanoseconds: Int64) {
         let (full, schedule) = state.withLock { state in

@@ -65,7 +65,6 @@ final class CachedImageHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let request):
-            let started = NIODeadline.now()
             if answerable(request), outstanding == 0, let answer = images.cachedAnswer(to: request, newID: tally.nextID) {
                 swallowing = true
                 context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
@@ -82,7 +81,9 @@ final class CachedImageHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 guard context.channel.isActive else { return }
                 let status = Int(answer.head.status.code)
                 answered = .now()
-                let took = (answered - started).nanoseconds
+                // Timed from the request's first byte, which the timer's
+                // bytes side has read the clock for already.
+                let took = (answered - timer.since).nanoseconds
                 tally.answered(status: status, nanoseconds: took)
                 // The access line's fields are made only where it is written.
                 if recorder.logsAccess {

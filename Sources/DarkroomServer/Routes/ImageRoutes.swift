@@ -346,15 +346,44 @@ struct ImageRoutes: Sendable {
               let hit = pipeline.memoryCachedImage(processedKey: stored.entry.processedKey)
         else { return nil }
         let ifNoneMatch = request.headers["if-none-match"]
-        let conditions = Conditions(ifNoneMatch: ifNoneMatch.isEmpty ? nil : ifNoneMatch.joined(separator: ","),
-                                    ifModifiedSince: request.headers["if-modified-since"].first)
-        var (status, fields, body) = answerParts(hit, conditions: conditions, cacheControl: cacheControl(expires: stored.entry.expires, response: hit),
+        let ifModifiedSince = request.headers["if-modified-since"].first
+        var status = 200
+        var headers: HTTPHeaders
+        var body: ByteBuffer?
+        if ifNoneMatch.isEmpty, ifModifiedSince == nil, let head = usualHead(stored, hit) {
+            headers = head.headers
+            body = hit.image.bytes
+        } else {
+            let conditions = Conditions(ifNoneMatch: ifNoneMatch.isEmpty ? nil : ifNoneMatch.joined(separator: ","), ifModifiedSince: ifModifiedSince)
+            let fields: [(String, String)]
+            (status, fields, body) = answerParts(hit, conditions: conditions, cacheControl: cacheControl(expires: stored.entry.expires, response: hit),
                                                  headers: stored.entry.headers(for: hit.image.format))
-        fields.append(contentsOf: corsFields)
-        fields.append(("Date", dates.now))
-        fields.append(("Server", ServerConfiguration.serverName))
-        fields.append((RequestID.header, RequestID.id(carried: request.headers[RequestID.header].first, new: newID)))
-        return (HTTPResponseHead(version: request.version, status: HTTPResponseStatus(statusCode: status), headers: HTTPHeaders(fields)), body)
+            headers = hitFields(fields)
+        }
+        headers.add(name: "Date", value: dates.now)
+        headers.add(name: RequestID.header, value: RequestID.id(carried: request.headers[RequestID.header].first, new: newID))
+        return (HTTPResponseHead(version: request.version, status: HTTPResponseStatus(statusCode: status), headers: headers), body)
+    }
+
+    /// A hit's fields from ``answerParts(_:conditions:cacheControl:headers:)``
+    /// with CORS and `Server`, the fields that Hummingbird and the CORS
+    /// middleware add to the route's answers.
+    private func hitFields(_ fields: [(String, String)]) -> HTTPHeaders {
+        var headers = HTTPHeaders(fields)
+        headers.add(contentsOf: corsFields)
+        headers.add(name: "Server", value: ServerConfiguration.serverName)
+        return headers
+    }
+
+    /// The fields of the usual hit on `hit` under `stored`'s URL: kept from
+    /// an earlier hit, or made now and kept; nil where they cannot be kept.
+    private func usualHead(_ stored: ParsedURLCache.Stored, _ hit: ImageResponse) -> HitHead? {
+        if let head = stored.hitHead.load() { return head.fits(hit) ? head : nil }
+        guard !cacheControlCountsDown(expires: stored.entry.expires, response: hit) else { return nil }
+        let (_, fields, _) = answerParts(hit, conditions: Conditions(), cacheControl: cacheControl(expires: nil, response: hit),
+                                         headers: stored.entry.headers(for: hit.image.format))
+        let head = stored.hitHead.storeIfNil(HitHead(for: hit, headers: hitFields(fields)))
+        return head.fits(hit) ? head : nil
     }
 
     /// Cache-Control for an answer, in imgproxy's order: the server's
@@ -363,6 +392,7 @@ struct ImageRoutes: Sendable {
     /// as it sent it, or its `Expires` still ahead as a max-age; else the
     /// server's max-age.
     func cacheControl(expires: Date?, response: ImageResponse, now: Date? = nil) -> String {
+        // When this reads the clock is what `cacheControlCountsDown` says: keep the two alike.
         // The clock is read only where an expiry needs it (not on a usual hit).
         if let expires {
             let left = max(0, Int(expires.timeIntervalSince(now ?? Date()).rounded(.down)))
@@ -376,6 +406,13 @@ struct ImageRoutes: Sendable {
             }
         }
         return cacheControl
+    }
+
+    /// Whether ``cacheControl(expires:response:now:)`` reads the clock for
+    /// this answer: a max-age that counts down to the URL's expiry or the
+    /// origin's `Expires`.
+    func cacheControlCountsDown(expires: Date?, response: ImageResponse) -> Bool {
+        expires != nil || (configuration.cacheControlPassthrough && (response.sourceCacheControl ?? "").isEmpty && response.sourceExpires != nil)
     }
 
     /// `Cache-Control` for one client's answer: `public` made `private`
