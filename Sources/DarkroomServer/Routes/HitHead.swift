@@ -1,6 +1,5 @@
 import Darkroom
 import NIOHTTP1
-import Synchronization
 
 /// The header fields of a URL's usual hit, a 200 to a request without
 /// conditions, but for `Date` and `X-Request-ID`: made at the URL's first

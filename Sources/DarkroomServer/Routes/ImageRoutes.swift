@@ -327,8 +327,9 @@ struct ImageRoutes: Sendable {
     }
 
     /// The answer to a GET of an image URL seen before whose image is in the
-    /// memory cache, or nil for anything else; with the `Date` and `Server`
-    /// fields that Hummingbird adds to its own answers. In NIO's own HTTP/1
+    /// memory cache, or nil for anything else; with the `Date`, `Server` and
+    /// `X-Request-ID` fields that Hummingbird and ``RequestIDMiddleware`` add
+    /// to the route's answers. In NIO's own HTTP/1
     /// types: ``CachedImageHandler`` sits in front of the conversion to
     /// Hummingbird's, so a hit pays for neither conversion.
     func cachedAnswer(to request: HTTPRequestHead, newID: () -> String = RequestID.next) -> (head: HTTPResponseHead, body: ByteBuffer?)? {
