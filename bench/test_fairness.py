@@ -16,6 +16,7 @@ from PIL import Image  # noqa: E402
 
 import answers  # noqa: E402
 from report import STRONGER, Report  # noqa: E402
+from rounds import Rounds  # noqa: E402
 
 
 def photo(width=512, height=320):
@@ -64,6 +65,17 @@ class LikeForLike(unittest.TestCase):
         self.assertEqual(report.ratio("darkroom", "thumbor x2", "jpeg c=16"), ("answers differ", None))
         # A workload the run left out is said to be, not to differ.
         self.assertEqual(report.ratio("darkroom", "thumbor x1", "avif c=16"), ("not measured", None))
+
+    def test_the_hits_target_reads_the_warm_runs(self):
+        results = Rounds()
+        for darkroom, nginx in ((50_000, 70_000), (60_000, 60_000), (40_000, 80_000)):
+            results.start_round()
+            results.add("darkroom", "warm c=16", {"rate": darkroom})
+            results.add("nginx static", "warm c=16", {"rate": nginx})
+        report = Report(results, {}, ["darkroom"], ["thumbor x1", "thumbor x2"], ["jpeg c=16"], [])
+        text, value = report.ratio("darkroom", "nginx static", "warm c=16")
+        self.assertAlmostEqual(value, 50_000 / 70_000)
+        self.assertTrue(text.startswith("0.71x (0.50-1.00)"), text)
 
 
 if __name__ == "__main__":
