@@ -134,7 +134,7 @@ struct ImageRoutes: Sendable {
         // A cachebuster changes the URL (so CDNs miss), not the image.
         // An answer made with a client's own fields is that client's: no
         // shared cache in front keeps it for another.
-        var control = cacheControl(expires: parsed.expires, response: response)
+        var control = cacheControl(expires: parsed.expires, response: response).value
         if case .urlWithHeaders = parsed.request.source { control = Self.privateCacheControl(control) }
         return answer(response, request: request, cacheControl: control, headers: parsed.headers(for: response.image.format))
     }
@@ -357,7 +357,7 @@ struct ImageRoutes: Sendable {
         } else {
             let conditions = Conditions(ifNoneMatch: ifNoneMatch.isEmpty ? nil : ifNoneMatch.joined(separator: ","), ifModifiedSince: ifModifiedSince)
             let fields: [(String, String)]
-            (status, fields, body) = answerParts(hit, conditions: conditions, cacheControl: cacheControl(expires: stored.entry.expires, response: hit),
+            (status, fields, body) = answerParts(hit, conditions: conditions, cacheControl: cacheControl(expires: stored.entry.expires, response: hit).value,
                                                  headers: stored.entry.headers(for: hit.image.format))
             headers = hitFields(fields)
         }
@@ -380,8 +380,9 @@ struct ImageRoutes: Sendable {
     /// an earlier hit, or made now and kept; nil where they cannot be kept.
     private func usualHead(_ stored: ParsedURLCache.Stored, _ hit: ImageResponse) -> HitHead? {
         if let head = stored.hitHead.load() { return head.fits(hit) ? head : nil }
-        guard !cacheControlCountsDown(expires: stored.entry.expires, response: hit) else { return nil }
-        let (_, fields, _) = answerParts(hit, conditions: Conditions(), cacheControl: cacheControl(expires: nil, response: hit),
+        let control = cacheControl(expires: stored.entry.expires, response: hit)
+        guard !control.countsDown else { return nil }
+        let (_, fields, _) = answerParts(hit, conditions: Conditions(), cacheControl: control.value,
                                          headers: stored.entry.headers(for: hit.image.format))
         let head = stored.hitHead.storeIfNil(HitHead(for: hit, headers: hitFields(fields)))
         return head.fits(hit) ? head : nil
@@ -391,29 +392,22 @@ struct ImageRoutes: Sendable {
     /// max-age cut so that no cache keeps the answer past the URL's own
     /// expiry (`exp`); else, with passthrough, the origin's `Cache-Control`
     /// as it sent it, or its `Expires` still ahead as a max-age; else the
-    /// server's max-age.
-    func cacheControl(expires: Date?, response: ImageResponse, now: Date? = nil) -> String {
-        // When this reads the clock is what `cacheControlCountsDown` says: keep the two alike.
+    /// server's max-age. `countsDown` where the value was read from the
+    /// clock (an expiry's), so that it is made for each answer, never kept.
+    func cacheControl(expires: Date?, response: ImageResponse, now: Date? = nil) -> (value: String, countsDown: Bool) {
         // The clock is read only where an expiry needs it (not on a usual hit).
         if let expires {
             let left = max(0, Int(expires.timeIntervalSince(now ?? Date()).rounded(.down)))
-            return left < configuration.cacheMaxAge ? "public, max-age=\(left)" : cacheControl
+            return (left < configuration.cacheMaxAge ? "public, max-age=\(left)" : cacheControl, true)
         }
         if configuration.cacheControlPassthrough {
-            if let origin = response.sourceCacheControl, !origin.isEmpty { return origin }
+            if let origin = response.sourceCacheControl, !origin.isEmpty { return (origin, false) }
             if let expires = response.sourceExpires.flatMap(HTTPDate.parse) {
                 let left = expires - Int((now ?? Date()).timeIntervalSince1970)
-                if left > 0 { return "public, max-age=\(left)" }
+                return (left > 0 ? "public, max-age=\(left)" : cacheControl, true)
             }
         }
-        return cacheControl
-    }
-
-    /// Whether ``cacheControl(expires:response:now:)`` reads the clock for
-    /// this answer: a max-age that counts down to the URL's expiry or the
-    /// origin's `Expires`.
-    func cacheControlCountsDown(expires: Date?, response: ImageResponse) -> Bool {
-        expires != nil || (configuration.cacheControlPassthrough && (response.sourceCacheControl ?? "").isEmpty && response.sourceExpires != nil)
+        return (cacheControl, false)
     }
 
     /// `Cache-Control` for one client's answer: `public` made `private`
