@@ -86,17 +86,18 @@ bench:
 # Darkroom against thumbor (one process, and one per core), nginx's
 # image_filter, a tuned nginx serving files, Pillow and pyvips in process and
 # libjpeg's entropy decoding, on loopback, in BENCH_ROUNDS rounds (3) of
-# BENCH_SECONDS per run (15): medians with ranges, written to
-# docs/benchmarks.md. BEFORE=path/to/darkroom measures another build in the
-# same run. About an hour on two cores.
+# BENCH_SECONDS per run (15), then the realistic mix: medians with ranges,
+# written to docs/benchmarks.md. BEFORE=path/to/darkroom measures another
+# build in the same run. About an hour on two cores.
 BENCH_ROUNDS ?= 3
 bench-servers:
 	@scripts/bootstrap --bench
 	$(SWIFT) build -c release --product darkroom
 	.venv/bin/python bench/servers.py --rounds $(BENCH_ROUNDS) $(if $(BEFORE),--before $(BEFORE)) $(if $(ONLY),--only '$(ONLY)')
 
-# The realistic mix: a fixed Zipf sequence of cached and uncached requests,
-# darkroom against thumbor behind nginx's proxy_cache (bench/mix.py).
+# The realistic mix alone (bench-servers ends with it): a fixed Zipf
+# sequence of cached and uncached requests, darkroom against thumbor behind
+# nginx's proxy_cache (bench/mix.py).
 bench-mix:
 	@scripts/bootstrap --bench
 	$(SWIFT) build -c release --product darkroom

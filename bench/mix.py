@@ -34,7 +34,7 @@ from answers import fetch
 from load import lua_headers, lua_string, parse_wrk
 from peers import ACCEPT_CHROMIUM, ACCEPT_WEBP, CORES, QUALITY
 from processes import wait_for_quiet
-from report import table
+from report import mix_target, table
 from rounds import Failed, Rounds, median, ordered, show
 
 REQUESTS = 20000
@@ -240,7 +240,7 @@ def run(args, scratch, o, sets):
     results.stronger("thumbor", list(thumbors), "mix")
     text = report(results, names)
     print(text)
-    return text
+    return text, results
 
 
 def percent(value):
@@ -259,10 +259,8 @@ def report(results, names):
     out = [f"The mix ({len(results.rounds)} rounds; median (min-max)): throughput, client latency and hit ratio over "
            "the measured part:", ""]
     out += table(["contender", "req/s", "p50 ms", "p99 ms", "hit %", "hit %, first / second half"], rows)
-    throughput = results.ratios("darkroom", "thumbor", "mix")
-    latency = results.ratios("darkroom", "thumbor", "mix", key="p99")
-    met = (median(throughput) or 0) >= 3 and median(latency) is not None and median(latency) <= 1
-    out += ["", f"darkroom / thumbor behind nginx's cache (the stronger in each round): throughput {show(throughput, 2, 'x')}, "
-                f"p99 {show(latency, 2, 'x')}",
+    figures, met = mix_target(results)
+    out += ["", f"darkroom / thumbor behind nginx's cache (the stronger in each round): {figures}",
             f"Target 5 (>= 3x the throughput at a p99 no higher): {'met' if met else '**not met**'}"]
     return "\n".join(out) + "\n"
+

@@ -37,12 +37,16 @@ Before any ratio, one answer of each server per workload is read: a ratio
 is quoted only where the format, pixel size, chroma subsampling and (for
 JPEG) quantisation tables match darkroom's.
 
+After the rounds, a full run also plays the realistic mix (bench/mix.py),
+with servers of its own, so that every target is measured in one run.
+
     .venv/bin/python bench/servers.py [--darkroom PATH] [--before PATH] [--seconds N] [--rounds N] [--no-write]
     .venv/bin/python bench/servers.py --mix      (only the realistic mix: bench/mix.py)
     .venv/bin/python bench/servers.py --soak SECONDS     (only the long run)
 
 A full run (3 or more rounds of 10 s or more, without --no-write) writes
-its tables into docs/benchmarks.md; shorter runs only print.
+its tables, and the mix's, into docs/benchmarks.md; shorter runs only
+print.
 """
 import argparse
 import collections
@@ -293,13 +297,13 @@ def main():
     parser.add_argument("--mix-requests", type=int, default=mix.REQUESTS, help="requests in the mix's sequence")
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md as it is")
     parser.add_argument("--only", type=lambda text: [name.strip() for name in text.split(",")],
-                        help="only these workloads, comma-separated (\"avif c=16,heic c=16\", and \"hits\" for the hits, \"probe\" for a cached image under cold load); printed, not written")
+                        help="only these workloads, comma-separated (\"avif c=16,heic c=16\", and \"hits\" for the hits, \"probe\" for a cached image under cold load, \"mix\" for the realistic mix); printed, not written")
     args = parser.parse_args()
     if not 1 <= args.rounds <= 20 or not 1 <= args.seconds <= 600:
         sys.exit("--rounds 1 to 20, --seconds 1 to 600")
     full = args.rounds >= 3 and args.seconds >= 10 and not args.no_write and not args.only
-    if args.only and not set(args.only) <= {w.name for w in WORKLOADS} | {"hits", "probe"}:
-        sys.exit(f"--only: workloads are {', '.join(w.name for w in WORKLOADS)}, and hits, probe")
+    if args.only and not set(args.only) <= {w.name for w in WORKLOADS} | {"hits", "probe", "mix"}:
+        sys.exit(f"--only: workloads are {', '.join(w.name for w in WORKLOADS)}, and hits, probe, mix")
     # Stopped with SIGTERM, the run still stops the servers it started.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
@@ -314,10 +318,9 @@ def main():
         if args.soak:
             return soak(args, scratch, o, sets)
         if args.mix:
-            text = mix.run(args, scratch, o, sets)
+            text, _ = mix.run(args, scratch, o, sets)
             if full and args.mix_requests >= mix.REQUESTS:
-                write_doc("mix", f"Date: {datetime.date.today()}, commit {commit()}, machine: {machine()}\n"
-                                 f"Command: `.venv/bin/python bench/servers.py --mix`\n\n" + text)
+                write_doc("mix", mix_heading(args) + text)
             return
 
         lines = [f"Machine: {machine()}", f"Date: {datetime.date.today()}", f"Commit: {commit()}",
@@ -331,19 +334,33 @@ def main():
                 run.round(index)
         finally:
             servers += run.servers
+        mix_results = None
+        if not args.only or "mix" in args.only:
+            # The realistic mix (target 5), with servers of its own: the
+            # rounds' servers stop first, so that it has the machine.
+            for server in run.servers:
+                server.stop()
+            mix_text, mix_results = mix.run(args, scratch, o, sets)
         for w in run.workloads:
             run.results.stronger(STRONGER, run.thumbor_names, w.name)
         table = Report(run.results, run.fair, [n for n, _ in run.darkrooms], run.thumbor_names,
-                       [w.name for w in run.workloads], notes).text()
+                       [w.name for w in run.workloads], notes, mix=mix_results).text()
         print(table)
         if full:
             write_doc("servers", "\n".join(lines) + "\n" + table)
+            write_doc("mix", mix_heading(args) + mix_text)
         else:
             print("(a short run: not written to docs/benchmarks.md)")
     finally:
         for server in servers:
             server.stop()
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def mix_heading(args):
+    command = ".venv/bin/python bench/servers.py --mix" if args.mix else \
+        f".venv/bin/python bench/servers.py --seconds {args.seconds} --rounds {args.rounds}, its mix"
+    return f"Date: {datetime.date.today()}, commit {commit()}, machine: {machine()}\nCommand: `{command}`\n\n"
 
 
 def soak(args, scratch, o, sets):

@@ -77,6 +77,32 @@ class LikeForLike(unittest.TestCase):
         self.assertAlmostEqual(value, 50_000 / 70_000)
         self.assertTrue(text.startswith("0.71x (0.50-1.00)"), text)
 
+    def test_the_mix_target_reads_the_mix_rounds(self):
+        def target_row(report):
+            lines = [line for line in report.targets() if line.startswith("| 5.")]
+            self.assertEqual(len(lines), 1, report.targets())
+            return lines[0]
+
+        report = Report(Rounds(), {}, ["darkroom"], ["thumbor x1", "thumbor x2"], ["jpeg c=16"], [])
+        self.assertTrue(target_row(report).endswith("| not in this run | not measured |"), target_row(report))
+        mix = Rounds()
+        for darkroom, thumbor, p99s in ((700, 600, (400, 450)), (3300, 1000, (400, 500)), (3200, 1000, (300, 500))):
+            mix.start_round()
+            mix.add("darkroom", "mix", {"rate": darkroom, "p99": p99s[0]})
+            mix.add("thumbor", "mix", {"rate": thumbor, "p99": p99s[1]})
+        report = Report(Rounds(), {}, ["darkroom"], ["thumbor x1", "thumbor x2"], ["jpeg c=16"], [], mix=mix)
+        self.assertIn("throughput 3.20x (1.17-3.30), p99 0.80x (0.60-0.89)", target_row(report))
+        self.assertTrue(target_row(report).endswith("| met |"), target_row(report))
+        # A p99 above thumbor's fails the target, whatever the throughput.
+        mix.rounds[1][("darkroom", "mix")]["p99"] = 600
+        mix.rounds[2][("darkroom", "mix")]["p99"] = 600
+        self.assertTrue(target_row(report).endswith("| **not met** |"), target_row(report))
+        # So does a throughput under 3x at a lower p99.
+        for figures in mix.rounds:
+            figures[("darkroom", "mix")].update(rate=2900, p99=300)
+        self.assertIn("throughput 2.90x", target_row(report))
+        self.assertTrue(target_row(report).endswith("| **not met** |"), target_row(report))
+
 
 if __name__ == "__main__":
     unittest.main()
