@@ -358,9 +358,9 @@ def main():
 
 
 def mix_heading(args):
-    command = ".venv/bin/python bench/servers.py --mix" if args.mix else \
-        f".venv/bin/python bench/servers.py --seconds {args.seconds} --rounds {args.rounds}, its mix"
-    return f"Date: {datetime.date.today()}, commit {commit()}, machine: {machine()}\nCommand: `{command}`\n\n"
+    command = "`.venv/bin/python bench/servers.py --mix`" if args.mix else \
+        f"`.venv/bin/python bench/servers.py --seconds {args.seconds} --rounds {args.rounds}`, the mix at the end of its run"
+    return f"Date: {datetime.date.today()}, commit {commit()}, machine: {machine()}\nCommand: {command}\n\n"
 
 
 def soak(args, scratch, o, sets):
