@@ -35,7 +35,7 @@ from load import lua_headers, lua_string, parse_wrk
 from peers import ACCEPT_CHROMIUM, ACCEPT_WEBP, CORES, QUALITY
 from processes import wait_for_quiet
 from report import mix_target, table
-from rounds import Failed, Rounds, median, ordered, show
+from rounds import Failed, Rounds, ordered, show
 
 REQUESTS = 20000
 WARMUP = 0.25
@@ -263,4 +263,3 @@ def report(results, names):
     out += ["", f"darkroom / thumbor behind nginx's cache (the stronger in each round): {figures}",
             f"Target 5 (>= 3x the throughput at a p99 no higher): {'met' if met else '**not met**'}"]
     return "\n".join(out) + "\n"
-
