@@ -44,9 +44,9 @@ with servers of its own, so that every target is measured in one run.
     .venv/bin/python bench/servers.py --mix      (only the realistic mix: bench/mix.py)
     .venv/bin/python bench/servers.py --soak SECONDS     (only the long run)
 
-A full run (3 or more rounds of 10 s or more, without --no-write) writes
-its tables, and the mix's, into docs/benchmarks.md; shorter runs only
-print.
+A full run (3 or more rounds of 10 s or more, the mix's whole sequence,
+without --no-write or --only) writes its tables, and the mix's, into
+docs/benchmarks.md; shorter runs only print.
 """
 import argparse
 import collections
@@ -301,7 +301,9 @@ def main():
     args = parser.parse_args()
     if not 1 <= args.rounds <= 20 or not 1 <= args.seconds <= 600:
         sys.exit("--rounds 1 to 20, --seconds 1 to 600")
-    full = args.rounds >= 3 and args.seconds >= 10 and not args.no_write and not args.only
+    # A full run, and only one, is written: every part at its full length,
+    # the mix's sequence included (a full run ends with it).
+    full = args.rounds >= 3 and args.seconds >= 10 and args.mix_requests >= mix.REQUESTS and not args.no_write and not args.only
     if args.only and not set(args.only) <= {w.name for w in WORKLOADS} | {"hits", "probe", "mix"}:
         sys.exit(f"--only: workloads are {', '.join(w.name for w in WORKLOADS)}, and hits, probe, mix")
     # Stopped with SIGTERM, the run still stops the servers it started.
@@ -319,7 +321,7 @@ def main():
             return soak(args, scratch, o, sets)
         if args.mix:
             text, _ = mix.run(args, scratch, o, sets)
-            if full and args.mix_requests >= mix.REQUESTS:
+            if full:
                 write_doc("mix", mix_heading(args) + text)
             return
 

@@ -5,7 +5,8 @@ import TestSupport
 /// The servers' benchmark quotes a ratio only between answers that are the
 /// same work: its like-for-like check (bench/answers.py, bench/report.py)
 /// refuses a peer whose answer differs in size, chroma subsampling, JPEG
-/// quality or format, and reads the hits target from the warm runs
+/// quality or format; and its targets table reads the hits target from the
+/// warm runs and the mix's target from the mix's rounds
 /// (bench/test_fairness.py, run with the project's Pillow).
 struct BenchFairnessTests {
     @Test func theLikeForLikeCheckRefusesAMismatchedPeer() throws {
