@@ -16,7 +16,8 @@ struct BenchFairnessTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
-        try process.run()
+        process.environment = TiedProcess.environment()
+        try TiedProcess.run(process)
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(text)")

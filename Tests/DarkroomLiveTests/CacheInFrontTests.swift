@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import Testing
+import DarkroomImaging
 import TestSupport
 
 /// nginx with proxy_cache in front of two `darkroom serve` processes, as
@@ -24,6 +25,13 @@ import TestSupport
             .reduce(0) { $0 + Int($1) }
     }
 
+    /// The tail of a log file, for a failure's message.
+    func tail(_ file: URL) -> String {
+        String(((try? String(contentsOf: file, encoding: .utf8)) ?? "(no log)").suffix(1500))
+    }
+
+    /// Everything the test starts (the origin, the servers, nginx, the
+    /// client) is ended on every path: one failure stays this test's.
     @Test func aSecondRequestIsAnNginxHitAndTheServersSawOne() async throws {
         let nginx = URL(fileURLWithPath: "/usr/sbin/nginx")
         try #require(FileManager.default.isExecutableFile(atPath: nginx.path), "nginx is installed by scripts/bootstrap")
@@ -31,63 +39,78 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let origin = try await OriginServer.start(serving: Corpus.root)
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
-
-        var servers: [ServingProcess] = []
-        for i in 0..<2 {
-            servers.append(try await ServingProcess.start(["serve", "--cache-dir", folder.appendingPathComponent("cache\(i)").path,
-                                                           "--allow-private-networks"], log: folder.appendingPathComponent("server\(i).log")))
-        }
-        let ports = servers.map(\.port)
-
-        let front = try LoopbackPort.free()
-        let configuration = try String(contentsOf: Corpus.packageRoot.appendingPathComponent("docs/nginx.conf"), encoding: .utf8)
-            .replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(front);")
-            .replacingOccurrences(of: "server 127.0.0.1:8081;", with: "server 127.0.0.1:\(ports[0]);")
-            .replacingOccurrences(of: "server 127.0.0.1:8082;", with: "server 127.0.0.1:\(ports[1]);")
-            .replacingOccurrences(of: "/var/cache/nginx/darkroom", with: folder.appendingPathComponent("nginx-cache").path)
-        let wrapped = """
-        daemon off;
-        worker_processes 1;
-        pid \(folder.path)/nginx.pid;
-        error_log \(folder.path)/nginx-error.log;
-        events { worker_connections 64; }
-        http {
-            access_log off;
-            client_body_temp_path \(folder.path)/tmp-body;
-            proxy_temp_path \(folder.path)/tmp-proxy;
-            fastcgi_temp_path \(folder.path)/tmp-fastcgi;
-            uwsgi_temp_path \(folder.path)/tmp-uwsgi;
-            scgi_temp_path \(folder.path)/tmp-scgi;
-        \(configuration)
-        }
-        """
-        let confFile = folder.appendingPathComponent("nginx.conf")
-        try wrapped.write(to: confFile, atomically: true, encoding: .utf8)
+        let servers = Locked<[ServingProcess]>([])
         let proxy = Process()
-        proxy.executableURL = nginx
-        proxy.arguments = ["-e", folder.appendingPathComponent("nginx-error.log").path, "-p", folder.path, "-c", confFile.path]
-        proxy.standardOutput = FileHandle.nullDevice
-        proxy.standardError = FileHandle.nullDevice
-        try proxy.run()
-        #expect(await eventually(120) { LoopbackPort.isListening(front) }, "nginx listens")
+        try await cleaningUp({
+            await DarkroomProcess.stop(proxy, signal: SIGQUIT)
+            for server in servers.withLock({ $0 }) { await server.stop(signal: SIGKILL) }
+            try? await client.shutdown()
+            await origin.stop()
+        }) {
+            for i in 0..<2 {
+                let server = try await ServingProcess.start(["serve", "--cache-dir", folder.appendingPathComponent("cache\(i)").path,
+                                                             "--allow-private-networks"], log: folder.appendingPathComponent("server\(i).log"))
+                servers.withLock { $0.append(server) }
+            }
+            let started = servers.withLock { $0 }
+            let ports = started.map(\.port)
 
-        let url = "http://127.0.0.1:\(front)/img/_/rs:fill:200:150/sepia:0.8/plain/\(origin.url("/photos/LadyBird.jpg").absoluteString)@jpg"
-        let first = try await get(client, url)
-        let second = try await get(client, url)
-        #expect(first.status == 200 && second.status == 200)
-        #expect(first.headers["x-cache-status"] == "MISS")
-        #expect(second.headers["x-cache-status"] == "HIT")
-        #expect(first.body == second.body)
-        let seen = try await imageRequests(client, port: ports[0]) + (try await imageRequests(client, port: ports[1]))
-        #expect(seen == 1, "the two servers saw one image request between them")
-        #expect(origin.requests("/photos/LadyBird.jpg") == 1)
+            let front = try LoopbackPort.free()
+            let configuration = try String(contentsOf: Corpus.packageRoot.appendingPathComponent("docs/nginx.conf"), encoding: .utf8)
+                .replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(front);")
+                .replacingOccurrences(of: "server 127.0.0.1:8081;", with: "server 127.0.0.1:\(ports[0]);")
+                .replacingOccurrences(of: "server 127.0.0.1:8082;", with: "server 127.0.0.1:\(ports[1]);")
+                .replacingOccurrences(of: "/var/cache/nginx/darkroom", with: folder.appendingPathComponent("nginx-cache").path)
+            // One nginx process (no master and workers): the test process's
+            // death ends it (TiedProcess), where a worker would outlive its
+            // master.
+            let wrapped = """
+            daemon off;
+            master_process off;
+            pid \(folder.path)/nginx.pid;
+            error_log \(folder.path)/nginx-error.log info;
+            events { worker_connections 64; }
+            http {
+                access_log \(folder.path)/nginx-access.log;
+                client_body_temp_path \(folder.path)/tmp-body;
+                proxy_temp_path \(folder.path)/tmp-proxy;
+                fastcgi_temp_path \(folder.path)/tmp-fastcgi;
+                uwsgi_temp_path \(folder.path)/tmp-uwsgi;
+                scgi_temp_path \(folder.path)/tmp-scgi;
+            \(configuration)
+            }
+            """
+            let confFile = folder.appendingPathComponent("nginx.conf")
+            try wrapped.write(to: confFile, atomically: true, encoding: .utf8)
+            proxy.executableURL = nginx
+            proxy.arguments = ["-e", folder.appendingPathComponent("nginx-error.log").path, "-p", folder.path, "-c", confFile.path]
+            proxy.standardOutput = FileHandle.nullDevice
+            proxy.standardError = FileHandle.nullDevice
+            proxy.environment = TiedProcess.environment()
+            try TiedProcess.run(proxy)
+            try #require(await eventually(120) { LoopbackPort.isListening(front) }, "nginx listens: \(tail(folder.appendingPathComponent("nginx-error.log")))")
 
-        await DarkroomProcess.stop(proxy, signal: SIGQUIT)
-        for server in servers {
-            let status = await server.stop(signal: SIGTERM, seconds: 120)
-            #expect(status == 0, "SIGTERM shuts the server down gracefully")
+            let url = "http://127.0.0.1:\(front)/img/_/rs:fill:200:150/sepia:0.8/plain/\(origin.url("/photos/LadyBird.jpg").absoluteString)@jpg"
+            let first = try await get(client, url)
+            let second = try await get(client, url)
+            let logs = """
+                first \(first.status) \(String(decoding: first.body.prefix(300), as: UTF8.self)); \
+                nginx: \(tail(folder.appendingPathComponent("nginx-error.log"))) \(tail(folder.appendingPathComponent("nginx-access.log"))); \
+                servers: \(started.map { tail($0.log) }.joined(separator: " | "))
+                """
+            #expect(first.status == 200 && second.status == 200, "\(logs)")
+            #expect(first.headers["x-cache-status"] == "MISS")
+            #expect(second.headers["x-cache-status"] == "HIT")
+            #expect(first.body == second.body)
+            let seen = try await imageRequests(client, port: ports[0]) + (try await imageRequests(client, port: ports[1]))
+            #expect(seen == 1, "the two servers saw one image request between them: \(logs)")
+            #expect(origin.requests("/photos/LadyBird.jpg") == 1)
+
+            await DarkroomProcess.stop(proxy, signal: SIGQUIT)
+            for server in started {
+                let status = await server.stop(signal: SIGTERM, seconds: 120)
+                #expect(status == 0, "SIGTERM shuts the server down gracefully")
+            }
         }
-        try await client.shutdown()
-        await origin.stop()
     }
 }

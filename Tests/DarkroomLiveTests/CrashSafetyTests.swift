@@ -28,7 +28,8 @@ import TestSupport
             writer.executableURL = binary
             writer.arguments = [folder.path, "\(entries)", "\(size)"]
             writer.standardOutput = FileHandle.nullDevice
-            try writer.run()
+            writer.environment = TiedProcess.environment()
+            try TiedProcess.run(writer)
             let entriesFolder = folder.appendingPathComponent("v1")
             let started = await eventually(120) { FileManager.default.fileExists(atPath: writing.path) }
             try #require(started, "the writer did not start writing in 120 s")

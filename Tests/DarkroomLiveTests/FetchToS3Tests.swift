@@ -39,16 +39,7 @@ struct FetchToS3Tests {
         let origin = try await OriginServer.start(serving: Fixtures.folder)
         let folder = try Fixtures.temporaryFolder("darkroom-fetch-s3")
         do {
-            let deadline = ContinuousClock.now + .seconds(30)
-            while true {
-                do {
-                    try await client.createBucket()
-                    try await client.put("warm-up/x", data: Data("x".utf8))
-                    break
-                } catch where ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(200))
-                }
-            }
+            try await store.prepare(client, warmUpKey: "warm-up/x")
             try await body(store, client, origin, folder)
         } catch {
             await client.shutdown()

@@ -45,15 +45,25 @@ import TestSupport
         return false
     }
 
+    /// The origin, the server and the browser are ended on every path: a
+    /// browser that does not start fails this test alone.
     @Test func theGalleryFollowsWhatIsVisible() async throws {
         let (origin, folder, list) = try await makeOrigin()
-        let server = try await TestServer.start { c in
-            c.list = list
-            c.trustedOrigins = [origin.url("/").absoluteString]
-        }
-        let browser = try await WebDriver()
         defer { try? FileManager.default.removeItem(at: folder) }
+        try await cleaningUp({ await origin.stop() }) {
+            let server = try await TestServer.start { c in
+                c.list = list
+                c.trustedOrigins = [origin.url("/").absoluteString]
+            }
+            try await cleaningUp({ await server.stop() }) {
+                try await WebDriver.with { browser in
+                    try await followsWhatIsVisible(browser, server: server, origin: origin)
+                }
+            }
+        }
+    }
 
+    func followsWhatIsVisible(_ browser: WebDriver, server: TestServer, origin: OriginServer) async throws {
         try await browser.open(server.base + "/")
         #expect(try await until { (try await browser.run("return document.querySelectorAll('.row').length") as? Int) == 30 }, "the page lists the rows")
 
@@ -114,9 +124,5 @@ import TestSupport
         let pdf = try await server.get(try #require(href))
         #expect(pdf.status == .ok && pdf.header("Content-Type") == "application/pdf")
         try await browser.screenshot(to: Corpus.packageRoot.appendingPathComponent(".build/test-artifacts/gallery-photobook.png"))
-
-        await browser.quit()
-        await server.stop()
-        await origin.stop()
     }
 }

@@ -104,19 +104,9 @@ struct SharedCacheTests {
     static func bucketReady(_ store: SeaweedFS) async throws {
         let client = try store.client(bucket: "darkroom")
         try await cleaningUp({ await client.shutdown() }) { () async throws in
-            let deadline = ContinuousClock.now + .seconds(30)
-            while true {
-                do {
-                    try await client.createBucket()
-                    try await client.checkBucket()
-                    // The store allocates a bucket's volumes on its first write:
-                    // done here, not in the replicas' first store.
-                    try await client.put("warm-up", data: Data("warm".utf8))
-                    return
-                } catch where ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(200))
-                }
-            }
+            // The bucket's volumes are allocated here, not in the replicas'
+            // first store.
+            try await store.prepare(client)
         }
     }
 
@@ -301,17 +291,9 @@ struct S3SourceTests {
         let client = try store.client(bucket: "photos")
         let server: TestServer
         do {
-            let deadline = ContinuousClock.now + .seconds(30)
-            while true {
-                do {
-                    try await client.createBucket()
-                    try await client.put("summer/landscape.jpg", data: try Fixtures.data("landscape.jpg"), contentType: "image/jpeg")
-                    try await client.put("summer/notes.txt", data: Data("not a photo".utf8), contentType: "text/plain")
-                    break
-                } catch where ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(200))
-                }
-            }
+            try await store.prepare(client)
+            try await client.put("summer/landscape.jpg", data: try Fixtures.data("landscape.jpg"), contentType: "image/jpeg")
+            try await client.put("summer/notes.txt", data: Data("not a photo".utf8), contentType: "text/plain")
             server = try await TestServer.start { configuration in
                 configuration.s3Sources = S3SourceLoader.Configuration(endpoint: store.endpoint, credentials: credentials, allowedBuckets: ["photos"])
             }

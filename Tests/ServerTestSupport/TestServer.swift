@@ -66,8 +66,16 @@ public struct TestServer: Sendable {
         let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
             if (try? await server.get("/health"))?.status == .ok { return server }
-            try await Task.sleep(for: .milliseconds(50))
+            do {
+                try await Task.sleep(for: .milliseconds(50))
+            } catch {
+                await server.stop()
+                throw error
+            }
         }
+        // Stopped, its client shut down: a client dropped while running
+        // traps the test process.
+        await server.stop()
         throw TestServerError("the test server did not start in 120 s")
     }
 

@@ -29,7 +29,7 @@ public enum DarkroomProcess {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        try TiedProcess.run(process)
         // Read both pipes while it runs, so a full pipe never blocks it, each
         // on a thread of its own: a blocking read on the cooperative pool
         // would hold one of its few threads for the whole run.
@@ -50,12 +50,13 @@ public enum DarkroomProcess {
         return process
     }
 
-    /// The tests' environment with `extra` over it, and a processing time
+    /// The environment a test builds (``TiedProcess/environment(_:)``: none
+    /// of the runner's settings) with `extra` over it, and a processing time
     /// limit no busy machine reaches by accident (``unhurriedProcessingTime``)
     /// unless `extra` names one; `--max-processing-seconds` wins over both,
     /// for the tests about that limit.
     static func environment(_ extra: [String: String]) -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment
+        var environment = TiedProcess.environment()
         environment["DARKROOM_MAX_PROCESSING_SECONDS"] = "\(unhurriedProcessingTime.components.seconds)"
         // The tests' HTTP clients keep idle connections 60 s (AsyncHTTPClient's
         // default); a server that closed them first (10 s) would race a
@@ -82,13 +83,17 @@ public enum DarkroomProcess {
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle
-        try process.run()
+        if process.environment == nil { process.environment = TiedProcess.environment() }
+        try TiedProcess.run(process)
     }
 
     /// Sends `signal` and waits (without blocking a thread) for the process
     /// to end, up to `seconds`; kills it if it has not. Returns its status.
     @discardableResult
     public static func stop(_ process: Process, signal: Int32 = SIGTERM, seconds: Double = 15) async -> Int32? {
+        // Never started (a test that failed before it): nothing to stop,
+        // and Foundation traps on the status of a process not launched.
+        guard process.processIdentifier != 0 else { return nil }
         guard process.isRunning else { return process.terminationStatus }
         kill(process.processIdentifier, signal)
         let deadline = ContinuousClock.now + .seconds(seconds)
@@ -110,11 +115,11 @@ public func runTool(_ path: String, _ arguments: [String], environment: [String:
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        process.environment = TiedProcess.environment(environment)
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        try process.run()
+        try TiedProcess.run(process)
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))

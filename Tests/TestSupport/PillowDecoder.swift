@@ -36,7 +36,8 @@ public enum PillowDecoder {
         _ = FileManager.default.createFile(atPath: errorsFile.path, contents: nil)
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: errorsFile)
-        try process.run()
+        process.environment = TiedProcess.environment()
+        try TiedProcess.run(process)
         let answer = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {

@@ -29,12 +29,11 @@ public enum ScratchFolder {
         }
     }
 
-    /// The environment for a program a test starts: this process's, with
-    /// the program's temporary files put in `folder`.
+    /// The environment for a program a test starts (built by the test, as
+    /// ``TiedProcess/environment(_:)``), with the program's temporary files
+    /// put in `folder`.
     public static func environment(temporaryFiles folder: URL) -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment
-        environment["TMPDIR"] = folder.path
-        return environment
+        TiedProcess.environment(["TMPDIR": folder.path])
     }
 
     private static func removeAtExit() {

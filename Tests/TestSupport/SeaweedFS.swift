@@ -98,7 +98,7 @@ public final class SeaweedFS: @unchecked Sendable {
         handle.seekToEndOfFile()
         process.standardOutput = handle
         process.standardError = handle
-        try process.run()
+        try TiedProcess.run(process)
         self.process = process
         // Up means the gateway answers with S3's own status (403 to an
         // unsigned request), not merely that its port is open.
@@ -111,6 +111,33 @@ public final class SeaweedFS: @unchecked Sendable {
         await stop()
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "SeaweedFS did not start: \(text.suffix(2000))"])
+    }
+
+    /// Makes `client`'s bucket and waits until it takes a write: a new
+    /// store's gateway can answer the first writes to a bucket just made
+    /// with 404 (it has not seen the filer's new folder yet) and allocates
+    /// the bucket's volumes on the first write that lands. Each step is
+    /// polled on its own condition, up to the busy-machine deadline, and a
+    /// failure says which step and what the store said.
+    public func prepare(_ client: S3Client, warmUpKey: String = "warm-up") async throws {
+        let deadline = ContinuousClock.now + .seconds(300)
+        func until(_ step: String, _ attempt: () async throws -> Void) async throws {
+            while true {
+                do {
+                    return try await attempt()
+                } catch {
+                    guard ContinuousClock.now < deadline else {
+                        let log = (try? String(contentsOf: folder.appendingPathComponent("weed.log"), encoding: .utf8)) ?? ""
+                        throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey:
+                            "SeaweedFS: \(step) failed for 300 s: \(error); \(log.suffix(1500))"])
+                    }
+                    try await Task.sleep(for: .milliseconds(200))
+                }
+            }
+        }
+        try await until("creating the bucket") { try await client.createBucket() }
+        try await until("listing the new bucket") { try await client.checkBucket() }
+        try await until("the first write") { try await client.put(warmUpKey, data: Data("warm".utf8)) }
     }
 
     private func answers() async -> Bool {

@@ -19,7 +19,8 @@ public struct TestCertificate: Sendable {
                                  "-addext", "subjectAltName=DNS:\(host)"]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            process.environment = TiedProcess.environment()
+            try TiedProcess.run(process)
             process.waitUntilExit()
             guard process.terminationStatus == 0 else {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "openssl could not make a certificate for \(host)"])

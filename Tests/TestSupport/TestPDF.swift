@@ -101,7 +101,8 @@ public enum TestPDF {
             + "out = []\nwhile n > 0:\n    k = min(n, len(chunk)); out.append(c.compress(chunk[:k])); n -= k\nout.append(c.flush()); sys.stdout.buffer.write(b''.join(out))"]
         let pipe = Pipe()
         python.standardOutput = pipe
-        try python.run()
+        python.environment = TiedProcess.environment()
+        try TiedProcess.run(python)
         let compressed = pipe.fileHandleForReading.readDataToEndOfFile()
         python.waitUntilExit()
         return stream(compressed, dictionary: "/Type /XObject /Subtype /Image /Width \(width) /Height \(height) /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode")

@@ -14,7 +14,8 @@ public enum TestVideo {
         process.arguments = ["-nostdin", "-loglevel", "error", "-y"] + arguments + [output.path]
         let errors = Pipe()
         process.standardError = errors
-        try process.run()
+        process.environment = TiedProcess.environment()
+        try TiedProcess.run(process)
         let said = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {

@@ -14,24 +14,11 @@ struct S3ClientTests {
         return try S3Client(configuration: configuration)
     }
 
-    /// A new store takes a moment before it accepts buckets.
-    static func createBucket(_ client: S3Client) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while true {
-            do {
-                try await client.createBucket()
-                return
-            } catch where ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(200))
-            }
-        }
-    }
-
     @Test func objectsRoundTripAndErrorsSayWhatTheStoreSaid() async throws {
         let store = try await SeaweedFS.start()
         let client = try Self.client(store)
         do {
-            try await Self.createBucket(client)
+            try await store.prepare(client)
             try await client.checkBucket()
 
             let photo = try Fixtures.data("landscape.jpg")

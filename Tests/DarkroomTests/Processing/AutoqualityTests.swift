@@ -35,7 +35,8 @@ import TestSupport
         process.arguments = [Corpus.packageRoot.appendingPathComponent("Tests/Tools/ssim_reference.py").path, "\(width)", "\(height)"] + files
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        process.environment = TiedProcess.environment()
+        try TiedProcess.run(process)
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         try #require(process.terminationStatus == 0, "scikit-image is in .venv (scripts/bootstrap)")
