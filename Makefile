@@ -32,16 +32,17 @@ thumbnails: release
 		--resize 600 --filter sepia:0.8 -o $(OUT)/samples/
 	@echo "Sepia thumbnails written to $(OUT)/samples/"
 
+# The tests run where loopback is the only network (scripts/loopback-only).
 test: bootstrap
 	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
-	$(SWIFT) test --skip-build --parallel
+	scripts/loopback-only $(SWIFT) test --skip-build --parallel
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 
 # The whole suite while other processes keep every core busy: no test may
 # depend on how fast the machine is.
 test-busy: bootstrap
 	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
-	scripts/busy $(SWIFT) test --skip-build --parallel
+	scripts/busy scripts/loopback-only $(SWIFT) test --skip-build --parallel
 
 # The container image, localhost/darkroom:latest (IMAGE=... to name it),
 # built with podman from Debian's packages alone (scripts/image says how).
@@ -68,7 +69,7 @@ docs: bootstrap
 CRASH_KILLS ?= 100
 crash-test: bootstrap
 	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
-	DARKROOM_CRASH_KILLS=$(CRASH_KILLS) $(SWIFT) test --skip-build --filter 'KillTests|CrashSafetyTests'
+	DARKROOM_CRASH_KILLS=$(CRASH_KILLS) scripts/loopback-only $(SWIFT) test --skip-build --filter 'KillTests|CrashSafetyTests'
 
 # Seconds each fuzz target runs in `make test` (`make fuzz`: FUZZ_SECONDS).
 TEST_FUZZ_SECONDS ?= 3
@@ -144,9 +145,9 @@ fuzz: bootstrap
 # shared by dozens of sanitized tests at once.
 sanitize: bootstrap
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
-	ASAN_OPTIONS=detect_leaks=0 DARKROOM_SANITIZER=address $(SWIFT) test --skip-build --no-parallel --sanitize=address --scratch-path .build/asan
+	ASAN_OPTIONS=detect_leaks=0 DARKROOM_SANITIZER=address scripts/loopback-only $(SWIFT) test --skip-build --no-parallel --sanitize=address --scratch-path .build/asan
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan -Xswiftc -DDARKROOM_TSAN_LOCKS
-	DARKROOM_SANITIZER=thread $(SWIFT) test --skip-build --no-parallel --sanitize=thread --scratch-path .build/tsan -Xswiftc -DDARKROOM_TSAN_LOCKS
+	DARKROOM_SANITIZER=thread scripts/loopback-only $(SWIFT) test --skip-build --no-parallel --sanitize=thread --scratch-path .build/tsan -Xswiftc -DDARKROOM_TSAN_LOCKS
 
 # A package that depends on Darkroom through a tagged git URL with `from:`,
 # built in release mode, thumbnails a corpus photo (about 10 minutes).

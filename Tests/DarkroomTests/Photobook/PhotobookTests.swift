@@ -187,13 +187,25 @@ import TestSupport
                 }
             }
             let job = Photobook(pipeline: pipeline).start(request, to: path)
+            let held = Corpus.photos.map { "/photos/\($0.lastPathComponent)" }
             for await step in job.progress {
-                if case .writing(let written, _) = step, written >= 3 { job.cancel(); break }
+                if case .writing(let written, _) = step, written >= 3 { break }
             }
+            // Cancelled once pages are written and a held download is under
+            // way (the book cannot end without one).
+            #expect(await eventually(120) { held.contains { origin.requests($0) > 0 } }, "the book reached the held photos")
+            job.cancel()
             await #expect(throws: DarkroomError.self) { try await job.result }
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "no output file, no temporary file")
             #expect(await eventually { pipeline.filtrationQueue.counts.running == 0 && pipeline.filtrationQueue.counts.waiting == 0 })
-            #expect(pipeline.filtrationQueue.counts.finished < 36, "work stopped")
+            // The held downloads were abandoned, not waited for: none runs or
+            // waits any more (each would hold its slot for 600 s), and the
+            // origin saw every one it had begun to answer cut off.
+            let downloads = pipeline.downloadQueue
+            #expect(await eventually(120) { downloads.counts.running == 0 && downloads.counts.waiting == 0 },
+                    "downloads running \(downloads.counts.running), waiting \(downloads.counts.waiting)")
+            #expect(await eventually(120) { held.allSatisfy { origin.aborted($0) == origin.requests($0) } },
+                    "each held download was cut off: \(held.map { "\(origin.requests($0))/\(origin.aborted($0))" })")
         }
     }
 
