@@ -146,15 +146,17 @@ struct ProcessingRun {
         let oriented = swaps ? (width: header.height, height: header.width) : (width: header.width, height: header.height)
 
         // 2. Shrink on load when the first step is a downscale. An image to
-        //    be rotated is decoded whole (random access): rotation reads its
-        //    lines out of order.
+        //    be turned or flipped upside down, by its EXIF orientation or by
+        //    a step, is decoded whole (random access): those read its rows
+        //    out of order, which a source decoded in one pass cannot serve.
         let plan = ShrinkOnLoad.plan(operations: options.operations, format: format, width: oriented.width, height: oriented.height)
         let rotates = orientation != 1
+        let randomAccess = rotates || options.operations.contains { $0.readsRowsOutOfOrder }
         var image = try Traces.span("darkroom.decode", under: trace) { () throws(DarkroomError) in
-            try checkWholeDecode(of: header, format: format, shrink: plan.factor, randomAccess: rotates)
+            try checkWholeDecode(of: header, format: format, shrink: plan.factor, randomAccess: randomAccess)
             var image = header
-            if plan.factor > 1 || rotates {
-                let loaded = try load(raw, format: format, shrink: plan.factor, randomAccess: rotates, page: selected?.first ?? 0, pages: selected?.count ?? 1)
+            if plan.factor > 1 || randomAccess {
+                let loaded = try load(raw, format: format, shrink: plan.factor, randomAccess: randomAccess, page: selected?.first ?? 0, pages: selected?.count ?? 1)
                 image = selected == nil ? loaded : try vips("stacking the pages") { try loaded.asOnePage() }
             }
             try killSwitch.check()
@@ -360,6 +362,11 @@ struct ProcessingRun {
             return try killSwitch.vips.armed(image, body)
         } catch {
             if killSwitch.isPulled { throw .cancelled }
+            // A step that read the source's rows out of order is the plan's
+            // fault, not the file's: never blamed on the image.
+            if error.message.contains("out of order read") {
+                throw DarkroomError(.processingFailed, "a step read the source's rows out of the order they are decoded in", underlying: error.message)
+            }
             var format = sourceFormat
             if format == nil, case .image(let sniffed) = ImageFormat.sniff(data) { format = sniffed }
             throw DarkroomError(.corruptImage, "the \(format?.rawValue.uppercased() ?? "source") image is damaged or truncated: its pixels could not be decoded",
