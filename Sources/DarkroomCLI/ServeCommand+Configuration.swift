@@ -287,6 +287,12 @@ extension ServeCommand {
         c.infoIncludesGPS = infoGps || envFlag("INFO_GPS")
         if c.onlyPresets, c.presets.isEmpty { throw ValidationError("--only-presets needs at least one --preset") }
         try readImgproxySettings(into: &c, env: env, envFlag: envFlag)
+        if let secret = secret ?? env("SECRET") { c.secret = ServerSecret(secret) }
+        if c.sourceRules.encryptionKey != nil, c.signatures.isEmpty {
+            // Unsigned, any client could send tokens of its own making and
+            // read the key's padding from the answers.
+            throw ValidationError("--source-url-encryption-key needs signed URLs (--key and --salt): unsigned, a client can probe the encryption with tokens of its own")
+        }
         return c
     }
 

@@ -24,6 +24,9 @@ public struct ServerConfiguration: Sendable {
     /// When not empty, image URLs must carry imgproxy's signature by one
     /// of these key and salt pairs (several while keys are rotated).
     public var signatures: [URLSignature] = []
+    /// The secret image and info requests must carry as `Authorization:
+    /// Bearer SECRET` (imgproxy's `IMGPROXY_SECRET`); none by default.
+    public var secret = ServerSecret()
     /// The one signing pair, when there is one.
     public var signature: URLSignature? {
         get { signatures.first }

@@ -229,12 +229,34 @@ import TestSupport
 
     @Test func theSourceURLEncryptionKeyIsImgproxys() throws {
         let key = "1eb5b0e971ad7f45324c1bb15c947cb207c43152fa5c6c7f35c4f36e0c18e0f1"
-        #expect(try configuration(["IMGPROXY_SOURCE_URL_ENCRYPTION_KEY": key]).sourceRules.encryptionKey?.count == 32)
-        #expect(try configuration([:], ["--source-url-encryption-key", String(key.prefix(32))]).sourceRules.encryptionKey?.count == 16)
+        let signed = ["IMGPROXY_KEY": "943b421c9eb07c83", "IMGPROXY_SALT": "520f986b998545b4"]
+        #expect(try configuration(signed.merging(["IMGPROXY_SOURCE_URL_ENCRYPTION_KEY": key]) { $1 }).sourceRules.encryptionKey?.count == 32)
+        #expect(try configuration([:], ["--key", "943b421c9eb07c83", "--salt", "520f986b998545b4",
+                                        "--source-url-encryption-key", String(key.prefix(32))]).sourceRules.encryptionKey?.count == 16)
         for bad in ["abc", String(key.prefix(30)), "zz" + key.dropFirst(2), key + "00"] {
-            #expect(throws: (any Error).self, "\(bad)") { try configuration([:], ["--source-url-encryption-key", bad]) }
+            #expect(throws: (any Error).self, "\(bad)") { try configuration(signed, ["--source-url-encryption-key", bad]) }
         }
         #expect(ImgproxyEnvironment(["IMGPROXY_SOURCE_URL_ENCRYPTION_KEY": key]).unhonoured.isEmpty)
+        // Unsigned URLs would let a client send tokens of its own: refused at start.
+        do {
+            _ = try configuration(["IMGPROXY_SOURCE_URL_ENCRYPTION_KEY": key])
+            Issue.record("an encryption key without signing was accepted")
+        } catch {
+            #expect("\(error)".contains("needs signed URLs"), "\(error)")
+        }
+    }
+
+    @Test func theSecretIsImgproxys() throws {
+        #expect(try configuration([:]).secret.value == nil)
+        #expect(try configuration(["IMGPROXY_SECRET": "s3cr3t"]).secret.value == "s3cr3t")
+        #expect(try configuration([:], ["--secret", "flag"]).secret.value == "flag")
+        #expect(ImgproxyEnvironment(["IMGPROXY_SECRET": "s3cr3t"]).unhonoured.isEmpty)
+        let secret = ServerSecret("s3cr3t")
+        #expect(secret.admits("Bearer s3cr3t"))
+        for wrong in [nil, "", "Bearer", "Bearer s3cr3", "Bearer s3cr3t ", "bearer s3cr3t", "Bearer S3CR3T", "s3cr3t"] {
+            #expect(!secret.admits(wrong), "\(String(describing: wrong))")
+        }
+        #expect(ServerSecret().admits(nil))
     }
 
     @Test func svgSettingsAreImgproxys() throws {

@@ -27,10 +27,43 @@ import TestSupport
             #expect(enc.headers[.contentType] == "image/jpeg" && enc.body == plain.body)
             let info = try await client.execute(uri: "/info/_/enc/\(hidden)", method: .get)
             #expect(info.status == .ok && String(buffer: info.body).contains("\"width\""), "\(String(buffer: info.body))")
+            // The answer's name is not the hidden file's.
+            let disposition = enc.headers[.contentDisposition] ?? ""
+            #expect(!disposition.contains("Aqua") && disposition.contains("image"), "\(disposition)")
         }
         try await withRouter { client in
             let refused = try await client.execute(uri: "/img/_/rs:fit:100:100/enc/\(hidden).jpg", method: .get)
             #expect(refused.status == .notFound && String(buffer: refused.body).contains("source-url-encryption-key"), "\(String(buffer: refused.body))")
+        }
+    }
+
+    /// Nothing of the hidden URL in any answer: a source missing, one that
+    /// is not an image, one refused, and a token that does not decrypt
+    /// (right padding or not) all answer one 404 with one sentence, on
+    /// images and on /info.
+    @Test func everyFailureOfAnEncryptedSourceIsOneAnswerThatShowsNothing() async throws {
+        let secrets = ["local:///hidden/customer-4711/passport-scan.png", "local:///photos/../../etc/customer-4711",
+                       "ftp://customer-4711.example/passport-scan.png", "not a url customer-4711"]
+        var tokens = try secrets.map { try Self.encrypted($0, iv: [UInt8](repeating: 7, count: 16)) }
+        // A token cut short, and one whose last block was changed: the
+        // padding no longer checks.
+        tokens.append(String(tokens[0].dropLast(4)))
+        var tampered = Array(Data(base64URLEncoded: tokens[0])!)
+        tampered[tampered.count - 17] ^= 1
+        tokens.append(Data(tampered).base64URLEncodedString())
+        let all = tokens
+        try await withRouter({ $0.sourceRules.encryptionKey = Self.key }) { client in
+            var answers = Set<String>()
+            for token in all {
+                for uri in ["/img/_/rs:fit:100:100/enc/\(token).jpg", "/info/_/enc/\(token)"] {
+                    let answer = try await client.execute(uri: uri, method: .get)
+                    let text = String(buffer: answer.body)
+                    let fields = answer.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+                    #expect(!text.contains("customer-4711") && !text.contains("passport") && !fields.contains("customer-4711"), "\(uri): \(text)")
+                    answers.insert("\(answer.status.code) \(text)")
+                }
+            }
+            #expect(answers == ["404 the encrypted source could not be had\n"], "\(answers)")
         }
     }
 }

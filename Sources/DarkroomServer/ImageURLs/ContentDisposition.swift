@@ -34,6 +34,10 @@ struct ContentDisposition: Sendable, Hashable {
 
     /// The name a source URL suggests: its last path segment without
     /// extension, or "image".
+    /// The name of an answer whose source came encrypted: its own would
+    /// show part of the hidden URL.
+    static let hiddenSourceName = "image"
+
     static func defaultName(for source: URL) -> String {
         let stem = (source.lastPathComponent as NSString).deletingPathExtension
         return stem.isEmpty || stem == "/" ? "image" : stem

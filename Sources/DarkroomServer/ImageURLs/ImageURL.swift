@@ -15,6 +15,8 @@ public struct ImageURL: Sendable, Hashable {
     public var source: URL
     /// The extension asked for, if any ("jpg", "webp", "auto"...).
     public var requestedExtension: String?
+    /// The source came encrypted (`/enc/`): no answer may show it.
+    public var sourceIsEncrypted = false
 
     /// Parses the path after `/img` (starting with `/`).
     ///
@@ -37,6 +39,7 @@ public struct ImageURL: Sendable, Hashable {
         signedPath = parts.signedPath
         source = parts.source
         requestedExtension = parts.requestedExtension
+        sourceIsEncrypted = parts.sourceIsEncrypted
         options = try ImageURLOptions(segments: parts.optionSegments, context: context)
     }
 
@@ -48,6 +51,7 @@ public struct ImageURL: Sendable, Hashable {
         var optionSegments: [String] = []
         var source: URL
         var requestedExtension: String?
+        var sourceIsEncrypted = false
 
         init(path: String, onlyPresets: Bool, sources: SourceRules) throws(ImageURLError) {
             guard let (signature, signedPath) = ImageURL.split(path) else {
@@ -105,9 +109,10 @@ public struct ImageURL: Sendable, Hashable {
                 }
                 let decrypted = try sources.decrypted(text)
                 guard let url = URL(string: sources.rewritten(decrypted)) else {
-                    throw .init("the encrypted source is not a URL once decrypted")
+                    throw .init(EncryptedSource.reason)
                 }
                 source = url
+                sourceIsEncrypted = true
             } else {
                 var parts = Array(segments[index...])
                 // The last segment a file name for the page's sake, where the

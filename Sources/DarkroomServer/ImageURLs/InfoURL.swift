@@ -9,6 +9,8 @@ public import Foundation
 /// the info option wins, as Pro reads an info URL.
 public struct InfoURL: Sendable {
     public var source: URL
+    /// The source came encrypted (`/enc/`): no answer may show it.
+    public var sourceIsEncrypted = false
     public var info = InfoOptions()
     /// A checksum the source's bytes must have (`hashsum`), or nil.
     public var expectedHashsum: (kind: Hashsum.Kind, hex: String)?
@@ -19,6 +21,7 @@ public struct InfoURL: Sendable {
     public init(path: String, context: ImageURLOptions.Context, sources: SourceRules = SourceRules()) throws(ImageURLError) {
         let parts = try ImageURL.Parts(path: path, onlyPresets: false, sources: sources)
         source = parts.source
+        sourceIsEncrypted = parts.sourceIsEncrypted
         var imageSegments: [String] = []
         for segment in parts.optionSegments {
             try read(segment, context: context, presets: [], imageSegments: &imageSegments)

@@ -25,6 +25,9 @@ final class ParsedURLCache: Sendable {
         var disposition: ContentDisposition?
         /// A watermark to fetch (`wmu`) before `request` is processed.
         var watermarkSource: URL?
+        /// The source came encrypted: its failures are answered as one
+        /// (``EncryptedSource``).
+        var sourceIsEncrypted = false
 
         /// The fields an answer adds for this URL, as names and values: as
         /// imgproxy's, no type sniffing and no scripts, whatever the bytes

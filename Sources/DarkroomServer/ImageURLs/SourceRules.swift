@@ -54,7 +54,8 @@ public struct SourceRules: Sendable, Hashable {
 
     /// An `/enc/` source: base64url of a 16-byte IV and the URL encrypted
     /// with AES-CBC under ``encryptionKey``, PKCS #7 padded. Every failure
-    /// reads the same, so the answers tell nothing about the padding.
+    /// reads as a source that could not be had (``EncryptedSource``), so the
+    /// answers tell nothing about the padding.
     func decrypted(_ text: String) throws(ImageURLError) -> String {
         guard let key = encryptionKey else {
             throw .init("encrypted source URLs (/enc/) need the server's key (darkroom serve --source-url-encryption-key)")
@@ -63,7 +64,7 @@ public struct SourceRules: Sendable, Hashable {
               let iv = try? AES._CBC.IV(ivBytes: data.prefix(16)),
               let plain = try? AES._CBC.decrypt(data.dropFirst(16), using: SymmetricKey(data: key), iv: iv),
               let url = String(data: plain, encoding: .utf8)
-        else { throw .init("the encrypted source URL could not be decrypted with this server's key") }
+        else { throw .init(EncryptedSource.reason) }
         return url
     }
 

@@ -64,6 +64,7 @@ struct ImageRoutes: Sendable {
                 response = Response(status: .ok, headers: [.contentType: "text/plain"], body: ResponseBody(byteBuffer: ByteBuffer(string: " ")))
             } else {
                 do {
+                    try routes.configuration.secret.check(request.headers[.authorization])
                     response = try await routes.respond(to: request, path: path, context: context)
                 } catch {
                     // A refused URL's answer carries the CORS fields too.
@@ -119,9 +120,15 @@ struct ImageRoutes: Sendable {
                 }
             } catch {
                 // The server's own failures, in the request's log lines; a
-                // stranger's bad sources stay at debug level.
+                // stranger's bad sources stay at debug level. An encrypted
+                // source is named at debug level only, and never answered.
+                let shown = parsed.sourceIsEncrypted ? EncryptedSource.hiding(error) : error
                 context.logger.log(level: error.httpStatus.code >= 500 ? .warning : .debug, "image request failed",
-                                   metadata: ["status": "\(error.httpStatus.code)", "error": "\(error)"])
+                                   metadata: ["status": "\(error.httpStatus.code)", "error": "\(shown)"])
+                if parsed.sourceIsEncrypted, shown != error {
+                    context.logger.debug("encrypted source failed", metadata: ["error": "\(error)"])
+                }
+                let error = shown
                 var headers = HTTPFields()
                 if parsed.negotiated { headers[.vary] = "Accept" }
                 if let answer = await fallbackAnswer(for: error, request: request, parsed: parsed, imageRequest: imageRequest, context: context) {
@@ -214,6 +221,9 @@ struct ImageRoutes: Sendable {
         do {
             return try ImageURL(path: path, context: context, onlyPresets: configuration.onlyPresets, sources: configuration.sourceRules)
         } catch {
+            // An encrypted source that does not decrypt reads as every other
+            // failure to have one.
+            if error.message == EncryptedSource.reason { throw RouteError(.notFound, EncryptedSource.reason) }
             // As imgproxy: a URL that does not parse names no image, 404.
             throw RouteError(.notFound, "bad image URL: \(error.message)")
         }
@@ -274,12 +284,14 @@ struct ImageRoutes: Sendable {
         }
         options.limits = url.options.limits(over: configuration.limits)
         let request = ImageRequest(source: .url(url.source), options: options, priority: .normal, admission: .unlessOverloaded)
-        // As imgproxy: always named, after the source unless `fn` says.
-        let disposition = ContentDisposition(name: url.options.filename ?? ContentDisposition.defaultName(for: url.source),
-                                             attachment: url.options.returnAttachment)
+        // As imgproxy: always named, after the source unless `fn` says; an
+        // encrypted source's name is not shown.
+        let named = url.sourceIsEncrypted ? ContentDisposition.hiddenSourceName : ContentDisposition.defaultName(for: url.source)
+        let disposition = ContentDisposition(name: url.options.filename ?? named, attachment: url.options.returnAttachment)
         return .init(request: request, processedKey: request.processedKey, negotiated: negotiated,
                      varyByHints: configuration.clientHints, expires: url.options.expires,
-                     disposition: disposition, watermarkSource: url.options.watermark == nil ? nil : url.options.watermarkURL)
+                     disposition: disposition, watermarkSource: url.options.watermark == nil ? nil : url.options.watermarkURL,
+                     sourceIsEncrypted: url.sourceIsEncrypted)
     }
 
     /// The answer: the image with caching headers, or 304 when the client's
@@ -335,6 +347,8 @@ struct ImageRoutes: Sendable {
     func cachedAnswer(to request: HTTPRequestHead, newID: () -> String = RequestID.next) -> (head: HTTPResponseHead, body: ByteBuffer?)? {
         // Only image URLs are in the parsed-URL cache: the route stores them.
         guard request.method == .GET, request.isKeepAlive else { return nil }
+        // Without the secret, the router refuses it.
+        guard configuration.secret.admits(request.headers["authorization"].first) else { return nil }
         // A client's cookies or passed headers may make the answer its own:
         // the route decides.
         if configuration.cookiePassthrough != nil, request.headers.contains(name: "cookie") { return nil }

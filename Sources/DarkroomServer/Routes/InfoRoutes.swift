@@ -24,15 +24,23 @@ struct InfoRoutes: Sendable {
     /// Errors are thrown as they are: a ``DarkroomError`` answers with its
     /// own status and reason (it is an `HTTPResponseError`).
     func respond(to request: Request, context: ServerContext) async throws -> Response {
+        try configuration.secret.check(request.headers[.authorization])
         let path = String(request.uri.path.dropFirst("/info".count))
         let url = try Self.verifiedURL(path, configuration: configuration)
         // Nil: the source's bytes are not the ones the URL's hashsum names.
-        let answer = try await connections.run(on: context.channel) { () async throws(DarkroomError) -> ImageInfo? in
-            let source = try await pipeline.originalData(for: .url(url.source))
-            if let expected = url.expectedHashsum, Hashsum.hex(of: source.data, expected.kind) != expected.hex { return nil }
-            return try await processor.info(of: source.data, limits: url.imageOptions.limits(over: configuration.limits),
-                                            includeGPS: configuration.infoIncludesGPS, options: url.info,
-                                            objectDetection: configuration.objectDetection)
+        let answer: ImageInfo?
+        do throws(DarkroomError) {
+            answer = try await connections.run(on: context.channel) { () async throws(DarkroomError) -> ImageInfo? in
+                let source = try await pipeline.originalData(for: .url(url.source))
+                if let expected = url.expectedHashsum, Hashsum.hex(of: source.data, expected.kind) != expected.hex { return nil }
+                return try await processor.info(of: source.data, limits: url.imageOptions.limits(over: configuration.limits),
+                                                includeGPS: configuration.infoIncludesGPS, options: url.info,
+                                                objectDetection: configuration.objectDetection)
+            }
+        } catch {
+            guard url.sourceIsEncrypted else { throw error }
+            context.logger.debug("encrypted source failed", metadata: ["error": "\(error)"])
+            throw EncryptedSource.hiding(error)
         }
         guard let info = answer else {
             // As imgproxy Pro: a mismatch is a 422.
@@ -53,6 +61,7 @@ struct InfoRoutes: Sendable {
         do {
             return try InfoURL(path: path, context: context, sources: configuration.sourceRules)
         } catch {
+            if error.message == EncryptedSource.reason { throw RouteError(.notFound, EncryptedSource.reason) }
             throw RouteError(.notFound, "bad info URL: \(error.message)")
         }
     }
