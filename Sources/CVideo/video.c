@@ -58,10 +58,34 @@ static void close_container(AVFormatContext **format) {
     avio_context_free(&io);
 }
 
+// The demuxer for the containers Darkroom reads, named from the bytes as
+// the sniff named them (ISO BMFF, Matroska and WebM, AVI); NULL for any
+// other. FFmpeg is never left to probe: its probing picks among every
+// demuxer it has, SDP and playlists among them, which open sockets and
+// files of their own.
+static const AVInputFormat *named_demuxer(const uint8_t *data, size_t size) {
+    if (size >= 12 && memcmp(data + 4, "ftyp", 4) == 0) return av_find_input_format("mov");
+    if (size >= 4 && memcmp(data, "\x1A\x45\xDF\xA3", 4) == 0) return av_find_input_format("matroska");
+    if (size >= 12 && memcmp(data, "RIFF", 4) == 0 && memcmp(data + 8, "AVI ", 4) == 0) return av_find_input_format("avi");
+    return NULL;
+}
+
+// The only demuxers a container may be read by, and no protocol at all.
+static const char *const allowed_formats = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi";
+
+// Every nested open a demuxer asks for (a reference to another file, a
+// playlist's entries) is refused: the bytes in memory are all it reads.
+static int refuse_open(struct AVFormatContext *s, AVIOContext **pb, const char *url, int flags, AVDictionary **options) {
+    (void)s; (void)pb; (void)url; (void)flags; (void)options;
+    return AVERROR(EPERM);
+}
+
 // The container opened over the bytes and its streams found, in `*out`;
 // on failure nothing is left allocated. `source` outlives the context.
 static int open_container(memory_source *source, long long probe_bytes, AVFormatContext **out, char *error, int error_size) {
     av_log_set_level(AV_LOG_QUIET);
+    const AVInputFormat *demuxer = named_demuxer(source->data, source->size);
+    if (!demuxer) return fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "the container is not MP4, QuickTime, Matroska, WebM or AVI", 0);
     AVFormatContext *format = avformat_alloc_context();
     unsigned char *buffer = av_malloc(1 << 16);
     AVIOContext *io = buffer && format ? avio_alloc_context(buffer, 1 << 16, 0, source, read_packet, NULL, seek) : NULL;
@@ -73,7 +97,17 @@ static int open_container(memory_source *source, long long probe_bytes, AVFormat
     format->pb = io;
     format->flags |= AVFMT_FLAG_CUSTOM_IO;
     format->probesize = probe_bytes;
-    int code = avformat_open_input(&format, NULL, NULL, NULL);
+    format->io_open = refuse_open;
+    format->format_whitelist = av_strdup(allowed_formats);
+    // "none" names no protocol: every protocol is refused.
+    format->protocol_whitelist = av_strdup("none");
+    if (!format->format_whitelist || !format->protocol_whitelist) {
+        av_freep(&io->buffer);
+        avio_context_free(&io);
+        avformat_free_context(format);
+        return fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "no memory to read the video", 0);
+    }
+    int code = avformat_open_input(&format, NULL, demuxer, NULL);
     if (code < 0) {
         // avformat_open_input freed the context, not the custom I/O.
         av_freep(&io->buffer);

@@ -43,7 +43,9 @@ enum ChildProcess {
         do {
             try process.run()
         } catch {
-            throw DarkroomError(.processingFailed, "\(executable) could not be started", underlying: "\(error)")
+            // Named by its program's name only: an answer shows no path of
+            // the machine.
+            throw DarkroomError(.processingFailed, "the drawing child (\(URL(fileURLWithPath: executable).lastPathComponent)) could not be started")
         }
         let state = KillState(process)
         // Watches the clock and the switch while this thread is in a read.

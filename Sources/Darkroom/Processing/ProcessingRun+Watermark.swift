@@ -35,11 +35,19 @@ extension ProcessingRun {
         if watermark.rotation.truncatingRemainder(dividingBy: 360) != 0 {
             let straight = try vips("preparing the watermark") { try mark.withAlpha() }
             try reserveMemory(MemoryCost.product(mark.width + mark.height, mark.width + mark.height, 8), for: "turning the watermark")
-            mark = try vips("turning the watermark") { try straight.turned(clockwise: watermark.rotation).inMemory() }
+            let turned = try vips("turning the watermark") { try straight.turned(clockwise: watermark.rotation) }
+            // Its pixels computed under the kill switch, as every step's.
+            mark = try computingPixels(of: turned) { () throws(VipsError) in try turned.inMemory() }
         }
         if watermark.shadowSigma > 0 {
             let straight = try vips("preparing the watermark") { try mark.withAlpha() }
-            mark = try vips("the watermark's shadow") { try straight.withShadow(sigma: watermark.shadowSigma * offsetScale).inMemory() }
+            let sigma = watermark.shadowSigma * offsetScale
+            let shadowed = try vips("the watermark's shadow") { try straight.withShadow(sigma: sigma) }
+            // A Gaussian as any other: its work bounded by the cost rule, its
+            // copy in the budget, its pixels computed under the kill switch.
+            try checkCost(of: "watermark shadow", sigma: sigma, on: shadowed)
+            try reserveInMemory(shadowed, for: "shadowing")
+            mark = try computingPixels(of: shadowed) { () throws(VipsError) in try shadowed.inMemory() }
         }
         if watermark.replicate {
             // The offsets are the space between tiles, shared on both sides.

@@ -37,4 +37,15 @@ import TestSupport
         #expect(cancelled.killed && cancelled.signalled)
         #expect(ContinuousClock.now - started < .seconds(30), "killed, not waited for")
     }
+
+    /// A child that cannot start is a failure whose answer names no path
+    /// of the machine.
+    @Test func aChildThatCannotStartNamesNoPath() throws {
+        do {
+            _ = try run(["/nonexistent/private/darkroom-child", "render-pdf-page"])
+            Issue.record("a missing program started")
+        } catch let error as DarkroomError {
+            #expect(error.kind == .processingFailed && !error.description.contains("/"), "\(error)")
+        }
+    }
 }

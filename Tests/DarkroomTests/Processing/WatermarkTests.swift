@@ -164,6 +164,16 @@ import TestSupport
             bad(&watermark)
             #expect(throws: DarkroomError.self) { try process(fixture: "landscape.jpg", [.watermark(watermark)]) }
         }
+        // A shadow is a Gaussian as any other: a large one on a large mark
+        // is refused by the cost rule before any of its pixels is made.
+        var huge = Watermark(image: try Self.redSquare(), opacity: 1)
+        (huge.fitWidth, huge.fitHeight, huge.shadowSigma) = (4096, 4096, 100)
+        do {
+            _ = try process(fixture: "landscape.jpg", [.watermark(huge)])
+            Issue.record("a 4096-pixel shadow of sigma 100 was made")
+        } catch let error as DarkroomError {
+            #expect(error.kind == .invalidOption && error.reason.contains("watermark shadow sigma"), "\(error)")
+        }
     }
 
     @Test func alphaStaysAndBadNumbersAreRefused() throws {

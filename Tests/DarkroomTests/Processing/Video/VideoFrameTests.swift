@@ -67,6 +67,19 @@ import TestSupport
         #expect(refusal(sound, options())?.kind == .notAnImage)
     }
 
+    /// A file with Matroska's magic whose body is an SDP session (which
+    /// FFmpeg's SDP demuxer would answer by binding a UDP port for each
+    /// media line and waiting for packets) is read as Matroska only, and
+    /// refused at once as a damaged video, not left to wait for a network.
+    @Test func aContainerIsReadOnlyByTheDemuxerItsMagicNames() throws {
+        var hostile = Data([0x1A, 0x45, 0xDF, 0xA3, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00])
+        var session = "v=0\no=- 0 0 IN IP4 127.0.0.1\ns=x\nc=IN IP4 127.0.0.1\nt=0 0\n"
+        for port in stride(from: 40_000, to: 40_400, by: 2) { session += "m=video \(port) RTP/AVP 96\na=rtpmap:96 H264/90000\n" }
+        hostile.append(Data(session.utf8))
+        let refused = refusal(hostile, options())
+        #expect(refused?.kind == .corruptImage || refused?.kind == .notAnImage, "\(String(describing: refused))")
+    }
+
     /// Every frame of 30 s of 720p stands between the start and the time
     /// asked (one keyframe): the deadline ends the child, and the next
     /// video is answered.
