@@ -55,6 +55,10 @@ let package = Package(
         .target(
             name: "CImageFacts"
         ),
+        // The drawing children's seccomp filter: no socket, for good.
+        .target(
+            name: "CSandbox"
+        ),
         // Small images from big ones without libvips: JPEG on libjpeg-turbo
         // (scaled decode, one encode), PNG on libdeflate, WebP on libwebp,
         // AVIF on libavif, and Lanczos-3 in fixed point with SIMD between. C: libjpeg
@@ -126,6 +130,7 @@ let package = Package(
             dependencies: [
                 "Darkroom",
                 "DarkroomServer",
+                "CSandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "OTel", package: "swift-otel"),

@@ -38,14 +38,3 @@ struct RenderVideoFrameCommand: ParsableCommand {
         throw ExitCode(outcome.status)
     }
 }
-
-/// The limits a drawing child sets on itself before it reads a byte.
-enum ChildLimits {
-    static func apply(memory: Int, seconds: Int) throws {
-        var address = rlimit(rlim_cur: rlim_t(memory), rlim_max: rlim_t(memory))
-        var cpu = rlimit(rlim_cur: rlim_t(seconds), rlim_max: rlim_t(seconds + 1))
-        guard setrlimit(Int32(RLIMIT_AS.rawValue), &address) == 0, setrlimit(Int32(RLIMIT_CPU.rawValue), &cpu) == 0 else {
-            throw ExitCode(6)
-        }
-    }
-}

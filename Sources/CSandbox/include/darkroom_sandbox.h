@@ -1,0 +1,19 @@
+#ifndef DARKROOM_SANDBOX_H
+#define DARKROOM_SANDBOX_H
+
+// What a drawing child does to itself before it reads a byte of a
+// stranger's file: the libraries it runs (poppler, librsvg, FFmpeg, x265)
+// cannot be stopped from inside, so the kernel bounds what they can reach.
+
+/// Installs a seccomp filter under which `socket` fails with EACCES for
+/// every address family, for this process and all it starts, for good: no
+/// library in it can open a network connection, bind a port or reach a
+/// resolver. `no_new_privs` is set first, as the kernel asks. Returns 0,
+/// or -1 with errno where the kernel refuses the filter.
+int darkroom_refuse_sockets(void);
+
+/// Tries to open an IPv4 UDP socket: 0 when one was opened (and closed),
+/// else the errno. For the check that the filter holds.
+int darkroom_try_socket(void);
+
+#endif

@@ -1,0 +1,45 @@
+import ArgumentParser
+import CSandbox
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The limits a drawing child sets on itself before it reads a byte: its
+/// address space and CPU time, and no network at all (a seccomp filter
+/// under which `socket` fails, for this process and anything it starts).
+/// The libraries it runs cannot be stopped from inside; the kernel bounds
+/// what they can use and reach.
+enum ChildLimits {
+    static func apply(memory: Int, seconds: Int) throws {
+        var address = rlimit(rlim_cur: rlim_t(memory), rlim_max: rlim_t(memory))
+        var cpu = rlimit(rlim_cur: rlim_t(seconds), rlim_max: rlim_t(seconds + 1))
+        guard setrlimit(Int32(RLIMIT_AS.rawValue), &address) == 0, setrlimit(Int32(RLIMIT_CPU.rawValue), &cpu) == 0,
+              darkroom_refuse_sockets() == 0
+        else {
+            throw ExitCode(6)
+        }
+    }
+}
+
+/// `darkroom child-sandbox-check`: applies a drawing child's limits to
+/// itself, then tries to open a socket, as a hostile file's library would
+/// (hidden: for the tests and an operator's check). Exit 0 when the socket
+/// was refused, 1 when one opened.
+struct ChildSandboxCheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "child-sandbox-check",
+        abstract: "Set a drawing child's limits, then try to open a socket (exit 0: refused).",
+        shouldDisplay: false
+    )
+
+    func run() throws {
+        try ChildLimits.apply(memory: 1 << 30, seconds: 5)
+        let error = darkroom_try_socket()
+        guard error != 0 else {
+            print("a socket opened under the drawing child's limits")
+            throw ExitCode(1)
+        }
+        print("socket refused: \(String(cString: strerror(error)))")
+    }
+}
