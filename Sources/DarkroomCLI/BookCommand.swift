@@ -60,8 +60,8 @@ struct BookCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds one page's photo may take to prepare before it is stopped, 1...3600 (default 20). [DARKROOM_MAX_PROCESSING_SECONDS]")
     var maxProcessingSeconds: Int?
 
-    @Flag(name: .customLong("svg-render"), help: "Draw SVG photos with librsvg (off by default: libvips marks its SVG loader untrusted).")
-    var svgRender = false
+    @Flag(name: .customLong("svg-render"), inversion: .prefixedNo, help: "Draw SVG photos with librsvg, in a sandboxed child process (on by default).")
+    var svgRender = true
 
     func validate() throws {
         guard inputs.isEmpty != (list == nil) else { throw ValidationError("give either input files or --list, not both and not neither") }
@@ -107,7 +107,7 @@ struct BookCommand: AsyncParsableCommand {
         request.quality = quality
         request.skipFailed = skipFailed
         request.limits.maxProcessingTime = try ProcessingFlags.processingTime(maxProcessingSeconds)
-        request.limits.svgRendering = svgRender
+        request.limits.svgDrawing = svgRender ? DrawingChild.svg : nil
 
         var configuration = ImagePipeline.Configuration()
         configuration.filtrationConcurrency = workers

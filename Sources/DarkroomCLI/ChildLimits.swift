@@ -1,5 +1,6 @@
 import ArgumentParser
 import CSandbox
+import Darkroom
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -42,4 +43,13 @@ struct ChildSandboxCheckCommand: ParsableCommand {
         }
         print("socket refused: \(String(cString: strerror(error)))")
     }
+}
+
+/// The drawing children are this very program, run with a hidden command.
+enum DrawingChild {
+    /// This program's path, as the kernel knows it.
+    static let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+
+    /// SVG drawn by `darkroom render-svg`.
+    static var svg: SVGDrawing { SVGDrawing(command: [executable, "render-svg"]) }
 }

@@ -24,8 +24,8 @@ struct ProcessingFlags: ParsableArguments {
 
     @Flag(name: .customLong("jpeg-xl"), help: "Read and write JPEG XL (off by default: libvips marks its JPEG XL codec untrusted).")
     var jpegXL = false
-    @Flag(name: .customLong("svg-render"), help: "Draw SVG sources with librsvg (off by default: libvips marks its SVG loader untrusted); with --format svg, an SVG is written as it came, sanitised.")
-    var svgRender = false
+    @Flag(name: .customLong("svg-render"), inversion: .prefixedNo, help: "Draw SVG sources with librsvg, in a sandboxed child process (on by default); with --format svg, an SVG is written as it came, sanitised.")
+    var svgRender = true
 
     @Option(name: .long, help: "Seconds one image's processing may take before it is stopped, 1...3600 (default 20). [DARKROOM_MAX_PROCESSING_SECONDS]")
     var maxProcessingSeconds: Int?
@@ -94,7 +94,7 @@ struct ProcessingFlags: ParsableArguments {
         }
         var options = ProcessingOptions(operations: operations, output: output)
         options.limits.jpegXL = jpegXL
-        options.limits.svgRendering = svgRender
+        options.limits.svgDrawing = svgRender ? DrawingChild.svg : nil
         options.limits.maxProcessingTime = try Self.processingTime(maxProcessingSeconds)
         options.limits.maxDecodeMemory = try Self.memoryBudget(maxRequestMemoryMb)
         return options

@@ -103,9 +103,11 @@ extension ServeCommand {
             c.limits.maxDecodeMemory = megabytes << 20
         }
         c.limits.jpegXL = jpegXL || envFlag("JPEG_XL")
-        c.limits.svgRendering = svgRender || envFlag("SVG_RENDER")
-        // This very program draws PDF pages and video frames, as a child.
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        // This very program draws SVG, PDF pages and video frames, as a child.
+        let executable = DrawingChild.executable
+        if try svgRender ?? env("SVG_RENDER").map({ try Self.boolean($0, "DARKROOM_SVG_RENDER") }) ?? true {
+            c.limits.svgDrawing = DrawingChild.svg
+        }
         if try videoThumbnails || env("VIDEO_THUMBNAILS").map({ try Self.boolean($0, "DARKROOM_VIDEO_THUMBNAILS") }) ?? false {
             var video = VideoThumbnails(command: [executable, "render-video-frame"])
             if let megabytes = try number(videoMaxMemoryMb, "VIDEO_MAX_MEMORY_MB", "video-max-memory-mb", minimum: 512, maximum: 65_536) {
@@ -135,7 +137,7 @@ extension ServeCommand {
         }
         c.alwaysRasterizeSVG = try alwaysRasterizeSVG || env("ALWAYS_RASTERIZE_SVG").map { try Self.boolean($0, "DARKROOM_ALWAYS_RASTERIZE_SVG") } ?? false
         if c.alwaysRasterizeSVG, !c.limits.svgRendering {
-            throw ValidationError("--always-rasterize-svg needs --svg-render: libvips' SVG renderer is off by default, as it marks it untrusted")
+            throw ValidationError("--always-rasterize-svg needs SVG drawing, which --no-svg-render turns off")
         }
         c.bestFormatByDefault = try bestFormatByDefault || env("BEST_FORMAT_BY_DEFAULT").map { try Self.boolean($0, "DARKROOM_BEST_FORMAT_BY_DEFAULT") } ?? false
         if let text = bestFormatComplexityThreshold ?? env("BEST_FORMAT_COMPLEXITY_THRESHOLD") {

@@ -260,15 +260,19 @@ import TestSupport
     }
 
     @Test func svgSettingsAreImgproxys() throws {
+        // Drawn by default, as imgproxy draws it, in a child of this program.
         let plain = try configuration([:])
-        #expect(plain.limits.sanitizesSVG && !plain.limits.svgRendering && !plain.alwaysRasterizeSVG)
+        #expect(plain.limits.sanitizesSVG && plain.limits.svgDrawing?.command.last == "render-svg" && !plain.alwaysRasterizeSVG)
         #expect(try !configuration(["IMGPROXY_SANITIZE_SVG": "false"]).limits.sanitizesSVG)
         #expect(try configuration([:], ["--svg-render"]).limits.svgRendering)
+        #expect(try !configuration([:], ["--no-svg-render"]).limits.svgRendering)
+        #expect(try !configuration(["DARKROOM_SVG_RENDER": "false"]).limits.svgRendering)
         // Always rasterising means drawing: it turns the renderer on.
         let always = try configuration(["IMGPROXY_ALWAYS_RASTERIZE_SVG": "true"])
         #expect(always.alwaysRasterizeSVG && always.limits.svgRendering)
         #expect(ImgproxyEnvironment(["IMGPROXY_SANITIZE_SVG": "true", "IMGPROXY_ALWAYS_RASTERIZE_SVG": "true"]).unhonoured.isEmpty)
-        #expect(throws: (any Error).self) { try configuration([:], ["--always-rasterize-svg"]) }
+        #expect(try configuration([:], ["--always-rasterize-svg"]).limits.svgRendering)
+        #expect(throws: (any Error).self) { try configuration([:], ["--always-rasterize-svg", "--no-svg-render"]) }
         #expect(throws: (any Error).self) { try configuration([:], ["--sanitize-svg", "perhaps"]) }
     }
 

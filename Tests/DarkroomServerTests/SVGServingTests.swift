@@ -9,6 +9,9 @@ import TestSupport
 /// document itself, sanitised; asked for pixels, drawn by librsvg where the
 /// server allows it; SVG never drawn from another source's pixels.
 struct SVGServingTests {
+    /// The drawing child, as `darkroom serve` names it.
+    static let drawing = SVGDrawing(command: [DarkroomProcess.binary.path, "render-svg"])
+
     static let hostile = #"""
     <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="120" height="80" onload="alert(1)">
     <script>alert(2)</script><foreignObject><div xmlns="http://www.w3.org/1999/xhtml">x</div></foreignObject>
@@ -40,9 +43,9 @@ struct SVGServingTests {
                 #expect(text.contains(kept), "\(kept) was kept: \(text)")
             }
             #expect(try await server.get("/_/plain/\(source)@svg").header("Content-Type") == "image/svg+xml")
-            // Pixels are asked for by name: librsvg is off by default here.
+            // Pixels are asked for by name: a server with no drawing child refuses them.
             let png = try await server.get("/_/w:60/plain/\(source)@png")
-            #expect(png.status.code == 422 && String(decoding: png.body, as: UTF8.self).contains("--svg-render"))
+            #expect(png.status.code == 422 && String(decoding: png.body, as: UTF8.self).contains("--no-svg-render"))
             // SVG is not drawn from pixels.
             let fromJPEG = try await server.get("/_/plain/\(origin.url("/photo.jpg").absoluteString)@svg")
             #expect(fromJPEG.status.code == 422, "\(String(decoding: fromJPEG.body, as: UTF8.self))")
@@ -50,7 +53,7 @@ struct SVGServingTests {
     }
 
     @Test func drawnAtTheSizeAskedWhereRenderingIsOn() async throws {
-        try await RoutedServer.withOrigin(serving: try Self.origin(), { $0.limits.svgRendering = true }) { server, origin in
+        try await RoutedServer.withOrigin(serving: try Self.origin(), { $0.limits.svgDrawing = Self.drawing }) { server, origin in
             let source = origin.url("/hostile.svg").absoluteString
             let small = try await server.get("/_/rs:fit:60:60/plain/\(source)@png")
             #expect(small.status == .ok && small.header("Content-Type") == "image/png")
@@ -73,7 +76,7 @@ struct SVGServingTests {
         }
         // IMGPROXY_ALWAYS_RASTERIZE_SVG: without a format too.
         try await RoutedServer.withOrigin(serving: try Self.origin(), {
-            $0.limits.svgRendering = true
+            $0.limits.svgDrawing = Self.drawing
             $0.alwaysRasterizeSVG = true
         }) { server, origin in
             let answer = try await server.get("/_/w:60/plain/\(origin.url("/hostile.svg").absoluteString)", headers: [("Accept", "image/webp")])

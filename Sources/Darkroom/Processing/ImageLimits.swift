@@ -58,10 +58,13 @@ public struct ImageLimits: Sendable, Hashable, Codable {
     /// number), whatever ``maxAnimationFrames`` answers of them. Real
     /// animations have hundreds; default 10,000.
     public var maxSourceFrames: Int = 10_000
-    /// Render SVG sources to pixels with libvips' SVG loader (librsvg),
-    /// which libvips marks untrusted: off by default. An SVG answered as
-    /// SVG needs no renderer.
-    public var svgRendering = false
+    /// Draw SVG sources into pixels, with libvips' SVG loader (librsvg) in
+    /// a child process (see ``SVGDrawing``): nil (the default for a
+    /// library user, who names the child) refuses to draw them. An SVG
+    /// answered as SVG needs no drawing.
+    public var svgDrawing: SVGDrawing?
+    /// Whether SVG sources are drawn into pixels (``svgDrawing`` is set).
+    public var svgRendering: Bool { svgDrawing != nil }
     /// Sanitise SVG sources (scripts, event handlers, external references
     /// removed; DTDs refused) before they are rendered or answered, as
     /// imgproxy's `IMGPROXY_SANITIZE_SVG`, on by default.
@@ -90,7 +93,7 @@ public struct ImageLimits: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case maxSourceBytes, maxSourcePixels, maxResultDimension, maxProcessingTime, maxAnimationFrames, jpegXL
-        case maxJPEGScans, maxDecodeMemory, maxAnimationFramePixels, maxHEIFTiles, maxSourceFrames, svgRendering, sanitizesSVG, pdfPages, videoThumbnails
+        case maxJPEGScans, maxDecodeMemory, maxAnimationFramePixels, maxHEIFTiles, maxSourceFrames, svgDrawing, sanitizesSVG, pdfPages, videoThumbnails
     }
 
     /// Limits written before the frame, scan, memory and tile limits and
@@ -108,7 +111,7 @@ public struct ImageLimits: Sendable, Hashable, Codable {
         maxAnimationFramePixels = try container.decodeIfPresent(Int.self, forKey: .maxAnimationFramePixels)
         maxHEIFTiles = try container.decodeIfPresent(Int.self, forKey: .maxHEIFTiles) ?? maxHEIFTiles
         maxSourceFrames = try container.decodeIfPresent(Int.self, forKey: .maxSourceFrames) ?? maxSourceFrames
-        svgRendering = try container.decodeIfPresent(Bool.self, forKey: .svgRendering) ?? false
+        svgDrawing = try container.decodeIfPresent(SVGDrawing.self, forKey: .svgDrawing)
         sanitizesSVG = try container.decodeIfPresent(Bool.self, forKey: .sanitizesSVG) ?? true
         pdfPages = try container.decodeIfPresent(PDFPages.self, forKey: .pdfPages)
         videoThumbnails = try container.decodeIfPresent(VideoThumbnails.self, forKey: .videoThumbnails)

@@ -1,13 +1,14 @@
 import DarkroomImaging
 import Foundation
 
-/// Sources drawn by a child process (PDF pages, video frames): the child
-/// run under the run's limits, and the run over what it drew.
+/// Sources drawn by a child process (PDF pages, video frames, SVG): the
+/// child run under the run's limits, and the run over what it drew.
 extension ProcessingRun {
-    /// A run with these options over `png`, a page or frame a child drew:
-    /// bounded by the pixel limit, its bytes not the source's, one page.
-    func runOfDrawing(_ png: Data) -> ProcessingRun {
-        var drawing = options
+    /// A run with these options (or `options`) over `png`, a page, frame or
+    /// drawing a child made: bounded by the pixel limit, its bytes not the
+    /// source's, one page.
+    func runOfDrawing(_ png: Data, options given: ProcessingOptions? = nil) -> ProcessingRun {
+        var drawing = given ?? options
         drawing.limits.maxSourceBytes = .max
         drawing.pages = PageSelection()
         var run = ProcessingRun(data: png, options: drawing, killSwitch: killSwitch)
@@ -22,13 +23,15 @@ extension ProcessingRun {
     /// limit's uncompressed PNG: its exit status and output, or the error
     /// of a child ended by a limit (its own memory or CPU, or the deadline).
     /// `drawing` false: the child writes text (a description), at most 1 MiB.
-    func childDrawing(_ command: [String], maxMemory: Int, what: String, drawing: Bool = true) throws(DarkroomError) -> (status: Int32, output: Data) {
+    /// `input`: what the child reads (the source's bytes unless given).
+    func childDrawing(_ command: [String], maxMemory: Int, what: String, drawing: Bool = true,
+                      input: Data? = nil) throws(DarkroomError) -> (status: Int32, output: Data) {
         let limits = options.limits
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
         // An uncompressed RGBA PNG of the pixel limit, and its headers.
         let maxOutput = drawing ? MemoryCost.product(limits.maxSourcePixels, 4) + limits.maxSourcePixels / 8 + (1 << 20) : 1 << 20
         if drawing { try reserveMemory(maxOutput, for: "\(what) drawn at up to \(limits.maxSourcePixels) pixels") }
-        let finished = try ChildProcess.run(command, input: data, maxOutput: maxOutput,
+        let finished = try ChildProcess.run(command, input: input ?? data, maxOutput: maxOutput,
                                             deadline: .now + limits.maxProcessingTime, killSwitch: killSwitch)
         if killSwitch.isPulled {
             throw killSwitch.hasExpired ? DarkroomError(.processingTimedOut, "drawing \(what) took longer than the limit of \(seconds) s and was stopped") : .cancelled

@@ -1,0 +1,83 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Testing
+import TestSupport
+
+/// SVG documents that librsvg cannot be stopped inside (a filter of two
+/// billion octaves, worked on in one tile for days; an embedded image
+/// that decodes to 400 MB), asked of a running `darkroom serve` with a
+/// 3-second limit, two at once, as images and through `/info`: each ends
+/// in its drawing child, at the limit or within it, the server's own
+/// memory never holds the drawing, other work is answered meanwhile, and
+/// no child is left once the answers are given.
+@Suite(.serialized) struct HostileSVGTests {
+    static let limitSeconds = 3
+    static let budgetMiB = 256
+
+    /// The processes `pid` has started that still run.
+    static func children(of pid: Int32) -> [Int32] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.flatMap { task -> [Int32] in
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+            return text.split(separator: " ").compactMap { Int32($0) }
+        }
+    }
+
+    @Test func drawingsThatCannotBeStoppedInsideEndInTheirChild() async throws {
+        let shapes = try await HostileShapes.folder()
+        let folder = try Fixtures.temporaryFolder("darkroom-hostile-svg")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let origin = try await OriginServer.start(serving: shapes)
+        try await cleaningUp({ await origin.stop() }) { () async throws in
+            let server = try await ServingProcess.start(["serve", "--cache-dir", folder.appendingPathComponent("cache").path, "--allow-private-networks",
+                                                         "--max-processing-seconds", "\(Self.limitSeconds)",
+                                                         "--max-request-memory-mb", "\(Self.budgetMiB)", "--memory-cache-mb", "16"],
+                                                        log: folder.appendingPathComponent("serve.log"))
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+            try await cleaningUp({ try? await client.shutdown(); await server.stop() }) { () async throws in
+                @Sendable func get(_ path: String) async throws -> (status: UInt, text: String, seconds: Double) {
+                    let started = ContinuousClock.now
+                    let response = try await client.execute(HTTPClientRequest(url: server.base + path), timeout: .seconds(600))
+                    let body = try await response.body.collect(upTo: 20 << 20)
+                    let took = ContinuousClock.now - started
+                    return (response.status.code, String(decoding: Data(buffer: body).prefix(300), as: UTF8.self),
+                            Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18)
+                }
+                let pid = server.process.processIdentifier
+                // Warm: libvips started.
+                _ = try await get("/img/_/rs:fit:64:64/plain/\(plainSource(origin.url("/one-pixel.png")))@png")
+                try #require(ProcessMemory.resetPeak(of: pid), "the peak resident size cannot be reset here")
+                let before = try #require(ProcessMemory.peakAndCurrent(of: pid)).current
+
+                let turbulence = plainSource(origin.url("/turbulence.svg"))
+                let bomb = plainSource(origin.url("/embedded-bomb.svg"))
+                async let first = get("/img/_/rs:fit:200:200/plain/\(turbulence)@png")
+                async let second = get("/img/_/rs:fit:300:300/plain/\(turbulence)@png")
+                async let info = get("/info/_/plain/\(turbulence)")
+                // Other work goes on while both drawings run.
+                async let other = get("/img/_/rs:fit:64:64:0:1/plain/\(plainSource(origin.url("/one-pixel.png")))@jpg")
+                let stopped = try await [first, second, info]
+                let ordinary = try await other
+                #expect(ordinary.status == 200, "\(ordinary)")
+                for answer in stopped {
+                    // The deadline (503), or the child's own CPU limit of the
+                    // same seconds (422), whichever the kernel sees first.
+                    #expect([422, 503].contains(answer.status) && answer.text.contains("limit"), "\(answer)")
+                    // At the limit on an idle machine; the bound is far above
+                    // it, where the drawing once went on for days.
+                    #expect(answer.seconds < Double(Self.limitSeconds + 60), "\(answer)")
+                }
+                for path in ["/img/_/rs:fit:200:200/plain/\(bomb)@png", "/info/_/plain/\(bomb)"] {
+                    let answer = try await get(path)
+                    #expect([200, 422, 503].contains(answer.status), "\(path): \(answer)")
+                }
+                let peak = try #require(ProcessMemory.peakAndCurrent(of: pid)).peak
+                #expect(peak - before <= Self.budgetMiB << 20, "the server's resident memory rose \((peak - before) >> 20) MiB")
+                // Nothing left drawing.
+                #expect(await eventually(60) { Self.children(of: pid).isEmpty }, "children left: \(Self.children(of: pid))")
+                #expect(server.process.isRunning)
+            }
+        }
+    }
+}
