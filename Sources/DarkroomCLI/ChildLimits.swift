@@ -7,18 +7,26 @@ import Glibc
 #endif
 
 /// The limits a drawing child sets on itself before it reads a byte: its
-/// address space and CPU time, and no network at all (a seccomp filter
-/// under which `socket` fails, for this process and anything it starts).
+/// address space and CPU time, no network at all (a seccomp filter under
+/// which `socket` fails, for this process and anything it starts), and
+/// its death with the process that started it (a server killed outright
+/// leaves no drawing behind).
 /// The libraries it runs cannot be stopped from inside; the kernel bounds
 /// what they can use and reach.
 enum ChildLimits {
     static func apply(memory: Int, seconds: Int) throws {
         var address = rlimit(rlim_cur: rlim_t(memory), rlim_max: rlim_t(memory))
         var cpu = rlimit(rlim_cur: rlim_t(seconds), rlim_max: rlim_t(seconds + 1))
-        guard setrlimit(Int32(RLIMIT_AS.rawValue), &address) == 0, setrlimit(Int32(RLIMIT_CPU.rawValue), &cpu) == 0,
+        guard darkroom_die_with_parent() == 0,
+              setrlimit(Int32(RLIMIT_AS.rawValue), &address) == 0, setrlimit(Int32(RLIMIT_CPU.rawValue), &cpu) == 0,
               darkroom_refuse_sockets() == 0
         else {
             throw ExitCode(6)
+        }
+        // A parent that ended before the request to die with it was made
+        // left this process to another: nothing waits for its drawing.
+        if let parent = ProcessInfo.processInfo.environment[ChildProcess.parentVariable].flatMap(Int32.init), getppid() != parent {
+            throw ExitCode(7)
         }
     }
 }

@@ -24,6 +24,14 @@ import TestSupport
         }
     }
 
+    /// Whether `pid` runs: a process that has ended but not been reaped
+    /// (a zombie, its parent gone) does not.
+    static func isRunning(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(close, offsetBy: 2)] != "Z"
+    }
+
     @Test func drawingsThatCannotBeStoppedInsideEndInTheirChild() async throws {
         let shapes = try await HostileShapes.folder()
         let folder = try Fixtures.temporaryFolder("darkroom-hostile-svg")
@@ -77,6 +85,40 @@ import TestSupport
                 // Nothing left drawing.
                 #expect(await eventually(60) { Self.children(of: pid).isEmpty }, "children left: \(Self.children(of: pid))")
                 #expect(server.process.isRunning)
+            }
+        }
+    }
+
+    /// SIGTERM stops a server within its shutdown timeout while a drawing
+    /// runs that would go on for a minute, and takes the drawing child with
+    /// it; so does SIGKILL, which gives the server no say.
+    @Test(arguments: [SIGTERM, SIGKILL])
+    func aServerThatStopsTakesItsDrawingChildren(signal: Int32) async throws {
+        let shapes = try await HostileShapes.folder()
+        let folder = try Fixtures.temporaryFolder("darkroom-hostile-svg-stop")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let origin = try await OriginServer.start(serving: shapes)
+        try await cleaningUp({ await origin.stop() }) { () async throws in
+            let server = try await ServingProcess.start(["serve", "--cache-dir", folder.appendingPathComponent("cache").path, "--allow-private-networks",
+                                                         "--max-processing-seconds", "60", "--shutdown-timeout", "2"],
+                                                        log: folder.appendingPathComponent("serve.log"))
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+            try await cleaningUp({ try? await client.shutdown(); await server.stop(signal: SIGKILL) }) { () async throws in
+                let pid = server.process.processIdentifier
+                let url = server.base + "/img/_/rs:fit:200:200/plain/\(plainSource(origin.url("/turbulence.svg")))@png"
+                let request = Task { try? await client.execute(HTTPClientRequest(url: url), timeout: .seconds(120)) }
+                defer { request.cancel() }
+                try #require(await eventually(60) { !Self.children(of: pid).isEmpty }, "the drawing child started")
+                let drawing = Self.children(of: pid)
+                let started = ContinuousClock.now
+                kill(pid, signal)
+                #expect(await eventually(60) { !server.process.isRunning }, "the server stopped")
+                if signal == SIGTERM {
+                    // The shutdown timeout and a margin for a busy machine,
+                    // far below the drawing's minute.
+                    #expect(ContinuousClock.now - started < .seconds(30), "stopped after \(ContinuousClock.now - started)")
+                }
+                #expect(await eventually(30) { !drawing.contains(where: Self.isRunning) }, "drawing children \(drawing) outlived the server")
             }
         }
     }

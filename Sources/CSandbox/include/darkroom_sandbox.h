@@ -12,6 +12,11 @@
 /// or -1 with errno where the kernel refuses the filter.
 int darkroom_refuse_sockets(void);
 
+/// Asks the kernel to send SIGKILL to this process when the thread that
+/// started it ends: a drawing child never outlives the server or command
+/// that waits for it, however that one ends. Returns 0, or -1 with errno.
+int darkroom_die_with_parent(void);
+
 /// Tries to open an IPv4 UDP socket: 0 when one was opened (and closed),
 /// else the errno. For the check that the filter holds.
 int darkroom_try_socket(void);

@@ -9,7 +9,7 @@ import Glibc
 /// switch is pulled, and when it writes more than `maxOutput` bytes. Its
 /// standard error goes nowhere (a hostile file can make a parser write
 /// without end). Blocking: call it on a dedicated thread.
-enum ChildProcess {
+package enum ChildProcess {
     struct Finished {
         var status: Int32
         /// Ended by a signal: killed here, or by its own limits.
@@ -19,6 +19,9 @@ enum ChildProcess {
         var killed: Bool
         var outputOverflowed: Bool
     }
+
+    /// The variable that holds the parent's process id, for the child.
+    package static let parentVariable = "DARKROOM_PARENT_PID"
 
     /// A child that ends early must not end this process with SIGPIPE as
     /// its input is written.
@@ -38,8 +41,10 @@ enum ChildProcess {
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice
         // Nothing of the server's environment (keys, salts, credentials)
-        // reaches a program that parses a stranger's bytes.
-        process.environment = [:]
+        // reaches a program that parses a stranger's bytes; only this
+        // process's id, so that a child can tell whether it was orphaned
+        // before it asked to die with its parent.
+        process.environment = [ChildProcess.parentVariable: "\(getpid())"]
         do {
             try process.run()
         } catch {

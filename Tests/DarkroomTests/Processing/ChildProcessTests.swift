@@ -12,9 +12,11 @@ import TestSupport
         try ChildProcess.run(command, input: input, maxOutput: maxOutput, deadline: .now + within, killSwitch: killSwitch)
     }
 
+    /// Only its parent's process id, which tells it whether it was orphaned.
     @Test func theChildSeesNoneOfTheServersEnvironment() throws {
         let env = try run(["/usr/bin/env"])
-        #expect(env.status == 0 && !env.signalled && env.output.isEmpty, "\(String(decoding: env.output, as: UTF8.self))")
+        #expect(env.status == 0 && !env.signalled && String(decoding: env.output, as: UTF8.self) == "DARKROOM_PARENT_PID=\(getpid())\n",
+                "\(String(decoding: env.output, as: UTF8.self))")
     }
 
     @Test func itsInputArrivesAndItsOutputIsBounded() throws {
