@@ -56,6 +56,7 @@ enum SpecialAddresses {
         Block("::1", 128, "loopback"),
         Block("64:ff9b:1::", 48, "local-use NAT64 (64:ff9b:1::/48)"),
         Block("100::", 64, "discard-only (100::/64)"),
+        Block("100:0:0:1::", 64, "the dummy prefix (100:0:0:1::/64)"),
         Block("2001::", 23, "IETF protocol assignments (2001::/23, Teredo among them)"),
         Block("2001:db8::", 32, "documentation (2001:db8::/32)"),
         Block("3fff::", 20, "documentation (3fff::/20)"),
