@@ -15,6 +15,8 @@ import TestSupport
 @Suite(.serialized) struct HostileDecodeTests {
     /// The memory budget the server runs with here.
     static let budgetMiB = 256
+    /// The longest any shape's answer may take.
+    static let answerBound: Duration = .seconds(120)
     /// What resident memory may stay above its warm size once the server
     /// is idle again.
     static let keptMargin = 32 << 20
@@ -118,6 +120,7 @@ import TestSupport
                 // decoder that starts threads without end (libheif on a grid that
                 // lists itself) then ends this server, not the machine.
                 let tasks = TaskCgroup.make(maxTasks: 512)
+                #expect(tasks != nil || !Variants.cgroupsRequired, "this run requires the pids cgroup the machine did not allow")
                 let server = try tasks.map { try $0.start(DarkroomProcess.binary, arguments, log: log) } ?? DarkroomProcess.start(arguments, log: log)
                 // The cgroup goes once the server has: a cgroup with a task in it stays.
                 try await cleaningUp({ await DarkroomProcess.stop(server); tasks?.remove() }) { () async throws in
@@ -138,8 +141,14 @@ import TestSupport
                             let pid = server.processIdentifier
                             try #require(ProcessMemory.resetPeak(of: pid), "the peak resident size cannot be reset here")
                             let before = try #require(ProcessMemory.peakAndCurrent(of: pid)).current
+                            let started = ContinuousClock.now
                             let answer = try await get("\(c.route ?? "/img/_/\(c.options)")/plain/\(plainSource(source.url("/\(c.file)")))")
+                            let took = ContinuousClock.now - started
                             let peak = try #require(ProcessMemory.peakAndCurrent(of: pid)).peak
+                            // Each answer comes in seconds on an idle machine; the bound
+                            // is far above that (a busy machine), and far below what
+                            // these shapes once cost (minutes to days).
+                            #expect(took < Self.answerBound, "\(c): answered after \(took)")
                             let text = String(decoding: answer.body.prefix(300), as: UTF8.self)
 
                             #expect(answer.status == c.status, "\(c): \(answer.status) \(text)")
@@ -180,6 +189,7 @@ import TestSupport
             let log = folder.appendingPathComponent(name + ".log")
             let arguments = ["process", folder.appendingPathComponent(name).path, "-o", out.path, "--resize", "200", "--format", "png"]
             let tasks = TaskCgroup.make(maxTasks: 128)
+            #expect(tasks != nil || !Variants.cgroupsRequired, "this run requires the pids cgroup the machine did not allow")
             let process = try tasks.map { try $0.start(DarkroomProcess.binary, arguments, log: log) } ?? DarkroomProcess.start(arguments, log: log)
             try await onOwnThread { process.waitUntilExit() }
             defer { tasks?.remove() }

@@ -40,7 +40,9 @@ import TestSupport
         let input = folder.appendingPathComponent("in")
         try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
         let made = try await HostileShapes.folder()
-        for name in try FileManager.default.contentsOfDirectory(atPath: made.path) {
+        // The SVG shapes are drawings stopped only by the clock, which these
+        // runs set far off: HostileSVGTests asks them with a short limit.
+        for name in try FileManager.default.contentsOfDirectory(atPath: made.path) where !name.hasSuffix(".svg") {
             try FileManager.default.copyItem(at: made.appendingPathComponent(name), to: input.appendingPathComponent(name))
         }
         try HostileHEIF.write(to: input)
@@ -52,6 +54,7 @@ import TestSupport
     /// would end that process, not the machine. Output and errors in one.
     static func runCapped(_ arguments: [String], log: URL) async throws -> (status: Int32, output: String) {
         let tasks = TaskCgroup.make(maxTasks: 256)
+        #expect(tasks != nil || !Variants.cgroupsRequired, "this run requires the pids cgroup the machine did not allow")
         defer { tasks?.remove() }
         let process = try tasks.map { try $0.start(DarkroomProcess.binary, arguments, log: log) } ?? DarkroomProcess.start(arguments, log: log)
         try await onOwnThread { process.waitUntilExit() }

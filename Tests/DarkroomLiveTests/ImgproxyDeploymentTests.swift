@@ -65,17 +65,10 @@ extension ImgproxyDeploymentTests {
             let folder = try Fixtures.temporaryFolder("darkroom-imgproxy-dropin")
             defer { try? FileManager.default.removeItem(at: folder) }
             let log = folder.appendingPathComponent("serve.log")
-            let environment = [
-                "IMGPROXY_BIND": "127.0.0.1:0", "IMGPROXY_PATH_PREFIX": "/images", "IMGPROXY_ENABLE_CLIENT_HINTS": "true",
-                "IMGPROXY_USE_LAST_MODIFIED": "true", "IMGPROXY_CACHE_CONTROL_PASSTHROUGH": "true", "IMGPROXY_TTL": "600",
-                "IMGPROXY_PNG_INTERLACED": "true", "IMGPROXY_PNG_QUANTIZE": "true", "IMGPROXY_PNG_QUANTIZATION_COLORS": "16",
-                "IMGPROXY_WEBP_EFFORT": "5", "IMGPROXY_WEBP_COMPRESSION": "lossy", "IMGPROXY_WEBP_SMART_SUBSAMPLE": "true",
-                "IMGPROXY_AVIF_SPEED": "7", "IMGPROXY_JPEG_TRELLIS_QUANT": "true", "IMGPROXY_PRESERVE_HDR": "false",
-                "IMGPROXY_USER_AGENT": "thumbs/%current_version", "IMGPROXY_MAX_REDIRECTS": "3",
-                "IMGPROXY_COOKIE_PASSTHROUGH": "true", "IMGPROXY_COOKIE_BASE_URL": origin.url("/").absoluteString,
-                "IMGPROXY_ALLOWED_SOURCES": "http://127.0.0.1:*/", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
-                "IMGPROXY_ALLOW_ORIGIN": "*", "IMGPROXY_SANITIZE_SVG": "true", "IMGPROXY_ALWAYS_RASTERIZE_SVG": "false",
-            ]
+            // Each setting's reading is checked in
+            // ImgproxyEnvironmentTests.eachOfTheDropInsSettingsIsRead; here
+            // they start a server without a warning and answer as set.
+            let environment = ImgproxyDropIn.environment(cookieBaseURL: origin.url("/").absoluteString)
             let process = try DarkroomProcess.start(["serve", "--cache-dir", folder.appendingPathComponent("cache").path], log: log,
                                                     environment: environment)
             try await cleaningUp({ await DarkroomProcess.stop(process) }) { () async throws in

@@ -55,6 +55,7 @@ import DarkroomImaging
             // A cgroup the kernel enforces, where this machine lets the test
             // make one; otherwise the peak resident size is held to the limit.
             let cgroup = MemoryCgroup.make(limit: Self.limit)
+            #expect(cgroup != nil || !Variants.cgroupsRequired, "this run requires the memory cgroup the machine did not allow")
             defer { cgroup?.remove() }
             let server = try cgroup.map { try $0.start(DarkroomProcess.binary, arguments, log: log) }
                 ?? DarkroomProcess.start(arguments, log: log)
@@ -108,6 +109,8 @@ import DarkroomImaging
                 let all = records.all
                 for record in all where record.kind == .hostile {
                     #expect([200, 422, 503].contains(record.status), "\(record.path): \(record.status)")
+                    // Within the time limit and a second, as promised.
+                    #expect(record.took < .seconds(Self.seconds + 1), "\(record.path) took \(record.took)")
                 }
                 let ordinary = all.filter { $0.kind == .ordinary }, hits = all.filter { $0.kind == .hit }
                 #expect(!ordinary.isEmpty && ordinary.allSatisfy { $0.status == 200 }, "\(ordinary.map { "\($0.status) \($0.path)" })")

@@ -27,8 +27,10 @@ public struct MemoryCgroup: Sendable {
                 continue
             }
             if !version1 { _ = cgroup.write("memory.swap.max", "0") } else { _ = cgroup.write("memory.swappiness", "0") }
+            Variants.say("a memory cgroup of \(bytes >> 20) MiB (cgroup v\(version1 ? 1 : 2)) that the kernel enforces")
             return cgroup
         }
+        Variants.say("no memory cgroup can be made here: the peak resident size is checked instead")
         return nil
     }
 

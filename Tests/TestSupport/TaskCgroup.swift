@@ -25,8 +25,10 @@ public struct TaskCgroup: Sendable {
                 cgroup.remove()
                 continue
             }
+            Variants.say("a pids cgroup of \(maxTasks) tasks (cgroup v\(version1 ? 1 : 2)) that the kernel enforces")
             return cgroup
         }
+        Variants.say("no pids cgroup can be made here: the thread cap is not checked")
         return nil
     }
 

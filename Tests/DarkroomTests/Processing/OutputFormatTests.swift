@@ -17,6 +17,12 @@ import TestSupport
         let image = try process(fixture: "landscape.jpg", [.resize(Resize(width: 200, height: nil))], output: OutputOptions(format: .heic))
         #expect(image.format == .heic && image.format.mimeType == "image/heif")
         #expect(ImageFormat.sniff(image.data) == ImageFormat.Sniffed.image(.heic))
+        // The codec, from the file's own boxes: HEVC's configuration (hvcC)
+        // and a heic brand, no AV1 (av1C), as an AVIF would have.
+        let bytes = [UInt8](image.data)
+        func has(_ box: String) -> Bool { bytes.indices.dropLast(4).contains { Array(bytes[$0..<$0 + 4]) == Array(box.utf8) } }
+        #expect(has("hvcC") && !has("av1C"), "the answer's codec configuration")
+        #expect(Array(bytes[8..<12]) == Array("heic".utf8) || has("heic"), "the answer's brand")
         let decoded = try RawPixels.decode([UInt8](image.data), loader: .heif)
         #expect(decoded.width == 200 && decoded.width == image.width && decoded.height == image.height)
     }
