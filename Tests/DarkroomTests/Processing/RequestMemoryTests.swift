@@ -38,6 +38,24 @@ import TestSupport
         #expect(error.reason.contains("over the limit of 64 MiB"), "\(error.reason)")
     }
 
+    /// WebP's estimate is the worst picture's (noise: about 20 bytes a
+    /// pixel, measured; the estimate was once 5, and a 7000 x 7000 noise
+    /// answer rose 789 MB past a 256 MiB budget). 2000 x 2000 of noise as
+    /// WebP needs about 84 MB: refused in 64 MiB, before a pixel is made.
+    @Test func aWebPAnswerIsCountedAsTheWorstPictureCostsIt() throws {
+        var generator = SystemRandomNumberGenerator()
+        let side = 2000
+        let noise = (0..<side * side * 3).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let source = Data(try RawPixels(width: side, height: side, bands: 3, bytes: noise).pngData())
+        var options = Self.options([], format: .webp, budgetMiB: 64)
+        options.limits.maxSourceBytes = 100_000_000
+        let error = try #require(Self.refusal(source, options))
+        #expect(error.kind == .tooMuchMemory && error.reason.contains("writing the 2000 x 2000 image as WEBP"), "\(error.reason)")
+        // The same picture as JPEG, written row by row, answers.
+        options.output.format = .jpeg
+        #expect(try process(source, options).width == side)
+    }
+
     @Test(arguments: [ImageFormat.png, .jpeg])
     func anEncoderThatWritesRowsAsTheyComeAnswers(format: ImageFormat) throws {
         let source = try solidPNG([90, 120, 200], width: 1, height: 1)
