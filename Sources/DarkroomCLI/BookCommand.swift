@@ -108,6 +108,7 @@ struct BookCommand: AsyncParsableCommand {
         request.skipFailed = skipFailed
         request.limits.maxProcessingTime = try ProcessingFlags.processingTime(maxProcessingSeconds)
         request.limits.svgDrawing = svgRender ? DrawingChild.svg : nil
+        request.limits.encodingChild = DrawingChild.encoder
 
         var configuration = ImagePipeline.Configuration()
         configuration.filtrationConcurrency = workers

@@ -60,4 +60,7 @@ enum DrawingChild {
 
     /// SVG drawn by `darkroom render-svg`.
     static var svg: SVGDrawing { SVGDrawing(command: [executable, "render-svg"]) }
+
+    /// HEIC and large AVIF answers written by `darkroom encode-image`.
+    static var encoder: EncodingChild { EncodingChild(command: [executable, "encode-image"]) }
 }

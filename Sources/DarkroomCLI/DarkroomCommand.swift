@@ -6,7 +6,8 @@ public struct DarkroomCommand: AsyncParsableCommand {
         commandName: "darkroom",
         abstract: "Fetch, filter, cache and serve photos.",
         subcommands: [ProcessCommand.self, FetchCommand.self, BookCommand.self, ServeCommand.self, CacheCommand.self, HealthCommand.self,
-                      RenderPDFPageCommand.self, RenderVideoFrameCommand.self, RenderSVGCommand.self, ChildSandboxCheckCommand.self]
+                      RenderPDFPageCommand.self, RenderVideoFrameCommand.self, RenderSVGCommand.self, EncodeImageCommand.self,
+                      ChildSandboxCheckCommand.self]
     )
 
     public init() {}

@@ -95,6 +95,7 @@ struct ProcessingFlags: ParsableArguments {
         var options = ProcessingOptions(operations: operations, output: output)
         options.limits.jpegXL = jpegXL
         options.limits.svgDrawing = svgRender ? DrawingChild.svg : nil
+        options.limits.encodingChild = DrawingChild.encoder
         options.limits.maxProcessingTime = try Self.processingTime(maxProcessingSeconds)
         options.limits.maxDecodeMemory = try Self.memoryBudget(maxRequestMemoryMb)
         return options

@@ -63,6 +63,11 @@ public struct ImageLimits: Sendable, Hashable, Codable {
     /// library user, who names the child) refuses to draw them. An SVG
     /// answered as SVG needs no drawing.
     public var svgDrawing: SVGDrawing?
+    /// Write HEIC answers, and AVIF ones past the size where libaom takes
+    /// its slower mode, in a child process (see ``EncodingChild``): nil
+    /// (the default for a library user, who names the child) writes them
+    /// in this process, where they cannot be stopped mid-picture.
+    public var encodingChild: EncodingChild?
     /// Whether SVG sources are drawn into pixels (``svgDrawing`` is set).
     public var svgRendering: Bool { svgDrawing != nil }
     /// Sanitise SVG sources (scripts, event handlers, external references
@@ -93,7 +98,7 @@ public struct ImageLimits: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case maxSourceBytes, maxSourcePixels, maxResultDimension, maxProcessingTime, maxAnimationFrames, jpegXL
-        case maxJPEGScans, maxDecodeMemory, maxAnimationFramePixels, maxHEIFTiles, maxSourceFrames, svgDrawing, sanitizesSVG, pdfPages, videoThumbnails
+        case maxJPEGScans, maxDecodeMemory, maxAnimationFramePixels, maxHEIFTiles, maxSourceFrames, svgDrawing, sanitizesSVG, pdfPages, videoThumbnails, encodingChild
     }
 
     /// Limits written before the frame, scan, memory and tile limits and
@@ -115,6 +120,7 @@ public struct ImageLimits: Sendable, Hashable, Codable {
         sanitizesSVG = try container.decodeIfPresent(Bool.self, forKey: .sanitizesSVG) ?? true
         pdfPages = try container.decodeIfPresent(PDFPages.self, forKey: .pdfPages)
         videoThumbnails = try container.decodeIfPresent(VideoThumbnails.self, forKey: .videoThumbnails)
+        encodingChild = try container.decodeIfPresent(EncodingChild.self, forKey: .encodingChild)
     }
 
     public static let `default` = ImageLimits()

@@ -1,5 +1,6 @@
 import DarkroomImaging
 import Foundation
+import NIOCore
 
 /// Sources drawn by a child process (PDF pages, video frames, SVG): the
 /// child run under the run's limits, and the run over what it drew.
@@ -23,14 +24,16 @@ extension ProcessingRun {
     /// limit's uncompressed PNG: its exit status and output, or the error
     /// of a child ended by a limit (its own memory or CPU, or the deadline).
     /// `drawing` false: the child writes text (a description), at most 1 MiB.
-    /// `input`: what the child reads (the source's bytes unless given).
+    /// `input`: what the child reads (the source's bytes unless given);
+    /// `maxOutput`: the most it may write, held by the caller's budget
+    /// already (a drawing's PNG at the pixel limit unless given).
     func childDrawing(_ command: [String], maxMemory: Int, what: String, drawing: Bool = true,
-                      input: Data? = nil) throws(DarkroomError) -> (status: Int32, output: Data) {
+                      input: Data? = nil, maxOutput given: Int? = nil) throws(DarkroomError) -> (status: Int32, output: Data) {
         let limits = options.limits
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
         // An uncompressed RGBA PNG of the pixel limit, and its headers.
-        let maxOutput = drawing ? MemoryCost.product(limits.maxSourcePixels, 4) + limits.maxSourcePixels / 8 + (1 << 20) : 1 << 20
-        if drawing { try reserveMemory(maxOutput, for: "\(what) drawn at up to \(limits.maxSourcePixels) pixels") }
+        let maxOutput = given ?? (drawing ? MemoryCost.product(limits.maxSourcePixels, 4) + limits.maxSourcePixels / 8 + (1 << 20) : 1 << 20)
+        if drawing, given == nil { try reserveMemory(maxOutput, for: "\(what) drawn at up to \(limits.maxSourcePixels) pixels") }
         let finished = try ChildProcess.run(command, input: input ?? data, maxOutput: maxOutput,
                                             deadline: .now + limits.maxProcessingTime, killSwitch: killSwitch)
         if killSwitch.isPulled {
@@ -53,5 +56,34 @@ extension ProcessingRun {
             throw DarkroomError(.processingFailed, "the child that draws \(what) could not start its work (exit status \(finished.status))")
         }
         return (finished.status, finished.output)
+    }
+
+    /// `image` written as `format` by the encoding child (see
+    /// ``EncodingChild``): its pixels computed here, under the kill switch,
+    /// into an uncompressed PNG the child reads; the answer read back.
+    func encodedInChild(_ image: VImage, as format: ImageFormat, quality: Int, child: EncodingChild,
+                        sourceFormat: ImageFormat) throws(DarkroomError) -> ByteBuffer {
+        let name = format.rawValue.uppercased()
+        guard PDFPages.maxMemoryRange.contains(child.maxMemory), !child.command.isEmpty else {
+            throw .invalidOption("the encoding child's memory of \(child.maxMemory) bytes is outside \(PDFPages.maxMemoryRange)")
+        }
+        // The pixels handed over, and the answer read back (never larger
+        // than they are), both held here.
+        let pixels = MemoryCost.product(image.width, image.height, image.bands)
+        try reserveMemory(MemoryCost.product(pixels, 2), for: "writing the \(image.width) x \(image.height) image as \(name) in the encoder's child")
+        let png = try computingPixels(of: image, sourceFormat: sourceFormat) { () throws(VipsError) in try image.storedPNG() }
+        let seconds = max(1, Int(options.limits.maxProcessingTime.components.seconds))
+        // The encoder's threads share the child's CPU limit: a core's
+        // seconds each; the deadline bounds the time it takes.
+        let cpuSeconds = min(3600, seconds * max(1, ProcessInfo.processInfo.activeProcessorCount))
+        let tuning = options.output.encoder.avifTuning
+        let arguments = ImageEncoding.arguments(format: format, quality: quality, effort: tuning.effort, subsample: tuning.subsample,
+                                                maxMemory: child.maxMemory, maxSeconds: cpuSeconds)
+        let (status, output) = try childDrawing(child.command + arguments, maxMemory: child.maxMemory, what: "the \(name) answer",
+                                                input: Data(png), maxOutput: png.count + (1 << 20))
+        guard status == ImageEncoding.Outcome.written(Data()).status else {
+            throw DarkroomError(.cannotEncode, "the \(name) encoder could not write the answer", underlying: String(decoding: output.prefix(500), as: UTF8.self))
+        }
+        return ByteBuffer(bytes: output)
     }
 }

@@ -320,6 +320,13 @@ struct ProcessingRun {
         // result limit costs nothing until it is written).
         let frames = max(1, image.height / max(1, image.pageHeight))
         let frameHeight = image.height / frames
+        // An encoder that cannot be stopped mid-picture writes in a child,
+        // which holds its working set under its own limit; here, only the
+        // pixels handed to it and the answer read back.
+        if let child = options.limits.encodingChild, strip, options.output.maxBytes == nil, options.output.autoquality == nil, frames == 1,
+           image.bytesPerSample == 1, EncodingChild.writes(format, pixels: MemoryCost.product(image.width, image.height)) {
+            return try encodedInChild(image, as: format, quality: quality, child: child, sourceFormat: sourceFormat)
+        }
         // Twice the working set for 16-bit pixels.
         try reserveMemory(MemoryCost.product(MemoryCost.encode(format, width: image.width, height: frameHeight, frames: frames, progressive: output.progressive),
                                              image.bytesPerSample),

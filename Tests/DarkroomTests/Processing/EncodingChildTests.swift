@@ -1,0 +1,49 @@
+@testable import Darkroom
+import DarkroomImaging
+import Foundation
+import Testing
+import TestSupport
+
+/// HEIC answers, and AVIF ones past 3.2 megapixels, written by the
+/// encoding child: the same answer as in process, and an encoder that
+/// would run past the deadline ends with its child.
+@Suite(.offCooperativePool) struct EncodingChildTests {
+    static let child = EncodingChild(command: [DarkroomProcess.binary.path, "encode-image"])
+
+    func options(_ format: ImageFormat, _ operations: [ImageOperation] = []) -> ProcessingOptions {
+        var options = ProcessingOptions(operations: operations, output: OutputOptions(format: format))
+        options.limits.encodingChild = Self.child
+        return options.unhurried
+    }
+
+    @Test func heicAndLargeAVIFAnswersAreWrittenByTheChild() throws {
+        let photo = try Corpus.data("Aqua.jpg")  // 2560 x 1600: 4.1 megapixels
+        for format in [ImageFormat.heic, .avif] {
+            let answer = try ImageProcessor.processBlocking(photo, options: options(format))
+            #expect(answer.format == format && answer.width == 2560 && answer.height == 1600)
+            let decoded = try RawPixels.decode([UInt8](answer.data), loader: .heif)
+            #expect(decoded.width == 2560 && decoded.height == 1600, "\(format)")
+        }
+        // A small AVIF answer stays in this process, and reads the same.
+        let small = try ImageProcessor.processBlocking(photo, options: options(.avif, [.resize(Resize(width: 300, height: nil))]))
+        #expect(small.width == 300 && small.format == .avif)
+    }
+
+    /// x265 on 9 megapixels of noise takes seconds; with a one-second
+    /// limit the child is killed at the deadline (or by its own CPU limit)
+    /// and the run says so.
+    @Test func anEncoderPastTheDeadlineEndsWithItsChild() throws {
+        var generator = SystemRandomNumberGenerator()
+        let side = 3000
+        let noise = (0..<side * side * 3).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let source = Data(try RawPixels(width: side, height: side, bands: 3, bytes: noise).pngData())
+        var bounded = options(.heic)
+        bounded.limits.maxSourceBytes = 100_000_000
+        bounded.limits.maxDecodeMemory = 1 << 30
+        bounded.limits.maxProcessingTime = .seconds(1)
+        let started = ContinuousClock.now
+        let refused = refusal(source, bounded)
+        #expect(refused?.kind == .processingTimedOut || refused?.kind == .tooComplex, "\(String(describing: refused))")
+        #expect(ContinuousClock.now - started < .seconds(60), "stopped, not run to its end")
+    }
+}
