@@ -14,8 +14,7 @@ struct ImgproxyEnvironment {
 
     /// Variables whose value Darkroom already has, honoured when set to it.
     static let alwaysOn: [String: Bool] = [
-        "USE_ETAG": true, "ENABLE_WEBP_DETECTION": true, "ENABLE_AVIF_DETECTION": true, "AUTO_WEBP": true,
-        "AUTO_AVIF": true, "STRIP_METADATA": true, "KEEP_COPYRIGHT": true, "STRIP_COLOR_PROFILE": true,
+        "USE_ETAG": true, "STRIP_METADATA": true, "KEEP_COPYRIGHT": true, "STRIP_COLOR_PROFILE": true,
         "AUTO_ROTATE": true,
     ]
 
@@ -51,6 +50,16 @@ struct ImgproxyEnvironment {
             settings[key] = value
         case _ where ServeCommand.encoderSettingNames.contains(key):
             settings[key] = value
+        case "AUTO_WEBP", "AUTO_AVIF", "AUTO_JXL", "ENFORCE_WEBP", "ENFORCE_AVIF", "ENFORCE_JXL":
+            settings[key] = value
+        case "ENABLE_WEBP_DETECTION", "ENABLE_AVIF_DETECTION":
+            // imgproxy's older names for AUTO_WEBP and AUTO_AVIF, which win.
+            let current = key == "ENABLE_WEBP_DETECTION" ? "AUTO_WEBP" : "AUTO_AVIF"
+            if settings[current] == nil { settings[current] = value }
+        case "USE_S3":
+            // s3:// sources from any bucket the credentials (AWS_*) can read.
+            if Self.isTrue(value) { settings["S3_SOURCES"] = "*" }
+        case "S3_ENDPOINT", "S3_REGION": settings[key] = value
         case "CONCURRENCY": settings["WORKERS"] = value
         case "ENABLE_VIDEO_THUMBNAILS": settings["VIDEO_THUMBNAILS"] = value
         case "ENABLE_CLIENT_HINTS": settings["CLIENT_HINTS"] = value

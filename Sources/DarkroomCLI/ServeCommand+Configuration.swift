@@ -108,6 +108,7 @@ extension ServeCommand {
         if try svgRender ?? env("SVG_RENDER").map({ try Self.boolean($0, "DARKROOM_SVG_RENDER") }) ?? true {
             c.limits.svgDrawing = DrawingChild.svg
         }
+        c.limits.encodingChild = DrawingChild.encoder
         if try videoThumbnails || env("VIDEO_THUMBNAILS").map({ try Self.boolean($0, "DARKROOM_VIDEO_THUMBNAILS") }) ?? false {
             var video = VideoThumbnails(command: [executable, "render-video-frame"])
             if let megabytes = try number(videoMaxMemoryMb, "VIDEO_MAX_MEMORY_MB", "video-max-memory-mb", minimum: 512, maximum: 65_536) {
@@ -202,8 +203,11 @@ extension ServeCommand {
             c.sourceMinUses = uses
         }
         let endpoint = s3Endpoint ?? env("S3_ENDPOINT")
+        // The store's region, where set apart from the credentials (imgproxy's IMGPROXY_S3_REGION).
+        var s3Environment = environment
+        if let region = env("S3_REGION") { s3Environment["AWS_REGION"] = region }
         if let text = resultCache ?? env("RESULT_CACHE") {
-            c.sharedCache = try Self.sharedCache(text, endpoint: endpoint, environment: environment)
+            c.sharedCache = try Self.sharedCache(text, endpoint: endpoint, environment: s3Environment)
             c.sharedCache?.storesSources = sourceCache || envFlag("SOURCE_CACHE")
             if let seconds = try number(resultCacheTimeout, "RESULT_CACHE_TIMEOUT", "result-cache-timeout", minimum: 1, maximum: 3600) {
                 c.sharedCache?.client.timeout = .seconds(seconds)
@@ -219,7 +223,7 @@ extension ServeCommand {
             for bucket in buckets where bucket != "*" && !S3Location.isBucketName(bucket) {
                 throw ValidationError("--s3-sources: \"\(bucket)\" is not a bucket name (3 to 63 of a-z, 0-9, '.', '-')")
             }
-            let (url, credentials) = try S3Store.resolve(endpoint: endpoint, environment: environment, flag: "--s3-sources")
+            let (url, credentials) = try S3Store.resolve(endpoint: endpoint, environment: s3Environment, flag: "--s3-sources")
             c.s3Sources = S3SourceLoader.Configuration(endpoint: url, credentials: credentials, allowedBuckets: buckets)
         }
         if s3Endpoint != nil, c.sharedCache == nil, c.s3Sources == nil {
@@ -290,6 +294,7 @@ extension ServeCommand {
         if c.onlyPresets, c.presets.isEmpty { throw ValidationError("--only-presets needs at least one --preset") }
         try readImgproxySettings(into: &c, env: env, envFlag: envFlag)
         if let secret = secret ?? env("SECRET") { c.secret = ServerSecret(secret) }
+        c.negotiation = try negotiation(env: env, jpegXL: c.limits.jpegXL)
         if c.sourceRules.encryptionKey != nil, c.signatures.isEmpty {
             // Unsigned, any client could send tokens of its own making and
             // read the key's padding from the answers.
@@ -339,6 +344,23 @@ extension ServeCommand {
             }
             c.sourceRules.encryptionKey = bytes
         }
+    }
+
+    /// Which formats Accept chooses: `DARKROOM_AUTO_WEBP`, `_AUTO_AVIF`,
+    /// `_AUTO_JXL` and `DARKROOM_ENFORCE_*` (imgproxy's switches, read
+    /// through its names too), where set; AVIF and WebP automatic otherwise.
+    private func negotiation(env: (String) -> String?, jpegXL: Bool) throws -> FormatNegotiation {
+        var negotiation = FormatNegotiation()
+        for (format, name) in [(ImageFormat.webp, "WEBP"), (.avif, "AVIF"), (.jxl, "JXL")] {
+            if let text = env("AUTO_\(name)") {
+                if try Self.boolean(text, "DARKROOM_AUTO_\(name)") { negotiation.automatic.insert(format) } else { negotiation.automatic.remove(format) }
+            }
+            if let text = env("ENFORCE_\(name)"), try Self.boolean(text, "DARKROOM_ENFORCE_\(name)") { negotiation.enforced.insert(format) }
+        }
+        if !jpegXL, negotiation.automatic.contains(.jxl) || negotiation.enforced.contains(.jxl) {
+            throw ValidationError("DARKROOM_AUTO_JXL and DARKROOM_ENFORCE_JXL need --jpeg-xl (libvips marks its JPEG XL codec untrusted)")
+        }
+        return negotiation
     }
 
     /// Go's boolean forms, as imgproxy reads them, and yes/no.

@@ -24,6 +24,10 @@ public struct ServerConfiguration: Sendable {
     /// When not empty, image URLs must carry imgproxy's signature by one
     /// of these key and salt pairs (several while keys are rotated).
     public var signatures: [URLSignature] = []
+    /// Which formats the Accept header chooses (imgproxy's `AUTO_*` and
+    /// `ENFORCE_*` switches); AVIF and WebP for a URL without a format by
+    /// default.
+    public var negotiation = FormatNegotiation()
     /// The secret image and info requests must carry as `Authorization:
     /// Bearer SECRET` (imgproxy's `IMGPROXY_SECRET`); none by default.
     public var secret = ServerSecret()

@@ -323,6 +323,32 @@ import TestSupport
         }
     }
 
+    /// imgproxy's negotiation switches, by its names and Darkroom's: unset,
+    /// Darkroom negotiates AVIF and WebP; set, they decide.
+    @Test func theNegotiationSwitchesAreImgproxys() throws {
+        #expect(try configuration([:]).negotiation == FormatNegotiation(automatic: [.avif, .webp], enforced: []))
+        #expect(try configuration(["IMGPROXY_AUTO_AVIF": "false"]).negotiation.automatic == [.webp])
+        #expect(try configuration(["IMGPROXY_AUTO_AVIF": "false", "IMGPROXY_AUTO_WEBP": "false"]).negotiation.automatic.isEmpty)
+        #expect(try configuration(["IMGPROXY_ENABLE_AVIF_DETECTION": "false"]).negotiation.automatic == [.webp], "the older name")
+        #expect(try configuration(["IMGPROXY_ENFORCE_WEBP": "true"]).negotiation.enforced == [.webp])
+        #expect(try configuration(["IMGPROXY_AUTO_JXL": "true"], ["--jpeg-xl"]).negotiation.automatic == [.avif, .webp, .jxl])
+        refuses(["IMGPROXY_AUTO_JXL": "true"], naming: "need --jpeg-xl")
+        refuses(["DARKROOM_ENFORCE_AVIF": "sometimes"], naming: "DARKROOM_ENFORCE_AVIF sometimes: expected true or false")
+        #expect(ImgproxyEnvironment(["IMGPROXY_AUTO_WEBP": "false", "IMGPROXY_AUTO_AVIF": "false", "IMGPROXY_ENFORCE_AVIF": "true"]).unhonoured.isEmpty)
+    }
+
+    /// An imgproxy S3 deployment's settings: s3:// sources from any bucket
+    /// the AWS credentials can read, at its endpoint and region.
+    @Test func theS3SettingsAreImgproxys() throws {
+        let environment = ["IMGPROXY_USE_S3": "true", "IMGPROXY_S3_ENDPOINT": "http://127.0.0.1:8333", "IMGPROXY_S3_REGION": "eu-west-1",
+                           "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret"]
+        #expect(ImgproxyEnvironment(environment).unhonoured.isEmpty)
+        let sources = try #require(try configuration(environment).s3Sources, "IMGPROXY_USE_S3 serves s3:// sources")
+        #expect(sources.allowedBuckets == ["*"] && sources.endpoint.absoluteString == "http://127.0.0.1:8333")
+        #expect(sources.credentials.region == "eu-west-1" && sources.credentials.accessKeyID == "AKIDEXAMPLE")
+        #expect(try configuration(["IMGPROXY_USE_S3": "false"]).s3Sources == nil)
+    }
+
     @Test func theAllowedOriginIsImgproxys() throws {
         #expect(try configuration([:]).allowOrigin == nil)
         #expect(try configuration(["IMGPROXY_ALLOW_ORIGIN": "*"]).allowOrigin == "*")
@@ -332,12 +358,13 @@ import TestSupport
 
     @Test func darkroomsOwnWinsAndWhatIsNotHonouredIsNamed() throws {
         let environment = ["IMGPROXY_QUALITY": "70", "DARKROOM_QUALITY": "90", "IMGPROXY_WORKERS": "3",
-                           "IMGPROXY_USE_S3": "true", "IMGPROXY_ALLOWED_SOURCES": "https://*.example/", "IMGPROXY_USE_ETAG": "true",
+                           "IMGPROXY_USE_GCS": "true", "IMGPROXY_ALLOWED_SOURCES": "https://*.example/", "IMGPROXY_USE_ETAG": "true",
                            "IMGPROXY_AUTO_WEBP": "false"]
         let c = try configuration(environment, ["--workers", "2"])
         #expect(c.encoder.quality == 90 && c.filtrationConcurrency == 2)
         let read = ImgproxyEnvironment(environment)
-        #expect(read.unhonoured.map { String($0.prefix { $0 != " " }) } == ["IMGPROXY_AUTO_WEBP", "IMGPROXY_USE_S3"])
+        #expect(read.unhonoured.map { String($0.prefix { $0 != " " }) } == ["IMGPROXY_USE_GCS"])
+        #expect(c.negotiation.automatic == [.avif], "IMGPROXY_AUTO_WEBP=false turns WebP's negotiation off")
         #expect(c.allowedSources == ["https://*.example/"], "patterns, as imgproxy's")
         // Link-local sorts before loopback: allowed with it all the same.
         #expect(ImgproxyEnvironment(["IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES": "true",

@@ -4,23 +4,24 @@ package import Darkroom
 ///
 /// Each media range counts with its q-value (`image/avif;q=0` refuses AVIF);
 /// a format is taken when its own type, else `image/*`, else `*/*` has a
-/// q-value above 0. AVIF and WebP are chosen for a URL without a format
-/// only when named; otherwise the source's format is kept only when the
+/// q-value above 0. JPEG XL, AVIF and WebP are chosen for a URL without a
+/// format only when named, and as ``FormatNegotiation`` allows; otherwise the source's format is kept only when the
 /// client takes it (see ``OutputOptions/acceptedFormats``).
 package struct AcceptedFormats: Hashable, Sendable {
-    /// AVIF, else WebP, when the header names it with q > 0.
-    package let preferred: ImageFormat?
+    /// The negotiable formats (JPEG XL, AVIF, WebP) the header names by
+    /// their own type with q > 0: the ones an answer may be chosen in.
+    package let named: Set<ImageFormat>
     /// The formats taken; nil: no header, or none that says anything about
     /// images: any.
     package let accepted: Set<ImageFormat>?
 
     package init(_ header: String?) {
         guard let header, !header.isEmpty else {
-            preferred = nil
             accepted = nil
+            named = []
             return
         }
-        var named: [String: Double] = [:]
+        var qualities: [String: Double] = [:]
         for range in header.split(separator: ",") {
             let parts = range.split(separator: ";")
             guard let first = parts.first else { continue }
@@ -36,18 +37,12 @@ package struct AcceptedFormats: Hashable, Sendable {
                 q = value.isFinite && (0...1).contains(value) ? value : 0
             }
             // The most specific mention wins; among equals, the first.
-            if named[type] == nil { named[type] = q }
+            if qualities[type] == nil { qualities[type] = q }
         }
         func takes(_ format: ImageFormat) -> Bool {
-            (named[format.mimeType] ?? named["image/*"] ?? named["*/*"] ?? 0) > 0
+            (qualities[format.mimeType] ?? qualities["image/*"] ?? qualities["*/*"] ?? 0) > 0
         }
-        if (named["image/avif"] ?? 0) > 0 {
-            preferred = .avif
-        } else if (named["image/webp"] ?? 0) > 0 {
-            preferred = .webp
-        } else {
-            preferred = nil
-        }
+        named = Set([ImageFormat.jxl, .avif, .webp].filter { (qualities[$0.mimeType] ?? 0) > 0 })
         let taken = Set(ImageFormat.webFormats.filter(takes))
         accepted = taken.isEmpty ? nil : taken
     }
@@ -56,6 +51,7 @@ package struct AcceptedFormats: Hashable, Sendable {
     /// in different formats are different entries.
     package var key: String {
         let taken = accepted.map { set in ImageFormat.webFormats.filter(set.contains).map(\.rawValue).joined(separator: "+") } ?? "*"
-        return "\(preferred?.rawValue ?? "-")/\(taken)"
+        let names = [ImageFormat.jxl, .avif, .webp].filter(named.contains).map(\.rawValue).joined(separator: "+")
+        return "\(names.isEmpty ? "-" : names)/\(taken)"
     }
 }

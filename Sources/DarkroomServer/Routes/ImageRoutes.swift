@@ -250,7 +250,7 @@ struct ImageRoutes: Sendable {
         if best {
             negotiated = true
         } else if !url.options.raw {
-            switch Self.format(asked: asked, accept: accept) {
+            switch Self.format(asked: asked, accept: accept, negotiation: configuration.negotiation) {
             case .success(let answer): (format, negotiated) = answer
             case .failure(let error):
                 // A format imgproxy knows but this server does not write is
@@ -259,9 +259,8 @@ struct ImageRoutes: Sendable {
                 throw RouteError(known ? .unprocessableContent : .notFound, known ? error.message : "bad image URL: \(error.message)")
             }
         }
-        if url.options.watermark != nil, url.options.watermarkText == nil, url.options.watermarkURL == nil, configuration.watermark == nil {
-            throw RouteError(.notFound, "bad image URL: option 'wm': this server has no watermark image (darkroom serve --watermark FILE)")
-        }
+        // `wm` without an image of the server's, text or `wmu` is no step,
+        // as imgproxy skips it.
         for warning in url.options.warnings { logger.warning("\(warning)", metadata: ["url": "\(path)"]) }
         var options = url.options.processing(format: format, watermark: configuration.watermark, encoder: configuration.encoder)
         options.objectDetection = configuration.objectDetection
@@ -446,14 +445,17 @@ struct ImageRoutes: Sendable {
     /// The output format: the one asked for; or, for none or `auto`, AVIF
     /// or WebP when the client names it, else nil (the source's, if the
     /// client takes it).
-    static func format(asked: String?, accept: AcceptedFormats) -> Result<(ImageFormat?, negotiated: Bool), ImageURLError> {
+    static func format(asked: String?, accept: AcceptedFormats,
+                       negotiation: FormatNegotiation = FormatNegotiation()) -> Result<(ImageFormat?, negotiated: Bool), ImageURLError> {
         if let asked, asked != "auto" {
             // SVG is answered for SVG sources only (the run refuses others).
             guard let format = ImageFormat(name: asked), format.canEncode || format == .svg else {
                 return .failure(.init("cannot write '\(asked)' images (jpg, png, webp, avif, gif, tiff, jxl, heic, bmp, ico, or auto)"))
             }
+            // An enforced format answers whatever the URL names, as imgproxy's ENFORCE_*.
+            if format != .svg, let enforced = negotiation.enforced(for: accept) { return .success((enforced, true)) }
             return .success((format, false))
         }
-        return .success((accept.preferred, true))
+        return .success((negotiation.automatic(for: accept), true))
     }
 }
