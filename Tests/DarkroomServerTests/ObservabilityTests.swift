@@ -120,6 +120,23 @@ import DarkroomImaging
         await server.stop()
     }
 
+    /// An image that cannot be had is answered by its route (with Vary,
+    /// or a fallback image), not thrown: the request metrics count it as
+    /// an error all the same, by its status.
+    @Test func imageErrorsCountAsErrors() async throws {
+        let server = try await TestServer.start()
+        try await cleaningUp({ await server.stop() }) { () async throws in
+            #expect(try await server.get("/img/_/w:10/plain/local:///photos/missing.jpg@jpg").status == .notFound)
+            let labels = ["http_route": "/img/**", "http_request_method": "GET", "error_type": "404"]
+            var text = ""
+            let counted = await eventuallyAsync {
+                text = String(decoding: (try? await server.get("/metrics").body) ?? Data(), as: UTF8.self)
+                return PrometheusText(text).value("hb_request_errors", labels) == 1
+            }
+            #expect(counted, "\(text.split(separator: "\n").filter { $0.contains("error") })")
+        }
+    }
+
     @Test func metricsCanHaveAnAddressOfTheirOwn() async throws {
         let server = try await TestServer.start { $0.metricsAddress = ("127.0.0.1", 0) }
         #expect(try await server.get("/img/_/rs:fit:64:64/plain/\(Self.photo)@jpg").status == .ok)

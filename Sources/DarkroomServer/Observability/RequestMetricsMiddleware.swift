@@ -23,7 +23,9 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
             let route = context.endpointPath ?? "Unknown"
             let (recorder, logger, path) = (recorder, context.logger, request.uri.description)
             response.body = response.body.afterWrite {
-                recorder.answered(route: route, method: method, status: status, since: started, error: false)
+                // An image's error is answered, not thrown (it carries Vary,
+                // or a fallback image stands in): counted as an error all the same.
+                recorder.answered(route: route, method: method, status: status, since: started, error: status >= 400)
                 recorder.logAccess(logger, method: method, path: path, status: status, since: started)
                 active.end()
             }
