@@ -21,7 +21,7 @@ import TestSupport
                 "IMGPROXY_BIND": "127.0.0.1:0", "IMGPROXY_KEY": "736563726574", "IMGPROXY_SALT": "68656C6C6F",
                 "IMGPROXY_PRESETS": "thumb=rs:fill:120:80/g:no", "IMGPROXY_QUALITY": "40",
                 "IMGPROXY_ALLOWED_SOURCES": origin.url("/").absoluteString, "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
-                "IMGPROXY_USE_S3": "true",
+                "IMGPROXY_USE_GCS": "true",
             ]
             let process = try DarkroomProcess.start(["serve", "--cache-dir", folder.appendingPathComponent("cache").path], log: log,
                                                     environment: environment)
@@ -48,7 +48,7 @@ import TestSupport
                     let elsewhere = try await get(signed("/pr:thumb/plain/http://203.0.113.9/a.jpg@jpg"))
                     #expect(elsewhere.status == 404 && String(decoding: elsewhere.body, as: UTF8.self).contains("allowed source prefix"))
                     let text = try await BlockingFile.read(log)
-                    #expect(text.contains("imgproxy settings not honoured: IMGPROXY_USE_S3"), "\(text)")
+                    #expect(text.contains("imgproxy settings not honoured: IMGPROXY_USE_GCS"), "\(text)")
                 }
             }
         }
