@@ -2,6 +2,7 @@ import _CryptoExtras
 import Crypto
 @testable import DarkroomServer
 import Foundation
+import HTTPTypes
 import HummingbirdTesting
 import Testing
 import TestSupport
@@ -64,6 +65,19 @@ import TestSupport
                 }
             }
             #expect(answers == ["404 the encrypted source could not be had\n"], "\(answers)")
+        }
+    }
+
+    /// The fallback image stands in for an encrypted source that cannot be
+    /// had, as for any other; the status it reports is the one answer's.
+    @Test func theFallbackImageStandsInForAnEncryptedSource() async throws {
+        let hidden = try Self.encrypted("local:///hidden/customer-4711/passport-scan.png", iv: [UInt8](repeating: 5, count: 16))
+        let fallback = try Data(contentsOf: Corpus.photo("Dune.jpg"))
+        try await withRouter({ $0.sourceRules.encryptionKey = Self.key; $0.fallbackImage = fallback }) { client in
+            let answer = try await client.execute(uri: "/img/_/rs:fill:50:30/enc/\(hidden).png", method: .get)
+            #expect(answer.status == .ok, "\(String(buffer: answer.body))")
+            #expect(answer.headers[HTTPField.Name(ImageRoutes.sourceStatus)!] == "404")
+            #expect(!(answer.headers[.contentDisposition] ?? "").contains("passport"))
         }
     }
 }

@@ -128,13 +128,15 @@ struct ImageRoutes: Sendable {
                 if parsed.sourceIsEncrypted, shown != error {
                     context.logger.debug("encrypted source failed", metadata: ["error": "\(error)"])
                 }
-                let error = shown
                 var headers = HTTPFields()
                 if parsed.negotiated { headers[.vary] = "Accept" }
-                if let answer = await fallbackAnswer(for: error, request: request, parsed: parsed, imageRequest: imageRequest, context: context) {
+                // The fallback stands in by the error itself; what it says of
+                // the source is what may be shown.
+                if let answer = await fallbackAnswer(for: error, showing: shown, request: request, parsed: parsed, imageRequest: imageRequest,
+                                                     context: context) {
                     return answer
                 }
-                return error.response(headers: headers)
+                return shown.response(headers: headers)
             }
         }
         RequestTrace.span?.attributes["darkroom.cache"] = response.cacheType?.rawValue ?? "none"
@@ -186,8 +188,10 @@ struct ImageRoutes: Sendable {
     /// The fallback image with the URL's options, in place of a source that
     /// cannot be had; nil when there is none, the error is not the
     /// source's, or the fallback fails too.
-    private func fallbackAnswer(for error: DarkroomError, request: Request, parsed: ParsedURLCache.Entry, imageRequest: ImageRequest,
-                                context: ServerContext) async -> Response? {
+    /// `shown`: the error as the answer may tell it (its status in
+    /// ``sourceStatus``).
+    private func fallbackAnswer(for error: DarkroomError, showing shown: DarkroomError, request: Request, parsed: ParsedURLCache.Entry,
+                                imageRequest: ImageRequest, context: ServerContext) async -> Response? {
         guard let fallback, Self.fallbackKinds.contains(error.kind), !error.reason.hasPrefix("the watermark image") else { return nil }
         let substitute = {
             var request = imageRequest
@@ -197,7 +201,7 @@ struct ImageRoutes: Sendable {
         guard let response = try? await connections.run(on: context.channel, { () async throws(DarkroomError) in
             try await pipeline.image(for: substitute)
         }) else { return nil }
-        let headers = parsed.headers(for: response.image.format) + [(Self.sourceStatus, String(error.httpStatus.code))]
+        let headers = parsed.headers(for: response.image.format) + [(Self.sourceStatus, String(shown.httpStatus.code))]
         return answer(response, request: request, cacheControl: "no-store", headers: headers)
     }
 
