@@ -30,6 +30,11 @@ extension ProcessingRun {
     func childDrawing(_ command: [String], maxMemory: Int, what: String, drawing: Bool = true,
                       input: Data? = nil, maxOutput given: Int? = nil) throws(DarkroomError) -> (status: Int32, output: Data) {
         let limits = options.limits
+        // Checked here for every child: a child maps about 300 MiB before it
+        // reads a byte (PDFPages.maxMemoryRange).
+        guard PDFPages.maxMemoryRange.contains(maxMemory), !command.isEmpty else {
+            throw .invalidOption("the child for \(what) may map \(maxMemory) bytes, outside \(PDFPages.maxMemoryRange)")
+        }
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
         // An uncompressed RGBA PNG of the pixel limit, and its headers.
         let maxOutput = given ?? (drawing ? MemoryCost.product(limits.maxSourcePixels, 4) + limits.maxSourcePixels / 8 + (1 << 20) : 1 << 20)
@@ -64,9 +69,6 @@ extension ProcessingRun {
     func encodedInChild(_ image: VImage, as format: ImageFormat, quality: Int, child: EncodingChild,
                         sourceFormat: ImageFormat) throws(DarkroomError) -> ByteBuffer {
         let name = format.rawValue.uppercased()
-        guard PDFPages.maxMemoryRange.contains(child.maxMemory), !child.command.isEmpty else {
-            throw .invalidOption("the encoding child's memory of \(child.maxMemory) bytes is outside \(PDFPages.maxMemoryRange)")
-        }
         // The pixels handed over, and the answer read back (never larger
         // than they are), both held here.
         let pixels = MemoryCost.product(image.width, image.height, image.bands)

@@ -41,9 +41,6 @@ extension ProcessingRun {
         guard (0...100_000).contains(page), (1...PageSelection.maxCount).contains(count) else {
             throw .invalidOption("pages \(page) + \(count): the first is 0 to 100000, the count 1 to \(PageSelection.maxCount)")
         }
-        guard PDFPages.maxMemoryRange.contains(pdf.maxMemory), !pdf.command.isEmpty else {
-            throw .invalidOption("the PDF child's memory of \(pdf.maxMemory) bytes is outside \(PDFPages.maxMemoryRange)")
-        }
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
         let arguments = PDFPageDrawing.arguments(page: page, pages: count, box: box, maxPixels: max(1, limits.maxSourcePixels), maxMemory: pdf.maxMemory,
                                                  maxSeconds: seconds, background: pdf.background)

@@ -67,9 +67,6 @@ extension ProcessingRun {
         guard let drawing = limits.svgDrawing else {
             throw DarkroomError(.notAnImage, "SVG sources are not drawn here: librsvg, which libvips marks untrusted, runs only in a drawing child (darkroom draws SVG in one unless started with --no-svg-render); asked without a format, an SVG is answered as SVG")
         }
-        guard PDFPages.maxMemoryRange.contains(drawing.maxMemory), !drawing.command.isEmpty else {
-            throw .invalidOption("the SVG child's memory of \(drawing.maxMemory) bytes is outside \(PDFPages.maxMemoryRange)")
-        }
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
         let arguments = SVGDocumentDrawing.arguments(firstResize: firstResize, maxResultDimension: limits.maxResultDimension,
                                                      maxPixels: max(1, limits.maxSourcePixels), maxMemory: drawing.maxMemory, maxSeconds: seconds)

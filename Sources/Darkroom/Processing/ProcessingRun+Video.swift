@@ -35,8 +35,8 @@ extension ProcessingRun {
         }
         let second = options.videoSecond ?? video.second
         guard VideoThumbnails.seconds.contains(second) else { throw .invalidOption("video second \(second) is outside 0...86400") }
-        guard PDFPages.maxMemoryRange.contains(video.maxMemory), VideoThumbnails.probeBytesRange.contains(video.probeBytes), !video.command.isEmpty else {
-            throw .invalidOption("the video child's memory of \(video.maxMemory) bytes or probe of \(video.probeBytes) bytes is out of range")
+        guard VideoThumbnails.probeBytesRange.contains(video.probeBytes) else {
+            throw .invalidOption("the video child's probe of \(video.probeBytes) bytes is out of range")
         }
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
         let arguments = VideoFrameDrawing.arguments(second: second, keyframes: options.videoKeyframes ?? video.keyframes, maxPixels: max(1, limits.maxSourcePixels),

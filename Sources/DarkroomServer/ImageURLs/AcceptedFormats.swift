@@ -42,7 +42,7 @@ package struct AcceptedFormats: Hashable, Sendable {
         func takes(_ format: ImageFormat) -> Bool {
             (qualities[format.mimeType] ?? qualities["image/*"] ?? qualities["*/*"] ?? 0) > 0
         }
-        named = Set([ImageFormat.jxl, .avif, .webp].filter { (qualities[$0.mimeType] ?? 0) > 0 })
+        named = Set(FormatNegotiation.negotiable.filter { (qualities[$0.mimeType] ?? 0) > 0 })
         let taken = Set(ImageFormat.webFormats.filter(takes))
         accepted = taken.isEmpty ? nil : taken
     }
@@ -51,7 +51,7 @@ package struct AcceptedFormats: Hashable, Sendable {
     /// in different formats are different entries.
     package var key: String {
         let taken = accepted.map { set in ImageFormat.webFormats.filter(set.contains).map(\.rawValue).joined(separator: "+") } ?? "*"
-        let names = [ImageFormat.jxl, .avif, .webp].filter(named.contains).map(\.rawValue).joined(separator: "+")
+        let names = FormatNegotiation.negotiable.filter(named.contains).map(\.rawValue).joined(separator: "+")
         return "\(names.isEmpty ? "-" : names)/\(taken)"
     }
 }
