@@ -25,7 +25,7 @@ struct EncodeImageCommand: ParsableCommand {
 
     func run() throws {
         guard let format = ImageFormat(rawValue: format), ImageEncoding.formats.contains(format), (1...100).contains(quality),
-              (0...9).contains(effort), (0...2).contains(subsample), PDFPages.maxMemoryRange.contains(maxMemory), (1...3600).contains(maxSeconds)
+              (0...9).contains(effort), (0...2).contains(subsample), ChildMemory.range.contains(maxMemory), (1...3600).contains(maxSeconds)
         else { throw ValidationError("out of range: --format heic or avif, --quality 1...100, --effort 0...9, --subsample 0...2, --max-memory, --max-seconds 1...3600") }
         // Limits first: nothing is read before they hold.
         try ChildLimits.apply(memory: maxMemory, seconds: maxSeconds)

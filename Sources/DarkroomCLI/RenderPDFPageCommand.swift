@@ -26,7 +26,7 @@ struct RenderPDFPageCommand: ParsableCommand {
     func run() throws {
         let sides = box.split(separator: "x").compactMap { Int($0) }
         guard sides.count == 2, sides.allSatisfy({ (0...100_000).contains($0) }), (0...100_000).contains(page), (1...PageSelection.maxCount).contains(pages),
-              maxPixels >= 1, PDFPages.maxMemoryRange.contains(maxMemory), (1...3600).contains(maxSeconds)
+              maxPixels >= 1, ChildMemory.range.contains(maxMemory), (1...3600).contains(maxSeconds)
         else { throw ValidationError("out of range: --page 0...100000, --box WxH up to 100000, --max-pixels, --max-memory, --max-seconds 1...3600") }
         // Limits first: nothing of the PDF is read before they hold.
         try ChildLimits.apply(memory: maxMemory, seconds: maxSeconds)

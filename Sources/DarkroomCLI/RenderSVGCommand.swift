@@ -23,7 +23,7 @@ struct RenderSVGCommand: ParsableCommand {
     @Option(help: "The most CPU seconds this process uses.") var maxSeconds = 20
 
     func run() throws {
-        guard maxPixels >= 1, (1...100_000).contains(maxResultDimension), PDFPages.maxMemoryRange.contains(maxMemory), (1...3600).contains(maxSeconds)
+        guard maxPixels >= 1, (1...100_000).contains(maxResultDimension), ChildMemory.range.contains(maxMemory), (1...3600).contains(maxSeconds)
         else { throw ValidationError("out of range: --max-pixels, --max-result-dimension 1...100000, --max-memory, --max-seconds 1...3600") }
         let firstResize = try resize.map { text in
             do {

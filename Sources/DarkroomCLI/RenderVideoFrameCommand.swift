@@ -27,7 +27,7 @@ struct RenderVideoFrameCommand: ParsableCommand {
     @Flag(help: "Describe the container's tags and streams as JSON instead.") var meta = false
 
     func run() throws {
-        guard VideoThumbnails.seconds.contains(second), maxPixels >= 1, PDFPages.maxMemoryRange.contains(maxMemory),
+        guard VideoThumbnails.seconds.contains(second), maxPixels >= 1, ChildMemory.range.contains(maxMemory),
               (1...3600).contains(maxSeconds), VideoThumbnails.probeBytesRange.contains(probeBytes)
         else { throw ValidationError("out of range: --second 0...86400, --max-pixels, --max-memory, --max-seconds 1...3600, --probe-bytes") }
         try ChildLimits.apply(memory: maxMemory, seconds: maxSeconds)

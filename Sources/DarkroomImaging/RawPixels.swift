@@ -42,7 +42,7 @@ package struct RawPixels: Sendable, Equatable {
                 darkroom_vips_from_memory(raw.baseAddress, raw.count, Int32(width), Int32(height), Int32(bands), $0)
             }
         }
-        return try image.storedPNG()
+        return try image.storedPNG(PixelPass())
     }
 
     /// Encodes the pixels with `encoder`.
@@ -53,7 +53,7 @@ package struct RawPixels: Sendable, Equatable {
                 darkroom_vips_from_memory(raw.baseAddress, raw.count, Int32(width), Int32(height), Int32(bands), $0)
             }
         }
-        return try image.encoded(encoder)
+        return try image.encoded(encoder, through: PixelPass())
     }
 
     /// Decodes an encoded image (any loader Darkroom allows) to pixels,

@@ -9,9 +9,9 @@ extension VImage {
     /// Uncompressed BMP, rows top-down, each padded to 4 bytes: 8-bit grey
     /// with a grey palette (BITMAPINFOHEADER), or BGR / BGRA with a
     /// BITMAPV5HEADER that names its masks and sRGB.
-    package func bmpData() throws(VipsError) -> [UInt8] {
+    func bmpData() throws(VipsError) -> [UInt8] {
         let image = try VImage.make("bitmap bands") { darkroom_vips_bitmap_bands(pointer, $0) }
-        let pixels = try image.pixelBytes()
+        let pixels = try image.pixelBytes(PixelPass())
         let (width, height, bands) = (image.width, image.height, image.bands)
         let bitsPerPixel = bands * 8
         let rowBytes = (width * bands + 3) & ~3
@@ -81,12 +81,12 @@ extension VImage {
 
     /// An icon of one image, stored as PNG (as every icon reader since
     /// Windows Vista takes it); the image is at most ``maxIconSide`` a side.
-    package func icoData(strip: Bool) throws(VipsError) -> [UInt8] {
+    func icoData(strip: Bool) throws(VipsError) -> [UInt8] {
         guard width <= Self.maxIconSide, height <= Self.maxIconSide else {
             throw VipsError(operation: "icosave", message: "an icon is at most \(Self.maxIconSide) pixels a side, not \(width) x \(height)")
         }
         let image = try VImage.make("bitmap bands") { darkroom_vips_bitmap_bands(pointer, $0) }
-        let png = try image.encoded(.png, strip: strip) { [UInt8]($0) }
+        let png = try image.encoded(.png, strip: strip, through: PixelPass()) { [UInt8]($0) }
         var out = [UInt8]()
         out.reserveCapacity(22 + png.count)
         // ICONDIR: reserved, type 1 (icon), one image.

@@ -20,12 +20,12 @@ extension VImage {
     /// for every image: it finds faces of about 80 pixels and more at that
     /// size. Boxes are in this image's pixels, those scoring above
     /// `threshold`, the surest first. Computes the image's pixels.
-    package func faces(side: Int, threshold: Double) throws(VipsError) -> [FaceBox] {
+    package func faces(side: Int, threshold: Double, through pass: PixelPass) throws(VipsError) -> [FaceBox] {
         guard side > 0, width > 0, height > 0 else { return [] }
         let scale = Double(side) / Double(max(width, height))
         let scaled = scale == 1 ? self : try resized(horizontal: scale, vertical: scale, kernel: scale < 1 ? .lanczos3 : .linear)
         let grey = try scaled.srgb8().luma()
-        let pixels = try grey.pixelBytes()
+        let pixels = try grey.pixelBytes(pass)
         let (greyWidth, greyHeight) = (grey.width, grey.height)
         var found = [darkroom_face](repeating: darkroom_face(), count: Self.maxFaces)
         var message = [CChar](repeating: 0, count: 256)

@@ -33,7 +33,7 @@ extension VImage {
 
     /// The smallest value of the last band: the most transparent pixel's
     /// alpha, for an image with alpha. Computes every pixel.
-    package func lastBandMinimum() throws(VipsError) -> Double {
+    package func lastBandMinimum(_ pass: PixelPass) throws(VipsError) -> Double {
         var minimum = 0.0
         guard darkroom_vips_min_last_band(pointer, &minimum) == 0 else { throw VipsError.fromBuffer(operation: "min") }
         return minimum
@@ -41,7 +41,7 @@ extension VImage {
 
     /// The centre libvips' attention strategy picks for a `width` x
     /// `height` crop.
-    package func attentionCentre(width: Int, height: Int) throws(VipsError) -> (x: Int, y: Int) {
+    package func attentionCentre(width: Int, height: Int, through pass: PixelPass) throws(VipsError) -> (x: Int, y: Int) {
         var x: Int32 = 0, y: Int32 = 0
         guard darkroom_vips_attention(pointer, Int32(width), Int32(height), &x, &y) == 0 else {
             throw VipsError.fromBuffer(operation: "smartcrop")

@@ -51,7 +51,7 @@ extension VImage {
 
     /// The pixels as an uncompressed PNG, for a rendered image to be read
     /// again as a source.
-    package func storedPNG() throws(VipsError) -> [UInt8] {
+    package func storedPNG(_ pass: PixelPass) throws(VipsError) -> [UInt8] {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         guard darkroom_vips_pngsave_stored(pointer, &buffer, &length) == 0, let buffer else {

@@ -109,7 +109,7 @@ extension VImage {
     /// differ from `background` (the top-left pixel's colour when nil) by
     /// more than `threshold`. Width and height 0 when all is background.
     /// Reads every pixel: call it on an image in memory.
-    package func trimBox(threshold: Double, background: (red: Double, green: Double, blue: Double)?) throws(VipsError)
+    package func trimBox(threshold: Double, background: (red: Double, green: Double, blue: Double)?, through pass: PixelPass) throws(VipsError)
         -> (left: Int, top: Int, width: Int, height: Int) {
         var left: Int32 = 0, top: Int32 = 0, width: Int32 = 0, height: Int32 = 0
         let colour = background ?? (0, 0, 0)
@@ -130,7 +130,7 @@ extension VImage {
         }
     }
 
-    package func inMemory() throws(VipsError) -> VImage {
+    package func inMemory(_ pass: PixelPass) throws(VipsError) -> VImage {
         try VImage.make("copy_memory") { darkroom_vips_copy_memory(pointer, $0) }
     }
 

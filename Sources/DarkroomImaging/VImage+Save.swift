@@ -28,8 +28,8 @@ extension VImage {
 
     /// Encodes the image. This is where libvips decodes and computes the
     /// pixels of the whole chain, so it is the long call.
-    package func encoded(_ encoder: Encoder) throws(VipsError) -> [UInt8] {
-        try encoded(encoder) { [UInt8]($0) }
+    package func encoded(_ encoder: Encoder, through pass: PixelPass) throws(VipsError) -> [UInt8] {
+        try encoded(encoder, through: pass) { [UInt8]($0) }
     }
 
     /// A copy that keeps, of the metadata written into files, only what is
@@ -61,7 +61,8 @@ extension VImage {
     ///
     /// - Parameter strip: drop all metadata (off: write what the image
     ///   carries; see ``keepingMetadata(all:colourProfile:copyright:)``).
-    package func encoded<R>(_ encoder: Encoder, strip: Bool = true, _ body: (UnsafeRawBufferPointer) -> R) throws(VipsError) -> R {
+    package func encoded<R>(_ encoder: Encoder, strip: Bool = true, through pass: PixelPass,
+                            _ body: (UnsafeRawBufferPointer) -> R) throws(VipsError) -> R {
         let strip: Int32 = strip ? 1 : 0
         var buffer: UnsafeMutableRawPointer?
         var length = 0

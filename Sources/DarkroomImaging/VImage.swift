@@ -50,7 +50,7 @@ package final class VImage {
     }
 
     /// The computed pixels, row by row, band by band; 8-bit images only.
-    package func pixelBytes() throws(VipsError) -> [UInt8] {
+    package func pixelBytes(_ pass: PixelPass) throws(VipsError) -> [UInt8] {
         guard darkroom_vips_band_format(pointer) == Int32(VIPS_FORMAT_UCHAR.rawValue) else {
             throw VipsError(operation: "write_to_memory", message: "not 8-bit pixels")
         }

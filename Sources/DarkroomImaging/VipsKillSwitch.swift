@@ -51,8 +51,9 @@ package final class VipsKillSwitch: Sendable {
         }
     }
 
-    /// Runs `body` with `image` armed, so a pull stops it.
-    package func armed<T>(_ image: VImage, _ body: () throws(VipsError) -> T) throws(VipsError) -> T {
+    /// Runs `body` with `image` armed, so a pull stops it. `body` gets the
+    /// pass that the calls computing pixels ask for.
+    package func armed<T>(_ image: VImage, _ body: (PixelPass) throws(VipsError) -> T) throws(VipsError) -> T {
         darkroom_vips_enable_kill(image.pointer)
         darkroom_vips_watch_progress(image.pointer, percent.pointer)
         let alreadyPulled = guarded.withLock { g in
@@ -61,6 +62,16 @@ package final class VipsKillSwitch: Sendable {
         }
         defer { guarded.withLock { $0.state.armed = nil } }
         if alreadyPulled { darkroom_vips_kill(image.pointer) }
-        return try body()
+        return try body(PixelPass())
     }
+}
+
+/// What every call that computes a chain's pixels asks for
+/// (``VImage/inMemory(_:)``, ``VImage/storedPNG(_:)``,
+/// ``VImage/encoded(_:through:)``): made only by
+/// ``VipsKillSwitch/armed(_:_:)``, so pixels outside the kill switch
+/// (and the cost rules the run checks before it arms it) do not compile.
+/// Inside this module, buffers already in memory (``RawPixels``) make their own.
+package struct PixelPass: Sendable {
+    init() {}
 }

@@ -99,7 +99,7 @@ import TestSupport
             try await onOwnThread {
                 _ = try? data.withUnsafeBytes { raw in
                     let image = try VImage.load(raw, loader: .jpeg, shrink: 8)
-                    return try image.encoded(.png)
+                    return try image.encodedInTest(.png)
                 }
             }
         }

@@ -27,7 +27,7 @@ struct SourceKindServingTests {
         let jpeg = try Corpus.data("Dune.jpg")
         for kind in kinds {
             let bytes = try kind.encoder.map { encoder in
-                try jpeg.withUnsafeBytes { raw in try Data(VImage.load(raw, loader: .jpeg).encoded(encoder)) }
+                try jpeg.withUnsafeBytes { raw in try Data(VImage.load(raw, loader: .jpeg).encodedInTest(encoder)) }
             } ?? jpeg
             try bytes.write(to: folder.appendingPathComponent(kind.file))
         }

@@ -73,7 +73,8 @@ public enum ImageEncoding {
                 let image = try VImage.load(raw, loader: .png)
                 let encoder: VImage.Encoder = format == .heic ? .heic(quality: quality)
                     : .avif(quality: quality, tuning: HEIFTuning(effort: effort, subsample: subsample))
-                return .written(Data(try image.encoded(encoder)))
+                // In the child: its kernel limits bound it, the switch is never pulled.
+                return .written(Data(try VipsKillSwitch().armed(image) { pass throws(VipsError) in try image.encoded(encoder, through: pass) }))
             }
         } catch {
             return .failed(error.message)

@@ -105,6 +105,11 @@ final class MemoryLedger {
         held += bytes
     }
 
+    /// Gives back what was reserved for something that has ended (a child).
+    func release(_ bytes: Int) {
+        held = max(0, held - bytes)
+    }
+
     /// Throws if `bytes` more would take the run past `budget`; holds nothing.
     func check(_ bytes: Int, budget: Int, for what: String) throws(DarkroomError) {
         let (total, overflow) = held.addingReportingOverflow(bytes)

@@ -10,13 +10,13 @@ extension ProcessingRun {
         // Written several times: the pixels are computed once, into memory.
         try reserveMemory(MemoryCost.product(image.width, image.height, image.bands, image.bytesPerSample),
                           for: "the \(image.width) x \(image.height) image in memory, to be written at several qualities")
-        let pixels = try computingPixels(of: image, sourceFormat: sourceFormat) { () throws(VipsError) in try image.inMemory() }
+        let pixels = try computingPixels(of: image, sourceFormat: sourceFormat) { pass throws(VipsError) in try image.inMemory(pass) }
         var written: [Int: ByteBuffer] = [:]
         func write(_ quality: Int) throws(DarkroomError) -> ByteBuffer {
             if let bytes = written[quality] { return bytes }
             try killSwitch.check()
             let encoder = try encoder(quality)
-            let bytes = try computingPixels(of: pixels) { () throws(VipsError) in try pixels.encoded(encoder, strip: strip) { ByteBuffer(bytes: $0) } }
+            let bytes = try computingPixels(of: pixels) { pass throws(VipsError) in try pixels.encoded(encoder, strip: strip, through: pass) { ByteBuffer(bytes: $0) } }
             written[quality] = bytes
             return bytes
         }
@@ -64,7 +64,7 @@ extension ProcessingRun {
     /// The luma of an image in memory.
     private func luma(of image: VImage) throws(DarkroomError) -> [UInt8] {
         try reserveMemory(MemoryCost.product(image.width, image.height, 2), for: "comparing the \(image.width) x \(image.height) image")
-        return try computingPixels(of: image) { () throws(VipsError) in try image.srgb8().luma().pixelBytes() }
+        return try computingPixels(of: image) { pass throws(VipsError) in try image.srgb8().luma().pixelBytes(pass) }
     }
 
     /// The luma of an encoded candidate, decoded as a client would.
@@ -73,7 +73,8 @@ extension ProcessingRun {
         return try withRawBytes(of: data) { raw throws(DarkroomError) -> [UInt8] in
             do throws(VipsError) {
                 let decoded = try VImage.load(raw, loader: format.loader, randomAccess: true)
-                return try decoded.srgb8().luma().pixelBytes()
+                let luma = try decoded.srgb8().luma()
+                return try killSwitch.vips.armed(luma) { pass throws(VipsError) in try luma.pixelBytes(pass) }
             } catch {
                 throw DarkroomError(.processingFailed, "the \(format.rawValue.uppercased()) written to choose its quality could not be read back",
                                     underlying: error.message)

@@ -13,7 +13,7 @@ extension ProcessingRun {
         // Written several times: the pixels are computed once, into memory.
         try reserveMemory(MemoryCost.product(image.width, image.height, image.bands, image.bytesPerSample),
                           for: "the \(image.width) x \(image.height) image in memory, to be written in several formats")
-        let pixels = try computingPixels(of: image, sourceFormat: sourceFormat) { () throws(VipsError) in try image.inMemory() }
+        let pixels = try computingPixels(of: image, sourceFormat: sourceFormat) { pass throws(VipsError) in try image.inMemory(pass) }
         let lossless = try complexity(of: pixels) < output.bestComplexityThreshold
         var candidates = Self.bestCandidates(accepted: output.acceptedFormats, hasAlpha: pixels.hasAlpha, lossless: lossless)
         if output.bestMaxPixels > 0, MemoryCost.product(pixels.width, pixels.height) > output.bestMaxPixels {
@@ -49,7 +49,7 @@ extension ProcessingRun {
     func complexity(of image: VImage) throws(DarkroomError) -> Double {
         let scale = min(1, Double(Self.complexitySide) / Double(max(image.width, image.height)))
         let small = scale < 1 ? try vips("measuring complexity") { try image.resized(horizontal: scale, vertical: scale) } : image
-        let grey = try computingPixels(of: small) { () throws(VipsError) in try small.srgb8().withAlpha().pixelBytes() }
+        let grey = try computingPixels(of: small) { pass throws(VipsError) in try small.srgb8().withAlpha().pixelBytes(pass) }
         let (width, height) = (small.width, small.height)
         guard width > 1 || height > 1 else { return 0 }
         func luma(_ x: Int, _ y: Int) -> Int {

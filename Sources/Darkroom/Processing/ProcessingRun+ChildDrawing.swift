@@ -23,23 +23,31 @@ extension ProcessingRun {
     /// the run's deadline and kill switch, reading back at most the pixel
     /// limit's uncompressed PNG: its exit status and output, or the error
     /// of a child ended by a limit (its own memory or CPU, or the deadline).
+    /// `arguments` gets the memory limit the child runs under: its
+    /// configured most (`maxMemory`) or less, as the request's budget
+    /// allows (``ChildMemory``), its working share held in the budget
+    /// while it runs.
     /// `drawing` false: the child writes text (a description), at most 1 MiB.
     /// `input`: what the child reads (the source's bytes unless given);
     /// `maxOutput`: the most it may write, held by the caller's budget
     /// already (a drawing's PNG at the pixel limit unless given).
-    func childDrawing(_ command: [String], maxMemory: Int, what: String, drawing: Bool = true,
+    func childDrawing(_ command: [String], arguments: (_ maxMemory: Int) -> [String], maxMemory: Int, what: String, drawing: Bool = true,
                       input: Data? = nil, maxOutput given: Int? = nil) throws(DarkroomError) -> (status: Int32, output: Data) {
         let limits = options.limits
-        // Checked here for every child: a child maps about 300 MiB before it
-        // reads a byte (PDFPages.maxMemoryRange).
-        guard PDFPages.maxMemoryRange.contains(maxMemory), !command.isEmpty else {
-            throw .invalidOption("the child for \(what) may map \(maxMemory) bytes, outside \(PDFPages.maxMemoryRange)")
+        // Checked here for every child: a child maps its base before it
+        // reads a byte.
+        guard ChildMemory.range.contains(maxMemory), !command.isEmpty else {
+            throw .invalidOption("the child for \(what) may map \(maxMemory) bytes, outside \(ChildMemory.range)")
         }
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
         // An uncompressed RGBA PNG of the pixel limit, and its headers.
         let maxOutput = given ?? (drawing ? MemoryCost.product(limits.maxSourcePixels, 4) + limits.maxSourcePixels / 8 + (1 << 20) : 1 << 20)
         if drawing, given == nil { try reserveMemory(maxOutput, for: "\(what) drawn at up to \(limits.maxSourcePixels) pixels") }
-        let finished = try ChildProcess.run(command, input: input ?? data, maxOutput: maxOutput,
+        let granted = ChildMemory.limit(most: maxMemory, left: limits.maxDecodeMemory - ledger.held)
+        let share = granted - ChildMemory.base
+        try reserveMemory(max(share, ChildMemory.minimumShare), for: "the child that draws \(what), beyond the \(ChildMemory.base >> 20) MiB every child maps")
+        defer { ledger.release(max(share, ChildMemory.minimumShare)) }
+        let finished = try ChildProcess.run(command + arguments(granted), input: input ?? data, maxOutput: maxOutput,
                                             deadline: .now + limits.maxProcessingTime, killSwitch: killSwitch)
         if killSwitch.isPulled {
             throw killSwitch.hasExpired ? DarkroomError(.processingTimedOut, "drawing \(what) took longer than the limit of \(seconds) s and was stopped") : .cancelled
@@ -53,7 +61,7 @@ extension ProcessingRun {
         let said = String(decoding: finished.output.prefix(2000), as: UTF8.self)
         let ranOutOfMemory = finished.status != 0 && (said.contains("out of memory") || said.contains("Cannot allocate memory"))
         guard !finished.signalled, !ranOutOfMemory else {
-            throw DarkroomError(.tooComplex, "\(what) could not be drawn within the limits of \(maxMemory >> 20) MiB and \(seconds) s of processing")
+            throw DarkroomError(.tooComplex, "\(what) could not be drawn within the limits of \(granted >> 20) MiB and \(seconds) s of processing")
         }
         // Its own arguments or limits refused (64 is a usage error, 6 a
         // limit it could not set): the server's setup, not the source.
@@ -73,15 +81,16 @@ extension ProcessingRun {
         // than they are), both held here.
         let pixels = MemoryCost.product(image.width, image.height, image.bands)
         try reserveMemory(MemoryCost.product(pixels, 2), for: "writing the \(image.width) x \(image.height) image as \(name) in the encoder's child")
-        let png = try computingPixels(of: image, sourceFormat: sourceFormat) { () throws(VipsError) in try image.storedPNG() }
+        let png = try computingPixels(of: image, sourceFormat: sourceFormat) { pass throws(VipsError) in try image.storedPNG(pass) }
         let seconds = max(1, Int(options.limits.maxProcessingTime.components.seconds))
         // The encoder's threads share the child's CPU limit: a core's
         // seconds each; the deadline bounds the time it takes.
         let cpuSeconds = min(3600, seconds * max(1, ProcessInfo.processInfo.activeProcessorCount))
         let tuning = options.output.encoder.avifTuning
-        let arguments = ImageEncoding.arguments(format: format, quality: quality, effort: tuning.effort, subsample: tuning.subsample,
-                                                maxMemory: child.maxMemory, maxSeconds: cpuSeconds)
-        let (status, output) = try childDrawing(child.command + arguments, maxMemory: child.maxMemory, what: "the \(name) answer",
+        let (status, output) = try childDrawing(child.command, arguments: { memory in
+            ImageEncoding.arguments(format: format, quality: quality, effort: tuning.effort, subsample: tuning.subsample,
+                                    maxMemory: memory, maxSeconds: cpuSeconds)
+        }, maxMemory: child.maxMemory, what: "the \(name) answer",
                                                 input: Data(png), maxOutput: png.count + (1 << 20))
         guard status == ImageEncoding.Outcome.written(Data()).status else {
             throw DarkroomError(.cannotEncode, "the \(name) encoder could not write the answer", underlying: String(decoding: output.prefix(500), as: UTF8.self))

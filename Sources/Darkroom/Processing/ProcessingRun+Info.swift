@@ -56,8 +56,8 @@ extension ProcessingRun {
             }
             // In memory: the source is read once, in order, and the hashes
             // and the smart crop read the thumbnail again.
-            let thumbnail = try computingPixels(of: image) { () throws(VipsError) in try image.inMemory() }
-            let rgba = try computingPixels(of: thumbnail) { () throws(VipsError) in try thumbnail.withAlpha().pixelBytes() }
+            let thumbnail = try computingPixels(of: image) { pass throws(VipsError) in try image.inMemory(pass) }
+            let rgba = try computingPixels(of: thumbnail) { pass throws(VipsError) in try thumbnail.withAlpha().pixelBytes(pass) }
             let (width, height) = (thumbnail.width, thumbnail.height)
             let thumbHash = ThumbHash.encode(width: min(width, side), height: min(height, side), rgba: rgba)
             var info = ImageInfo(format: format, width: upright.width, height: upright.height, orientation: orientation,
@@ -150,7 +150,7 @@ extension ProcessingRun {
         case "float", "double": 1
         default: 255
         }
-        return try computingPixels(of: image) { () throws(VipsError) in try image.lastBandMinimum() } < opaque
+        return try computingPixels(of: image) { pass throws(VipsError) in try image.lastBandMinimum(pass) } < opaque
     }
 
     /// The hash of the thumbnail as 64 x 64 grey.
@@ -162,7 +162,7 @@ extension ProcessingRun {
         guard square.width == PerceptualHash.side, square.height == PerceptualHash.side else {
             throw DarkroomError(.processingFailed, "the perceptual hash's \(square.width) x \(square.height) image is not \(PerceptualHash.side) x \(PerceptualHash.side)")
         }
-        let rgba = try computingPixels(of: square) { () throws(VipsError) in try square.withAlpha().pixelBytes() }
+        let rgba = try computingPixels(of: square) { pass throws(VipsError) in try square.withAlpha().pixelBytes(pass) }
         return PerceptualHash.hash(grey: PerceptualHash.grey(rgba: rgba))
     }
 
@@ -192,7 +192,9 @@ extension ProcessingRun {
             let scale = Double(thumbnail.width) / w
             let inner = (width: max(1, min(thumbnail.width, Int((Double(width) * scale).rounded()))),
                          height: max(1, min(thumbnail.height, Int((Double(height) * scale).rounded()))))
-            let centre = try vips("smartcrop") { try thumbnail.attentionCentre(width: inner.width, height: inner.height) }
+            let centre = try computingPixels(of: thumbnail) { pass throws(VipsError) in
+                try thumbnail.attentionCentre(width: inner.width, height: inner.height, through: pass)
+            }
             let left = max(0, min(thumbnail.width - inner.width, centre.x - inner.width / 2))
             let top = max(0, min(thumbnail.height - inner.height, centre.y - inner.height / 2))
             return ImageInfo.RelativeRect(left: Double(left) / Double(thumbnail.width), top: Double(top) / Double(thumbnail.height),

@@ -10,7 +10,7 @@ extension ProcessingRun {
     /// reads its pixels, and the steps after it read them again.
     func materialised(_ image: VImage, for step: String) throws(DarkroomError) -> VImage {
         try reserveInMemory(image, for: step)
-        return try computingPixels(of: image) { () throws(VipsError) in try image.inMemory() }
+        return try computingPixels(of: image) { pass throws(VipsError) in try image.inMemory(pass) }
     }
 
     /// The weight `classes` gives faces, or nil where it names none: faces
@@ -33,7 +33,9 @@ extension ProcessingRun {
         try killSwitch.check()
         // The grey copy and the detector's feature pyramid.
         try reserveMemory(MemoryCost.product(detection.side, detection.side, 8), for: "looking for faces at \(detection.side) pixels")
-        let faces = try vips("looking for faces") { try image.faces(side: detection.side, threshold: detection.scoreThreshold) }
+        let faces = try computingPixels(of: image) { pass throws(VipsError) in
+            try image.faces(side: detection.side, threshold: detection.scoreThreshold, through: pass)
+        }
         try killSwitch.check()
         return faces.map { face in
             let object = DetectedObject(classID: 0, className: DetectedObject.classNames[0], confidence: ObjectDetection.confidence(score: face.score),

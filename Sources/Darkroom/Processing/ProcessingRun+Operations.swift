@@ -40,7 +40,7 @@ extension ProcessingRun {
             // fraction of the cost. Large ones stream through libvips.
             if image.width * image.height <= Self.inMemoryColourPixels {
                 try reserveMemory(MemoryCost.product(image.width, image.height, image.bands), for: "sepia on the \(image.width) x \(image.height) image in memory")
-                return try computingPixels(of: image) { () throws(VipsError) in try image.recombinedInMemory(matrix) }
+                return try computingPixels(of: image) { pass throws(VipsError) in try image.recombinedInMemory(matrix) }
             }
             return try vips("sepia") { try image.recombined(matrix) }
         case .grayscale:
@@ -144,9 +144,9 @@ extension ProcessingRun {
         // In memory: the search reads every pixel and the cut reads them
         // again, which a sequentially decoded image cannot serve.
         try reserveInMemory(image, for: "trimming")
-        let pixels = try computingPixels(of: image) { () throws(VipsError) in try image.inMemory() }
-        var box = try vips("trim") {
-            try pixels.trimBox(threshold: threshold, background: colour.map { (Double($0.red), Double($0.green), Double($0.blue)) })
+        let pixels = try computingPixels(of: image) { pass throws(VipsError) in try image.inMemory(pass) }
+        var box = try computingPixels(of: pixels) { pass throws(VipsError) in
+            try pixels.trimBox(threshold: threshold, background: colour.map { (Double($0.red), Double($0.green), Double($0.blue)) }, through: pass)
         }
         if box.width == 0 || box.height == 0 { return pixels }
         if equalHorizontal {
@@ -334,7 +334,7 @@ extension ProcessingRun {
             // The search reads the image in memory, every pixel computed
             // under the kill switch.
             try reserveInMemory(image, for: "the smart crop")
-            return try computingPixels(of: image) { () throws(VipsError) in try image.smartCropped(width: width, height: height) }
+            return try computingPixels(of: image) { pass throws(VipsError) in try image.smartCropped(width: width, height: height) }
         }
         let (left, top) = gravity.placement(outer: (image.width, image.height), inner: (width, height), offsetScale: offsetScale)
         return try vips("crop") { try image.cropped(left: left, top: top, width: width, height: height) }

@@ -42,9 +42,10 @@ extension ProcessingRun {
             throw .invalidOption("pages \(page) + \(count): the first is 0 to 100000, the count 1 to \(PageSelection.maxCount)")
         }
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
-        let arguments = PDFPageDrawing.arguments(page: page, pages: count, box: box, maxPixels: max(1, limits.maxSourcePixels), maxMemory: pdf.maxMemory,
-                                                 maxSeconds: seconds, background: pdf.background)
-        let (status, output) = try childDrawing(pdf.command + arguments, maxMemory: pdf.maxMemory, what: "the PDF page")
+        let (status, output) = try childDrawing(pdf.command, arguments: { memory in
+            PDFPageDrawing.arguments(page: page, pages: count, box: box, maxPixels: max(1, limits.maxSourcePixels), maxMemory: memory,
+                                     maxSeconds: seconds, background: pdf.background)
+        }, maxMemory: pdf.maxMemory, what: "the PDF page")
         switch status {
         case PDFPageDrawing.Outcome.page(Data()).status:
             return output

@@ -38,7 +38,7 @@ extension ProcessingRun {
     func sanitisedSVG() throws(DarkroomError) -> SVGSanitizer.Sanitized {
         guard options.limits.sanitizesSVG else { return SVGSanitizer.Sanitized(data: data, width: 0, height: 0) }
         do {
-            return try SVGSanitizer.sanitizedDocument(data, maxBytes: options.limits.maxSourceBytes)
+            return try SVGSanitizer.sanitizedDocument(data, maxBytes: options.limits.maxSourceBytes, embedded: .init(options.limits))
         } catch {
             throw Self.error(for: error)
         }
@@ -68,9 +68,10 @@ extension ProcessingRun {
             throw DarkroomError(.notAnImage, "SVG sources are not drawn here: librsvg, which libvips marks untrusted, runs only in a drawing child (darkroom draws SVG in one unless started with --no-svg-render); asked without a format, an SVG is answered as SVG")
         }
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
-        let arguments = SVGDocumentDrawing.arguments(firstResize: firstResize, maxResultDimension: limits.maxResultDimension,
-                                                     maxPixels: max(1, limits.maxSourcePixels), maxMemory: drawing.maxMemory, maxSeconds: seconds)
-        let (status, output) = try childDrawing(drawing.command + arguments, maxMemory: drawing.maxMemory, what: "the SVG", input: svg)
+        let (status, output) = try childDrawing(drawing.command, arguments: { memory in
+            SVGDocumentDrawing.arguments(firstResize: firstResize, maxResultDimension: limits.maxResultDimension,
+                                         maxPixels: max(1, limits.maxSourcePixels), maxMemory: memory, maxSeconds: seconds)
+        }, maxMemory: drawing.maxMemory, what: "the SVG", input: svg)
         switch status {
         case SVGDocumentDrawing.Outcome.drawing(Data()).status:
             return output

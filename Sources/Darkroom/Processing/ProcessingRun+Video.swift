@@ -39,9 +39,11 @@ extension ProcessingRun {
             throw .invalidOption("the video child's probe of \(video.probeBytes) bytes is out of range")
         }
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
-        let arguments = VideoFrameDrawing.arguments(second: second, keyframes: options.videoKeyframes ?? video.keyframes, maxPixels: max(1, limits.maxSourcePixels),
-                                                    maxMemory: video.maxMemory, maxSeconds: seconds, probeBytes: video.probeBytes, meta: meta)
-        let (status, output) = try childDrawing(video.command + arguments, maxMemory: video.maxMemory,
+        let keyframes = options.videoKeyframes ?? video.keyframes
+        let (status, output) = try childDrawing(video.command, arguments: { memory in
+            VideoFrameDrawing.arguments(second: second, keyframes: keyframes, maxPixels: max(1, limits.maxSourcePixels),
+                                        maxMemory: memory, maxSeconds: seconds, probeBytes: video.probeBytes, meta: meta)
+        }, maxMemory: video.maxMemory,
                                                 what: meta ? "the video's description" : "the video frame", drawing: !meta)
         let reason = String(decoding: output.prefix(500), as: UTF8.self)
         switch status {

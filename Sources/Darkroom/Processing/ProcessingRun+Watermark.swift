@@ -37,7 +37,7 @@ extension ProcessingRun {
             try reserveMemory(MemoryCost.product(mark.width + mark.height, mark.width + mark.height, 8), for: "turning the watermark")
             let turned = try vips("turning the watermark") { try straight.turned(clockwise: watermark.rotation) }
             // Its pixels computed under the kill switch, as every step's.
-            mark = try computingPixels(of: turned) { () throws(VipsError) in try turned.inMemory() }
+            mark = try computingPixels(of: turned) { pass throws(VipsError) in try turned.inMemory(pass) }
         }
         if watermark.shadowSigma > 0 {
             let straight = try vips("preparing the watermark") { try mark.withAlpha() }
@@ -47,7 +47,7 @@ extension ProcessingRun {
             // copy in the budget, its pixels computed under the kill switch.
             try checkCost(of: "watermark shadow", sigma: sigma, on: shadowed)
             try reserveInMemory(shadowed, for: "shadowing")
-            mark = try computingPixels(of: shadowed) { () throws(VipsError) in try shadowed.inMemory() }
+            mark = try computingPixels(of: shadowed) { pass throws(VipsError) in try shadowed.inMemory(pass) }
         }
         if watermark.replicate {
             // The offsets are the space between tiles, shared on both sides.
@@ -131,7 +131,8 @@ extension ProcessingRun {
         }
         try reserveMemory(MemoryCost.product(max(1, size.width), max(1, size.height), 8), for: "the text watermark")
         do throws(VipsError) {
-            return try VImage.markup(markup, font: font, width: wrap, dpi: dpi).inMemory()
+            let drawn = try VImage.markup(markup, font: font, width: wrap, dpi: dpi)
+            return try killSwitch.vips.armed(drawn) { pass throws(VipsError) in try drawn.inMemory(pass) }
         } catch {
             // A font too small to draw, or nothing visible, is the URL's doing.
             throw DarkroomError(.invalidOption, "the text watermark draws nothing: its markup has no visible text, or its font is too small",
@@ -164,7 +165,7 @@ extension ProcessingRun {
             // as the source's do.
             let decoder = MemoryCost.wholeDecode(format, bands: image.bands, bytesPerSample: image.bytesPerSample, heif: nil)
             try reserveMemory(MemoryCost.product(image.width, image.height, decoder + 4), for: "the \(image.width) x \(image.height) watermark")
-            return try computingPixels(of: image) { () throws(VipsError) in try image.srgb8().inMemory() }
+            return try computingPixels(of: image) { pass throws(VipsError) in try image.srgb8().inMemory(pass) }
         }
     }
 }

@@ -336,19 +336,19 @@ struct ProcessingRun {
         }
         guard let maxBytes = options.output.maxBytes, [.jpeg, .webp, .avif, .jxl].contains(format) else {
             let encoder = try encoder(quality)
-            return try computingPixels(of: image, sourceFormat: sourceFormat) { () throws(VipsError) in
-                try image.encoded(encoder, strip: strip) { ByteBuffer(bytes: $0) }
+            return try computingPixels(of: image, sourceFormat: sourceFormat) { pass throws(VipsError) in
+                try image.encoded(encoder, strip: strip, through: pass) { ByteBuffer(bytes: $0) }
             }
         }
         // Encoded more than once: the pixels are computed once, into memory.
         guard maxBytes > 0 else { throw .invalidOption("the byte limit \(maxBytes) is not above 0") }
         try reserveMemory(MemoryCost.product(image.width, image.height, image.bands, image.bytesPerSample),
                           for: "the \(image.width) x \(image.height) image in memory, to be written more than once")
-        let pixels = try computingPixels(of: image, sourceFormat: sourceFormat) { () throws(VipsError) in try image.inMemory() }
+        let pixels = try computingPixels(of: image, sourceFormat: sourceFormat) { pass throws(VipsError) in try image.inMemory(pass) }
         while true {
             try killSwitch.check()
             let encoder = try encoder(quality)
-            let bytes = try computingPixels(of: pixels) { () throws(VipsError) in try pixels.encoded(encoder, strip: strip) { ByteBuffer(bytes: $0) } }
+            let bytes = try computingPixels(of: pixels) { pass throws(VipsError) in try pixels.encoded(encoder, strip: strip, through: pass) { ByteBuffer(bytes: $0) } }
             if bytes.readableBytes <= maxBytes || quality <= 10 { return bytes }
             // Down in steps by how far over the limit it is; always down.
             let over = Double(bytes.readableBytes) / Double(maxBytes)
@@ -364,7 +364,7 @@ struct ProcessingRun {
     /// failure now is the source failing to decode as its pixels are
     /// pulled: damaged or cut short; or the switch pulled. libvips' text is
     /// kept as detail only; its error buffer is shared by every thread.
-    func computingPixels<T>(of image: VImage, sourceFormat: ImageFormat? = nil, _ body: () throws(VipsError) -> T) throws(DarkroomError) -> T {
+    func computingPixels<T>(of image: VImage, sourceFormat: ImageFormat? = nil, _ body: (PixelPass) throws(VipsError) -> T) throws(DarkroomError) -> T {
         do {
             return try killSwitch.vips.armed(image, body)
         } catch {

@@ -70,7 +70,7 @@ import TestSupport
     /// A corpus photo written again by libvips, whole.
     static func reencoded(_ jpeg: Data, as encoder: VImage.Encoder) throws -> Data {
         try VipsRuntime.start()
-        return try jpeg.withUnsafeBytes { raw in try Data(VImage.load(raw, loader: .jpeg).encoded(encoder)) }
+        return try jpeg.withUnsafeBytes { raw in try Data(VImage.load(raw, loader: .jpeg).encodedInTest(encoder)) }
     }
 
     // MARK: - Shapes
@@ -192,14 +192,14 @@ import TestSupport
         try VipsRuntime.start()
         let fullChroma = try Fixtures.data("full-chroma.avif")
         let turned = try Fixtures.data("right-orientation.jpg").withUnsafeBytes { raw in
-            try VImage.load(raw, loader: .jpeg).encoded(.avif(quality: 63), strip: false) { Data($0) }
+            Data(try VImage.load(raw, loader: .jpeg).encodedInTest(.avif(quality: 63), strip: false))
         }
         let fit: [ImageOperation] = [.resize(Resize(width: 100, height: 100))]
         let comparisons = try await onOwnThread { [try Self.compare(fullChroma, fit), try Self.compare(turned, fit)] }
         Self.expectWithinBound(comparisons[0], "full-chroma.avif")
         Self.expectWithinBound(comparisons[1], "an AVIF with EXIF orientation 6")
         let withAlpha = try Fixtures.data("landscape.jpg").withUnsafeBytes { raw in
-            try VImage.load(raw, loader: .jpeg).withAlpha().encoded(.avif(quality: 63))
+            try VImage.load(raw, loader: .jpeg).withAlpha().encodedInTest(.avif(quality: 63))
         }
         let header = try #require(Data(withAlpha).withUnsafeBytes { Thumbnail.header($0, format: .avif) })
         #expect(header.width == 240 && !header.isSupported)

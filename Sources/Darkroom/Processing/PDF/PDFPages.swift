@@ -23,10 +23,6 @@ public struct PDFPages: Sendable, Hashable, Codable {
         self.background = background
     }
 
-    /// The child maps about 300 MiB of address space (libraries, thread
-    /// stacks, allocator arenas) before it reads a byte.
-    public static let maxMemoryRange = (512 << 20)...(64 << 30)
-
     /// Whether `data` starts as a PDF does.
     static func isPDF(_ data: Data) -> Bool {
         data.starts(with: Array("%PDF-".utf8))
@@ -89,7 +85,8 @@ public enum PDFPageDrawing {
                 var image = scale == 1 ? header : try VImage.loadPDF(raw, page: page, pages: count, scale: scale, transparent: !background)
                 // On white, the alpha says nothing: dropped.
                 if background { image = try image.flattenedOnWhite() }
-                return .page(Data(try image.storedPNG()))
+                // In the child: its kernel limits bound it, the switch is never pulled.
+                return .page(Data(try VipsKillSwitch().armed(image) { pass throws(VipsError) in try image.storedPNG(pass) }))
             }
         } catch {
             return .unreadable(error.message)

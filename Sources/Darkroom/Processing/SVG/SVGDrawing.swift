@@ -78,7 +78,8 @@ public enum SVGDocumentDrawing {
                 // Past the scale's floor, the size is known before a pixel is drawn.
                 let pixels = image.width.multipliedReportingOverflow(by: image.height)
                 if pixels.overflow || pixels.partialValue > maxPixels { return .tooLarge(width: image.width, height: image.height) }
-                return .drawing(Data(try image.storedPNG()))
+                // In the child: its kernel limits bound it, the switch is never pulled.
+                return .drawing(Data(try VipsKillSwitch().armed(image) { pass throws(VipsError) in try image.storedPNG(pass) }))
             }
         } catch {
             return .unreadable(error.message)

@@ -33,8 +33,12 @@ extension SVGSanitizer {
         /// Element names of the open, written elements, for end tags.
         private var written: [String] = []
 
-        init(maxDepth: Int) {
+        /// What the document's data: images have used of their limits.
+        let embedded: EmbeddedImageBudget
+
+        init(maxDepth: Int, embedded: EmbeddedImageLimits) {
             self.maxDepth = maxDepth
+            self.embedded = EmbeddedImageBudget(embedded)
             out.reserveCapacity(4096)
         }
 
@@ -122,7 +126,7 @@ extension SVGSanitizer {
             if let held = style, held.depth == depth {
                 style = nil
                 // Ordinary styling is kept; a sheet that could load anything is dropped whole.
-                guard SVGSanitizer.isSafeCSS(held.text, isStyleSheet: true) else { return }
+                guard SVGSanitizer.isSafeCSS(held.text, isStyleSheet: true, admits: embedded.admits) else { return }
                 closePendingTag()
                 writeStartTag(held.name, held.attrs)
                 if held.text.isEmpty {
@@ -206,6 +210,7 @@ extension SVGSanitizer {
         private func removesElement(_ local: String, namespace uri: String?, attributes: [String: String]) -> Bool {
             if SVGSanitizer.removedElements.contains(local) { return true }
             if let uri, SVGSanitizer.removedNamespaces.contains(uri) { return true }
+            if SVGSanitizer.isTooCostly(local, attributes: attributes) { return true }
             if SVGSanitizer.animationElements.contains(local),
                let target = attributes["attributeName"] {
                 let targetLocal = Self.split(target.trimmingCharacters(in: .whitespacesAndNewlines)).local.lowercased()
@@ -228,12 +233,12 @@ extension SVGSanitizer {
                 // xml:base would make even "#a" resolve against another document.
                 if name == "xml:base" { continue }
                 if lowerLocal == "href" {
-                    if SVGSanitizer.isSafeHref(value, element: element) { kept.append((name, value)) }
+                    if SVGSanitizer.isSafeHref(value, element: element, admits: embedded.admits) { kept.append((name, value)) }
                     continue
                 }
                 // Presentation attributes and style="" are CSS: fill="url(http://...)".
-                if !SVGSanitizer.isSafeCSS(value, isStyleSheet: false) { continue }
-                kept.append((name, value))
+                if !SVGSanitizer.isSafeCSS(value, isStyleSheet: false, admits: embedded.admits) { continue }
+                kept.append((name, SVGSanitizer.boundedFilterValue(value, attribute: lowerLocal, element: element)))
             }
             // The parser hands attributes over in a dictionary; sorting keeps the
             // output deterministic, with namespace declarations first.

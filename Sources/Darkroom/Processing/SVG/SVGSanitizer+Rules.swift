@@ -41,13 +41,15 @@ extension SVGSanitizer {
     /// `data:image/` URLs on elements other than <use>. Everything else —
     /// javascript:, data:text/html, file:, http:, relative paths — is removed,
     /// so the renderer never runs script nor fetches a file or the network.
-    static func isSafeHref(_ value: String, element: String) -> Bool {
+    /// `admits` decides whether a raster data: image may stay (its size
+    /// and cost, ``EmbeddedImageBudget``).
+    static func isSafeHref(_ value: String, element: String, admits: (Substring) -> Bool = { _ in true }) -> Bool {
         let trimmed = trimControlAndSpace(value)
         if trimmed.hasPrefix("#") { return trimmed.count > 1 }
         // <use> must reference the same document (imgproxy's rule too).
         if element == "use" { return false }
         let lower = asciiLowercased(trimmed)
-        return isRasterDataImage(lower)
+        return isRasterDataImage(lower) && admits(trimmed)
     }
 
     /// data:image/ in PNG, JPEG, GIF or WebP: an embedded SVG would be
@@ -81,8 +83,9 @@ extension SVGSanitizer {
     /// `url()` may only point at a `#fragment` or a raster data: image.
     /// Backslashes are refused outright because CSS escapes can spell
     /// `url(` or `@import` so that no plain-text check sees them.
-    static func isSafeCSS(_ text: String, isStyleSheet: Bool) -> Bool {
-        let lower = Array(text.utf8.map(asciiLower))
+    static func isSafeCSS(_ text: String, isStyleSheet: Bool, admits: (Substring) -> Bool = { _ in true }) -> Bool {
+        let bytes = Array(text.utf8)
+        let lower = bytes.map(asciiLower)
         if lower.contains(UInt8(ascii: "\\")) {
             // In attributes a backslash without a function call cannot fetch.
             if isStyleSheet || lower.contains(UInt8(ascii: "(")) { return false }
@@ -109,6 +112,9 @@ extension SVGSanitizer {
             let target = String(decoding: lower[i..<j], as: UTF8.self)
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             if !(target.hasPrefix("#") || isRasterDataImage(target)) { return false }
+            if !target.hasPrefix("#"), !admits(Substring(String(decoding: bytes[i..<j], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))) {
+                return false
+            }
             from = j
         }
         return true

@@ -42,15 +42,18 @@ struct SVGSanitizer {
     ///   - maxDepth: deepest element nesting accepted. The push parser behind
     ///     XMLParser enforces no depth limit of its own, so this is the only one.
     ///   - maxBytes: largest input accepted, checked before any parsing.
+    ///   - embedded: the limits each `data:` image is held to, and all of
+    ///     them together (``EmbeddedImageBudget``).
     static func sanitized(
-        _ data: Data, maxDepth: Int = 256, maxBytes: Int
+        _ data: Data, maxDepth: Int = 256, maxBytes: Int, embedded: EmbeddedImageLimits = .init(.default)
     ) throws(Failure) -> Data {
-        try sanitize(data, maxDepth: maxDepth, maxBytes: maxBytes, precheck: true).data
+        try sanitize(data, maxDepth: maxDepth, maxBytes: maxBytes, embedded: embedded, precheck: true).data
     }
 
-    /// ``sanitized(_:maxDepth:maxBytes:)`` with the document's size.
-    static func sanitizedDocument(_ data: Data, maxDepth: Int = 256, maxBytes: Int) throws(Failure) -> Sanitized {
-        try sanitize(data, maxDepth: maxDepth, maxBytes: maxBytes, precheck: true)
+    /// ``sanitized(_:maxDepth:maxBytes:embedded:)`` with the document's size.
+    static func sanitizedDocument(_ data: Data, maxDepth: Int = 256, maxBytes: Int,
+                                  embedded: EmbeddedImageLimits = .init(.default)) throws(Failure) -> Sanitized {
+        try sanitize(data, maxDepth: maxDepth, maxBytes: maxBytes, embedded: embedded, precheck: true)
     }
 
     /// The size the root's attributes give, in whole pixels (0 unknown).
@@ -72,7 +75,7 @@ struct SVGSanitizer {
     /// `precheck: false` exists only so tests can show what the parser itself
     /// does with hostile DTDs; production callers always go through the precheck.
     static func sanitize(
-        _ data: Data, maxDepth: Int, maxBytes: Int, precheck: Bool
+        _ data: Data, maxDepth: Int, maxBytes: Int, embedded: EmbeddedImageLimits = .init(.default), precheck: Bool
     ) throws(Failure) -> Sanitized {
         if data.count > maxBytes {
             throw Failure(.tooLarge, "the SVG is \(data.count) bytes, more than the limit of \(maxBytes)")
@@ -81,7 +84,7 @@ struct SVGSanitizer {
             try checkRawBytes([UInt8](data))
         }
 
-        let builder = Builder(maxDepth: maxDepth)
+        let builder = Builder(maxDepth: maxDepth, embedded: embedded)
         let parser = XMLParser(data: data)
         // Keep qualified names (xlink:href, xmlns:xlink) exactly as written.
         parser.shouldProcessNamespaces = false

@@ -107,6 +107,28 @@ import TestSupport
         #expect(try ImageProcessor.processBlocking(twoPages, options: options()).width == 200)
     }
 
+    /// The child's work is paid from the request's budget: with a budget
+    /// that leaves it 100 MiB past the output's reservation, the child runs
+    /// under its base and those 100 MiB, not the 4 GiB it may be given;
+    /// with none left, it never starts.
+    @Test func theChildsMemoryComesOutOfTheRequestsBudget() throws {
+        let large = TestPDF.document([.filled(0, 1, 0, width: 10_000, height: 10_000)])
+        let pixels = 81_000_000
+        let output = pixels * 4 + pixels / 8 + (1 << 20)
+        func limited(budget: Int) -> ProcessingOptions {
+            options([.resize(Resize(width: 9000, height: 9000))]) {
+                $0.maxSourcePixels = pixels
+                $0.maxDecodeMemory = budget
+                $0.pdfPages?.maxMemory = 4 << 30
+            }
+        }
+        let granted = (ChildMemory.base + (100 << 20)) >> 20
+        let small = refusal(large, limited(budget: output + (100 << 20)))
+        #expect(small?.kind == .tooComplex && small?.reason.contains("\(granted) MiB") == true, "\(String(describing: small))")
+        let none = refusal(large, limited(budget: output + (1 << 20)))
+        #expect(none?.kind == .tooMuchMemory && none?.reason.contains("the child that draws the PDF page") == true, "\(String(describing: none))")
+    }
+
     /// Forms that draw forms: 10^9 rectangles from a few hundred bytes.
     /// The run's deadline ends the child, and the next page is drawn.
     @Test func aFormBombIsStoppedAtTheDeadline() throws {
