@@ -9,7 +9,7 @@ DEBUG_FLAGS ?= -Xcc -O2
 export PATH := $(PATH):/opt/swift/usr/bin
 OUT ?= darkroom-out
 
-.PHONY: run thumbnails test test-busy build release bootstrap bench bench-servers bench-mix soak bench-before-after clean fuzz sanitize crash-test consumer-test image image-test docs
+.PHONY: run thumbnails test test-busy property build release bootstrap bench bench-servers bench-mix soak bench-before-after clean fuzz sanitize crash-test consumer-test image image-test docs
 
 bootstrap:
 	@scripts/bootstrap
@@ -43,6 +43,15 @@ test: bootstrap
 test-busy: bootstrap
 	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
 	scripts/busy scripts/loopback-only $(SWIFT) test --skip-build --parallel
+
+# The property test's long run (SurfacePropertyTests): random option
+# families and formats on the costliest sources, a new seed each run unless
+# DARKROOM_PROPERTY_SEED names one; `make test` runs 48 cases of a fixed seed.
+PROPERTY_CASES ?= 600
+property: bootstrap
+	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
+	DARKROOM_PROPERTY_SEED=$${DARKROOM_PROPERTY_SEED:-$$(date +%s)} DARKROOM_PROPERTY_CASES=$(PROPERTY_CASES) \
+		scripts/loopback-only $(SWIFT) test --skip-build --filter SurfacePropertyTests
 
 # The container image, localhost/darkroom:latest (IMAGE=... to name it),
 # built with podman from Debian's packages alone (scripts/image says how).

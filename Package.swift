@@ -93,6 +93,7 @@ let package = Package(
             name: "Darkroom",
             dependencies: [
                 "DarkroomImaging",
+                "CSandbox",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,6 +1,9 @@
+#define _GNU_SOURCE
 #include "darkroom_sandbox.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -55,4 +58,35 @@ int darkroom_try_socket(void) {
     if (fd < 0) return errno;
     close(fd);
     return 0;
+}
+
+pid_t darkroom_spawn_child(const char *path, char *const argv[], char *const envp[], int *to_child, int *from_child) {
+    int in[2], out[2];
+    if (pipe2(in, O_CLOEXEC) != 0) return -1;
+    if (pipe2(out, O_CLOEXEC) != 0) {
+        int saved = errno;
+        close(in[0]); close(in[1]);
+        errno = saved;
+        return -1;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    // Everything past standard error, whatever its close-on-exec flag.
+    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+    pid_t pid = -1;
+    int status = posix_spawn(&pid, path, &actions, NULL, argv, envp);
+    posix_spawn_file_actions_destroy(&actions);
+    close(in[0]);
+    close(out[1]);
+    if (status != 0) {
+        close(in[1]); close(out[0]);
+        errno = status;
+        return -1;
+    }
+    *to_child = in[1];
+    *from_child = out[0];
+    return pid;
 }

@@ -1,6 +1,6 @@
 /// Encoder settings past the quality, one struct a format, each with
 /// libvips' values; their defaults encode exactly as the plain encoders do.
-package struct JPEGTuning: Sendable, Hashable {
+package struct JPEGTuning: Sendable, Hashable, Codable {
     package var noSubsample = false
     /// The next four are mozjpeg's; libvips applies them only with it.
     package var trellisQuant = false
@@ -19,7 +19,7 @@ package struct JPEGTuning: Sendable, Hashable {
     }
 }
 
-package struct PNGTuning: Sendable, Hashable {
+package struct PNGTuning: Sendable, Hashable, Codable {
     package var interlaced = false
     /// A palette of at most this many bits a pixel (1, 2, 4 or 8), or nil
     /// for full colour.
@@ -31,7 +31,7 @@ package struct PNGTuning: Sendable, Hashable {
     }
 }
 
-package struct WebPTuning: Sendable, Hashable {
+package struct WebPTuning: Sendable, Hashable, Codable {
     /// 0...6, libvips' default 4.
     package var effort = 4
     /// libvips' preset number: 0 default, 1 picture, 2 photo, 3 drawing,
@@ -49,7 +49,7 @@ package struct WebPTuning: Sendable, Hashable {
     }
 }
 
-package struct HEIFTuning: Sendable, Hashable {
+package struct HEIFTuning: Sendable, Hashable, Codable {
     /// 0...9 (libheif's speed is 9 minus this); 1 is imgproxy's default
     /// AVIF speed of 8.
     package var effort = 1

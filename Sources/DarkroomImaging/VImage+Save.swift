@@ -2,7 +2,7 @@ internal import CVips
 
 extension VImage {
     /// Encoders; each strips metadata unless told otherwise.
-    package enum Encoder: Sendable, Hashable {
+    package enum Encoder: Sendable, Hashable, Codable {
         case jpeg(quality: Int, progressive: Bool, tuning: JPEGTuning = JPEGTuning())
         case png
         /// Interlaced, or quantised to a palette.

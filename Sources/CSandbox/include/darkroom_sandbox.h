@@ -21,4 +21,14 @@ int darkroom_die_with_parent(void);
 /// else the errno. For the check that the filter holds.
 int darkroom_try_socket(void);
 
+#include <sys/types.h>
+
+/// Starts `path` with `argv` and `envp`, its standard input and output
+/// pipes to this process (`*to_child`, `*from_child`, both close-on-exec
+/// here) and its standard error /dev/null, and nothing else: every other
+/// descriptor of this process (listening and client sockets, other
+/// children's pipes) is closed in the child before it runs. Returns the
+/// child's pid, or -1 with errno.
+pid_t darkroom_spawn_child(const char *path, char *const argv[], char *const envp[], int *to_child, int *from_child);
+
 #endif

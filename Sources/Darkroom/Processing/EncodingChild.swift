@@ -1,17 +1,21 @@
-import DarkroomImaging
+package import DarkroomImaging
 public import Foundation
 
-/// Answers written by an encoder that cannot be stopped mid-picture and
-/// takes every core (x265 for HEIC; libaom for AVIF past the size where it
-/// takes its slower mode): written in a child process (``command``, such
-/// as `darkroom encode-image`), which reads the pixels as an uncompressed
+/// Answers written by an encoder that cannot be stopped mid-picture, past
+/// the size where its worst picture (noise) takes longer than a moment:
+/// x265 for HEIC (always: it takes every core); libaom for AVIF past 3.2
+/// megapixels, where it takes its slower mode; cgif with libimagequant for
+/// GIF past 250,000 pixels (a megapixel of noise is quantised in about a
+/// second); libwebp for WebP past 2 megapixels (16 of noise take about five
+/// seconds). Written in a child process (``command``, such as
+/// `darkroom encode-image`), which reads the pixels as an uncompressed
 /// PNG on its standard input and writes the answer, under an address-space
 /// and CPU limit, with no socket, and killed at the run's deadline or when
-/// its client leaves. Smaller AVIF answers, which end in moments, stay in
-/// the calling process.
+/// its client leaves. Smaller answers, which end in moments, stay in the
+/// calling process.
 public struct EncodingChild: Sendable, Hashable, Codable {
     /// The executable and its first arguments; the format, settings and
-    /// limits follow (see ``ImageEncoding/arguments(format:quality:effort:subsample:maxMemory:maxSeconds:)``).
+    /// limits follow (see ``ImageEncoding``).
     public var command: [String]
     /// The most memory the child may map, in bytes (2 GiB by default: an
     /// encoder's working set on noise is about 25 bytes a pixel).
@@ -24,7 +28,13 @@ public struct EncodingChild: Sendable, Hashable, Codable {
 
     /// Whether an answer in `format` of `pixels` pixels is written in the child.
     static func writes(_ format: ImageFormat, pixels: Int) -> Bool {
-        format == .heic || (format == .avif && pixels > 3_200_000)
+        switch format {
+        case .heic: true
+        case .avif: pixels > 3_200_000
+        case .gif: pixels > 250_000
+        case .webp: pixels > 2_000_000
+        default: false
+        }
     }
 }
 
@@ -53,31 +63,42 @@ public enum ImageEncoding {
     }
 
     /// The formats the child writes.
-    public static let formats: Set<ImageFormat> = [.heic, .avif]
+    public static let formats: Set<ImageFormat> = [.heic, .avif, .gif, .webp]
 
-    /// The child's arguments after ``EncodingChild/command``.
-    public static func arguments(format: ImageFormat, quality: Int, effort: Int, subsample: Int, maxMemory: Int, maxSeconds: Int) -> [String] {
-        ["--format", format.rawValue, "--quality", "\(quality)", "--effort", "\(effort)", "--subsample", "\(subsample)",
-         "--max-memory", "\(maxMemory)", "--max-seconds", "\(maxSeconds)"]
+    /// The child's arguments after ``EncodingChild/command``: the encoder
+    /// with its settings (as JSON) and the limits.
+    package static func arguments(encoder: VImage.Encoder, maxMemory: Int, maxSeconds: Int) -> [String] {
+        let json = (try? JSONEncoder().encode(encoder)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        return ["--encoder", json, "--max-memory", "\(maxMemory)", "--max-seconds", "\(maxSeconds)"]
     }
 
-    /// Writes `png` (the answer's pixels, as the parent computed them) in
-    /// `format`. Call it only in a process of its own, with its limits set.
-    public static func encode(_ png: Data, format: ImageFormat, quality: Int, effort: Int, subsample: Int) -> Outcome {
-        guard formats.contains(format), (1...100).contains(quality), (0...9).contains(effort), (0...2).contains(subsample) else {
-            return .failed("the format or a setting is out of range")
+    /// Writes `png` (the answer's pixels, as the parent computed them)
+    /// with `encoder`, given as ``arguments(encoder:maxMemory:maxSeconds:)``
+    /// writes it. Call it only in a process of its own, with its limits set.
+    public static func encode(_ png: Data, encoder json: String) -> Outcome {
+        guard let encoder = try? JSONDecoder().decode(VImage.Encoder.self, from: Data(json.utf8)), isWrittenHere(encoder) else {
+            return .failed("the encoder or a setting is out of range")
         }
         do {
             try VipsRuntime.start()
             return try withRawBytes(of: png) { raw throws(VipsError) -> Outcome in
                 let image = try VImage.load(raw, loader: .png)
-                let encoder: VImage.Encoder = format == .heic ? .heic(quality: quality)
-                    : .avif(quality: quality, tuning: HEIFTuning(effort: effort, subsample: subsample))
                 // In the child: its kernel limits bound it, the switch is never pulled.
                 return .written(Data(try VipsKillSwitch().armed(image) { pass throws(VipsError) in try image.encoded(encoder, through: pass) }))
             }
         } catch {
             return .failed(error.message)
+        }
+    }
+
+    /// The encoders the child runs, their numbers in range.
+    static func isWrittenHere(_ encoder: VImage.Encoder) -> Bool {
+        switch encoder {
+        case .heic(let quality): (1...100).contains(quality)
+        case .avif(let quality, let tuning): (1...100).contains(quality) && (0...9).contains(tuning.effort) && (0...2).contains(tuning.subsample)
+        case .webp(let quality, let tuning): (1...100).contains(quality) && (0...6).contains(tuning.effort)
+        case .webpLossless, .gif: true
+        default: false
         }
     }
 }

@@ -16,7 +16,7 @@ extension ProcessingRun {
             if let bytes = written[quality] { return bytes }
             try killSwitch.check()
             let encoder = try encoder(quality)
-            let bytes = try computingPixels(of: pixels) { pass throws(VipsError) in try pixels.encoded(encoder, strip: strip, through: pass) { ByteBuffer(bytes: $0) } }
+            let bytes = try writtenOnce(pixels, with: encoder, as: format, strip: strip, sourceFormat: sourceFormat)
             written[quality] = bytes
             return bytes
         }

@@ -71,25 +71,46 @@ extension ProcessingRun {
         return (finished.status, finished.output)
     }
 
-    /// `image` written as `format` by the encoding child (see
+    /// Whether `image` is written as `format` by the encoding child: an
+    /// encoder that cannot be stopped, at a size where its worst picture
+    /// takes more than a moment (``EncodingChild/writes(_:pixels:)``), and
+    /// nothing but one frame's 8-bit pixels to hand over.
+    func writesInChild(_ image: VImage, as format: ImageFormat, strip: Bool) -> Bool {
+        let frames = max(1, image.height / max(1, image.pageHeight))
+        return options.limits.encodingChild != nil && strip && frames == 1 && image.bytesPerSample == 1
+            && EncodingChild.writes(format, pixels: MemoryCost.product(image.width, image.height))
+    }
+
+    /// One encode of `image`: in the encoding child where
+    /// ``writesInChild(_:as:strip:)`` says, else here under the kill switch.
+    func writtenOnce(_ image: VImage, with encoder: VImage.Encoder, as format: ImageFormat, strip: Bool,
+                     sourceFormat: ImageFormat) throws(DarkroomError) -> ByteBuffer {
+        if let child = options.limits.encodingChild, writesInChild(image, as: format, strip: strip) {
+            return try encodedInChild(image, encoder: encoder, name: format.rawValue.uppercased(), child: child, sourceFormat: sourceFormat)
+        }
+        return try computingPixels(of: image, sourceFormat: sourceFormat) { pass throws(VipsError) in
+            try image.encoded(encoder, strip: strip, through: pass) { ByteBuffer(bytes: $0) }
+        }
+    }
+
+    /// `image` written with `encoder` by the encoding child (see
     /// ``EncodingChild``): its pixels computed here, under the kill switch,
     /// into an uncompressed PNG the child reads; the answer read back.
-    func encodedInChild(_ image: VImage, as format: ImageFormat, quality: Int, child: EncodingChild,
+    func encodedInChild(_ image: VImage, encoder: VImage.Encoder, name: String, child: EncodingChild,
                         sourceFormat: ImageFormat) throws(DarkroomError) -> ByteBuffer {
-        let name = format.rawValue.uppercased()
         // The pixels handed over, and the answer read back (never larger
         // than they are), both held here.
         let pixels = MemoryCost.product(image.width, image.height, image.bands)
+        // Given back when the answer is here: a byte limit writes again.
         try reserveMemory(MemoryCost.product(pixels, 2), for: "writing the \(image.width) x \(image.height) image as \(name) in the encoder's child")
+        defer { ledger.release(MemoryCost.product(pixels, 2)) }
         let png = try computingPixels(of: image, sourceFormat: sourceFormat) { pass throws(VipsError) in try image.storedPNG(pass) }
         let seconds = max(1, Int(options.limits.maxProcessingTime.components.seconds))
         // The encoder's threads share the child's CPU limit: a core's
         // seconds each; the deadline bounds the time it takes.
         let cpuSeconds = min(3600, seconds * max(1, ProcessInfo.processInfo.activeProcessorCount))
-        let tuning = options.output.encoder.avifTuning
         let (status, output) = try childDrawing(child.command, arguments: { memory in
-            ImageEncoding.arguments(format: format, quality: quality, effort: tuning.effort, subsample: tuning.subsample,
-                                    maxMemory: memory, maxSeconds: cpuSeconds)
+            ImageEncoding.arguments(encoder: encoder, maxMemory: memory, maxSeconds: cpuSeconds)
         }, maxMemory: child.maxMemory, what: "the \(name) answer",
                                                 input: Data(png), maxOutput: png.count + (1 << 20))
         guard status == ImageEncoding.Outcome.written(Data()).status else {

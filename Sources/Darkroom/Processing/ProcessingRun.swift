@@ -323,9 +323,10 @@ struct ProcessingRun {
         // An encoder that cannot be stopped mid-picture writes in a child,
         // which holds its working set under its own limit; here, only the
         // pixels handed to it and the answer read back.
-        if let child = options.limits.encodingChild, strip, options.output.maxBytes == nil, options.output.autoquality == nil, frames == 1,
-           image.bytesPerSample == 1, EncodingChild.writes(format, pixels: MemoryCost.product(image.width, image.height)) {
-            return try encodedInChild(image, as: format, quality: quality, child: child, sourceFormat: sourceFormat)
+        let choosesQuality = options.output.autoquality != nil && options.output.maxBytes == nil && !lossless && Autoquality.formats.contains(format)
+        let fitsBytes = options.output.maxBytes != nil && [.jpeg, .webp, .avif, .jxl].contains(format)
+        if !choosesQuality, !fitsBytes, writesInChild(image, as: format, strip: strip) {
+            return try writtenOnce(image, with: try encoder(quality), as: format, strip: strip, sourceFormat: sourceFormat)
         }
         // Twice the working set for 16-bit pixels.
         try reserveMemory(MemoryCost.product(MemoryCost.encode(format, width: image.width, height: frameHeight, frames: frames, progressive: output.progressive),
@@ -336,9 +337,7 @@ struct ProcessingRun {
         }
         guard let maxBytes = options.output.maxBytes, [.jpeg, .webp, .avif, .jxl].contains(format) else {
             let encoder = try encoder(quality)
-            return try computingPixels(of: image, sourceFormat: sourceFormat) { pass throws(VipsError) in
-                try image.encoded(encoder, strip: strip, through: pass) { ByteBuffer(bytes: $0) }
-            }
+            return try writtenOnce(image, with: encoder, as: format, strip: strip, sourceFormat: sourceFormat)
         }
         // Encoded more than once: the pixels are computed once, into memory.
         guard maxBytes > 0 else { throw .invalidOption("the byte limit \(maxBytes) is not above 0") }
@@ -348,7 +347,7 @@ struct ProcessingRun {
         while true {
             try killSwitch.check()
             let encoder = try encoder(quality)
-            let bytes = try computingPixels(of: pixels) { pass throws(VipsError) in try pixels.encoded(encoder, strip: strip, through: pass) { ByteBuffer(bytes: $0) } }
+            let bytes = try writtenOnce(pixels, with: encoder, as: format, strip: strip, sourceFormat: sourceFormat)
             if bytes.readableBytes <= maxBytes || quality <= 10 { return bytes }
             // Down in steps by how far over the limit it is; always down.
             let over = Double(bytes.readableBytes) / Double(maxBytes)
