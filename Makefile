@@ -153,8 +153,9 @@ fuzz: bootstrap
 # origin faults, the soak's hang-ups) miss those bounds when two cores are
 # shared by dozens of sanitized tests at once.
 sanitize: bootstrap
-	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
-	ASAN_OPTIONS=detect_leaks=0 DARKROOM_SANITIZER=address scripts/loopback-only $(SWIFT) test --skip-build --no-parallel --sanitize=address --scratch-path .build/asan
+	$(SWIFT) build --build-tests --sanitize=address --sanitize=undefined --scratch-path .build/asan
+	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 DARKROOM_SANITIZER=address \
+		scripts/loopback-only $(SWIFT) test --skip-build --no-parallel --sanitize=address --sanitize=undefined --scratch-path .build/asan
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan -Xswiftc -DDARKROOM_TSAN_LOCKS
 	DARKROOM_SANITIZER=thread scripts/loopback-only $(SWIFT) test --skip-build --no-parallel --sanitize=thread --scratch-path .build/tsan -Xswiftc -DDARKROOM_TSAN_LOCKS
 

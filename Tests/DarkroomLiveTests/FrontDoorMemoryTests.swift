@@ -97,7 +97,7 @@ import TestSupport
                 // idle connections a few MiB; 2,000 requests at the old 410 KB each
                 // would be 800 MiB.
                 let grownMiB = (after - before) / 1024
-                #expect(grownMiB < 96, "resident memory grew by \(grownMiB) MiB (\(before / 1024) -> \(after / 1024) MiB)")
+                #expect(!Variants.measuresMemory || grownMiB < 96, "resident memory grew by \(grownMiB) MiB (\(before / 1024) -> \(after / 1024) MiB)")
                 #expect(Self.files(in: cache) == filesBefore, "the flood wrote to the disk cache")
                 #expect(try await status("/health") == 200)
                 print("front door flood: resident \(before / 1024) -> \(after / 1024) MiB; viewers \(viewers); \(idle.count) idle connections")

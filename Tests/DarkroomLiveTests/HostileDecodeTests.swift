@@ -157,7 +157,7 @@ import TestSupport
                                 let decoded = try ImageSize.of(answer.body)
                                 #expect(decoded.width == size.0 && decoded.height == size.1, "\(c): \(decoded)")
                             }
-                            #expect(peak - before <= Self.budgetMiB << 20, "\(c): resident memory rose \((peak - before) >> 20) MiB")
+                            #expect(!Variants.measuresMemory || peak - before <= Self.budgetMiB << 20, "\(c): resident memory rose \((peak - before) >> 20) MiB")
                         }
                         // Nothing kept: once idle, the server gives back what the answers
                         // took (malloc's free memory is trimmed after a burst of work).
@@ -165,7 +165,7 @@ import TestSupport
                             (ProcessMemory.peakAndCurrent(of: server.processIdentifier)?.current ?? .max) <= warm + Self.keptMargin
                         }
                         let after = ProcessMemory.peakAndCurrent(of: server.processIdentifier)?.current ?? 0
-                        #expect(settled, "resident \(after >> 20) MiB after the shapes, \(warm >> 20) MiB when warm")
+                        #expect(settled || !Variants.measuresMemory, "resident \(after >> 20) MiB after the shapes, \(warm >> 20) MiB when warm")
                         #expect(server.isRunning, "\(String(decoding: (try? Data(contentsOf: log))?.suffix(2000) ?? Data(), as: UTF8.self))")
                         #expect(try await get("/health").status == 200, "the server goes on")
                         #expect((tasks?.refusedTasks ?? 0) == 0, "the server tried to start more than 512 threads")

@@ -86,7 +86,7 @@ import TestSupport
                     }
                 }
                 let peak = try #require(ProcessMemory.peakAndCurrent(of: pid)).peak
-                #expect(peak - before <= Self.budgetMiB << 20, "the server's resident memory rose \((peak - before) >> 20) MiB")
+                #expect(!Variants.measuresMemory || peak - before <= Self.budgetMiB << 20, "the server's resident memory rose \((peak - before) >> 20) MiB")
                 // Nothing left drawing.
                 #expect(await eventually(60) { Self.children(of: pid).isEmpty }, "children left: \(Self.children(of: pid))")
                 #expect(server.process.isRunning)

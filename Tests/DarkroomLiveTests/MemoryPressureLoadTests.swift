@@ -40,7 +40,8 @@ import DarkroomImaging
         ("many-frames.webp", "rs:fit:100:100"), ("many-frames.gif", "rs:fit:100:100/f:gif"),
     ]
 
-    @Test func theServerLivesUnderHostileAndOrdinaryLoad() async throws {
+    @Test(.enabled(if: Variants.measuresMemory, "a memory cgroup's limit means nothing under a sanitizer's shadow"))
+    func theServerLivesUnderHostileAndOrdinaryLoad() async throws {
         let shapes = try await HostileShapes.folder()
         let folder = try Fixtures.temporaryFolder("darkroom-pressure")
         defer { try? FileManager.default.removeItem(at: folder) }

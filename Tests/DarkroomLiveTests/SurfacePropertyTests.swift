@@ -125,7 +125,7 @@ import TestSupport
                 let rise = peak - before + children
                 let seen = statuses.sorted { $0.key < $1.key }.map { "\($0.key == 0 ? "left" : "\($0.key)"): \($0.value)" }.joined(separator: ", ")
                 print("property: seed \(Self.seed), \(Self.cases) cases (\(seen)): the server rose \((peak - before) >> 20) MiB, its children held at most \(children >> 20) MiB at once")
-                #expect(rise <= (Self.budgetMiB + Self.marginMiB) << 20,
+                #expect(!Variants.measuresMemory || rise <= (Self.budgetMiB + Self.marginMiB) << 20,
                         "the server rose \((peak - before) >> 20) MiB and its children held \(children >> 20) MiB, past the budget of \(Self.budgetMiB) MiB and \(Self.marginMiB) MiB")
                 #expect(sampler.socketsSeen.isEmpty, "children held sockets: \(sampler.socketsSeen)")
                 #expect(failures.isEmpty, "\(failures.count) of \(Self.cases) cases:\n\(failures.joined(separator: "\n"))")

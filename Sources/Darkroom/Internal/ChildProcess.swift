@@ -44,7 +44,7 @@ package enum ChildProcess {
         // would leave usable.
         var toChild: Int32 = -1, fromChild: Int32 = -1
         let pid = withCStrings(command) { argv in
-            withCStrings(["\(ChildProcess.parentVariable)=\(getpid())"]) { envp in
+            withCStrings(["\(ChildProcess.parentVariable)=\(getpid())"] + sanitizerSettings) { envp in
                 darkroom_spawn_child(executable, argv, envp, &toChild, &fromChild)
             }
         }
@@ -90,6 +90,12 @@ package enum ChildProcess {
         return Finished(status: signalled ? signal : (waited >> 8) & 0xFF, signalled: signalled,
                         output: output, killed: state.killed, outputOverflowed: overflowed)
     }
+
+    /// A sanitized build's settings (ASAN_OPTIONS and its kin), which its
+    /// children need as it does; nothing else of the environment.
+    private static let sanitizerSettings: [String] = ProcessInfo.processInfo.environment
+        .filter { name, _ in ["ASAN_", "UBSAN_", "TSAN_", "LSAN_"].contains { name.hasPrefix($0) } }
+        .map { "\($0.key)=\($0.value)" }.sorted()
 
     /// `strings` as a C array of C strings, ended by a null, for `body`.
     private static func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
