@@ -6,9 +6,11 @@ import Foundation
 public struct ObjectDetection: Sendable, Hashable, Codable {
     /// The longer side, in pixels, of the copy the detector searches: every
     /// image is scaled to it, so a search costs the same for each. Faces of
-    /// about 80 pixels and more at this size are found: at 1024, faces a
-    /// twelfth of the photo's longer side.
-    public var side = 1024
+    /// about 80 pixels and more at this size are found: at 3200, faces from
+    /// about 2.1% of the photo's longer side (70 pixels in a 2560-pixel
+    /// photo; docs/benchmarks.md has the recall table). At 1024 they had
+    /// to be a twelfth of it: most faces in group and street photos were missed.
+    public var side = 3200
     /// Objects found less surely than this (0 to 1) are left out.
     public var confidenceThreshold = 0.2
     public var gravityMode = GravityMode.maxScoreArea
@@ -26,7 +28,7 @@ public struct ObjectDetection: Sendable, Hashable, Codable {
 
     public init() {}
 
-    public static let sides = 80...2048
+    public static let sides = 80...4096
 
     public var isValid: Bool {
         Self.sides.contains(side) && confidenceThreshold.isFinite && (0..<1).contains(confidenceThreshold)

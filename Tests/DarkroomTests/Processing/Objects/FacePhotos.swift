@@ -37,6 +37,36 @@ enum FacePhotos {
         return (data, (Int(face.left), Int(face.top), Int(face.right.rounded(.up)), Int(face.bottom.rounded(.up))))
     }
 
+    /// A 2560 x 1600 corpus photo with the astronaut's face pasted three
+    /// times, `faceWidth` pixels wide, one in each third (as
+    /// bench/face_composites.py makes them); and where each face is.
+    static func threeSmallFaces(faceWidth: Int = 70) throws -> (data: Data, faces: [(x: Int, y: Int)]) {
+        let photo = try pixels(of: try process(try Data(contentsOf: Corpus.photo("Garden.jpg")), ProcessingOptions(output: OutputOptions(format: .png))))
+        // face.jpg's face is about 91 pixels wide, its box's centre near (221, 122).
+        let scale = Double(faceWidth) / 91
+        let side = Int((512 * scale).rounded())
+        let face = try pixels(of: try process(try Fixtures.data("face.jpg"),
+                                              ProcessingOptions(operations: [.resize(Resize(width: side, height: side, mode: .force, enlarge: true))],
+                                                                output: OutputOptions(format: .png))))
+        // The square of twice the face's width around it.
+        let (cutLeft, cutTop, cut) = (Int(121 * scale), Int(22 * scale), Int(200 * scale))
+        var bytes = photo.bytes
+        var centres: [(x: Int, y: Int)] = []
+        for (third, atY) in [(0, 300), (1, 900), (2, 500)] {
+            let atX = third * photo.width / 3 + 200
+            for y in 0..<cut {
+                for x in 0..<cut {
+                    let from = ((cutTop + y) * face.width + cutLeft + x) * 3
+                    let to = ((atY + y) * photo.width + atX + x) * 3
+                    bytes.replaceSubrange(to..<to + 3, with: face.bytes[from..<from + 3])
+                }
+            }
+            centres.append((atX + Int((221 - 121) * scale), atY + Int((122 - 22) * scale)))
+        }
+        let data = Data(try RawPixels(width: photo.width, height: photo.height, bands: 3, bytes: bytes).encoded(.jpeg(quality: 92, progressive: false)))
+        return (data, centres)
+    }
+
     /// The faces the run finds in an image, in its pixels.
     static func detectedFaces(in data: Data, detection: ObjectDetection = ObjectDetection()) throws -> [DetectedObject] {
         var options = ProcessingOptions()

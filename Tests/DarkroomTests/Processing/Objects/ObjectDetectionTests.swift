@@ -18,6 +18,22 @@ import TestSupport
         #expect(face.confidence > 0.5 && face.confidence < 1, "\(face.confidence)")
     }
 
+    /// Faces as group and street photos have them: three about 70 pixels
+    /// wide in a 2560-pixel photo (2.7% of its side) are all found, each
+    /// box around its face. At the old search size of 1024 none was.
+    @Test func smallFacesInALargePhotoAreAllFound() throws {
+        let (data, centres) = try FacePhotos.threeSmallFaces(faceWidth: 70)
+        let faces = try FacePhotos.detectedFaces(in: data)
+        #expect(faces.count == 3, "\(faces)")
+        for centre in centres {
+            #expect(faces.contains { Int($0.left) <= centre.x && centre.x <= Int($0.right) && Int($0.top) <= centre.y && centre.y <= Int($0.bottom) },
+                    "no face found around \(centre): \(faces)")
+        }
+        var old = ObjectDetection()
+        old.side = 1024
+        #expect(try FacePhotos.detectedFaces(in: data, detection: old).isEmpty, "the old search size found them: the photo tests nothing")
+    }
+
     @Test func photosWithoutFacesHaveNone() throws {
         for name in ["Dune.jpg", "GreenMeadow.jpg", "Storm.jpg"] {
             let data = try Data(contentsOf: Corpus.photo(name))
