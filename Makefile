@@ -9,7 +9,7 @@ DEBUG_FLAGS ?= -Xcc -O2
 export PATH := $(PATH):/opt/swift/usr/bin
 OUT ?= darkroom-out
 
-.PHONY: run thumbnails test test-busy property build release bootstrap bench bench-servers bench-mix soak bench-before-after clean fuzz sanitize crash-test consumer-test image image-test docs
+.PHONY: run thumbnails test test-busy property matrix build release bootstrap bench bench-servers bench-mix soak bench-before-after clean fuzz sanitize crash-test consumer-test image image-test docs
 
 bootstrap:
 	@scripts/bootstrap
@@ -52,6 +52,13 @@ property: bootstrap
 	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
 	DARKROOM_PROPERTY_SEED=$${DARKROOM_PROPERTY_SEED:-$$(date +%s)} DARKROOM_PROPERTY_CASES=$(PROPERTY_CASES) \
 		scripts/loopback-only $(SWIFT) test --skip-build --filter SurfacePropertyTests
+
+# The correctness matrix in full (CorrectnessMatrixTests): every geometry
+# family on every source format at 64 x 48, 2560 x 1600 and near the pixel
+# limit, with and without a resize; `make test` runs the 2560 x 1600 slice.
+matrix: bootstrap
+	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
+	DARKROOM_MATRIX=full scripts/loopback-only $(SWIFT) test --skip-build --filter CorrectnessMatrixTests
 
 # The container image, localhost/darkroom:latest (IMAGE=... to name it),
 # built with podman from Debian's packages alone (scripts/image says how).
