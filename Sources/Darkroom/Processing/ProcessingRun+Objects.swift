@@ -34,7 +34,7 @@ extension ProcessingRun {
         // The grey copy and the detector's feature pyramid.
         try reserveMemory(MemoryCost.product(detection.side, detection.side, 8), for: "looking for faces at \(detection.side) pixels")
         let faces = try computingPixels(of: image) { pass throws(VipsError) in
-            try image.faces(side: detection.side, threshold: detection.scoreThreshold, through: pass)
+            try image.faces(side: detection.side, threshold: detection.scoreThreshold, through: pass, stop: { killSwitch.isPulled })
         }
         try killSwitch.check()
         return faces.map { face in
