@@ -18,11 +18,11 @@ extension VImage {
     /// The side of the tiles a large search is made in: dlib's detector
     /// cannot be stopped inside a call, so a copy larger than this is
     /// searched a tile at a time, `stop` asked between tiles.
-    static let faceTile = 1280
+    static let faceTile = 1024
     /// Tiles overlap by this much, so that a face up to this size at the
     /// search's scale lies whole in one; larger faces are found by a
     /// search of the whole image at ``faceTile``.
-    static let faceTileOverlap = 320
+    static let faceTileOverlap = 288
 
     /// The faces in this image, searched on a grey copy whose longer side is
     /// `side` pixels (scaled up or down to it), so the search costs the same
@@ -65,7 +65,10 @@ extension VImage {
             let grey = try scaled.srgb8().luma()
             return (try grey.pixelBytes(pass), grey.width, grey.height)
         }
-        let copy = try grey(at: side)
+        // Never more than twice the image's own size: a face smaller than
+        // 40 of its pixels has nothing to find, and a small image would
+        // cost a whole search (never less than the whole pass, though).
+        let copy = try grey(at: min(side, max(Self.faceTile, 2 * max(width, height))))
         if max(copy.width, copy.height) <= Self.faceTile + Self.faceTileOverlap {
             try search(copy.pixels, w: copy.width, h: copy.height, x: 0, y: 0, tileWidth: copy.width, tileHeight: copy.height)
         } else {

@@ -60,8 +60,9 @@ public struct ImageProcessor: Sendable {
                 try await executor.run { () throws(DarkroomError) -> ImageInfo in
                     var options = ProcessingOptions(limits: limits)
                     options.objectDetection = objectDetection
-                    var info = try ProcessingRun(data: data, options: options, killSwitch: killSwitch)
-                        .inspect(includeGPS: includeGPS, asked: asked)
+                    // Under the same deadline as an image.
+                    let run = ProcessingRun(data: data, options: options, killSwitch: killSwitch)
+                    var info = try run.withDeadline { () throws(DarkroomError) in try run.inspect(includeGPS: includeGPS, asked: asked) }
                     // Of the source's bytes, as sent (an SVG's, not its drawing's).
                     info.size = data.count
                     if !asked.hashsums.isEmpty {

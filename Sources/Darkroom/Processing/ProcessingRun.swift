@@ -23,12 +23,18 @@ struct ProcessingRun {
     /// Runs, with the kill switch pulled when ``ImageLimits/maxProcessingTime``
     /// is up: libvips stops at its next tile, the JPEG path at its next rows.
     func run() throws(DarkroomError) -> ProcessedImage {
+        try withDeadline { () throws(DarkroomError) in try runUntimed() }
+    }
+
+    /// `body`, with the kill switch pulled when ``ImageLimits/maxProcessingTime``
+    /// is up: images and `/info` alike.
+    func withDeadline<T>(_ body: () throws(DarkroomError) -> T) throws(DarkroomError) -> T {
         let limit = options.limits.maxProcessingTime
         let timer = DispatchWorkItem { [killSwitch] in killSwitch.expire() }
         DispatchQueue.global().asyncAfter(deadline: .now() + max(0, limit.seconds), execute: timer)
         defer { timer.cancel() }
         do {
-            return try runUntimed()
+            return try body()
         } catch where error.kind == .cancelled && killSwitch.hasExpired {
             throw DarkroomError(.processingTimedOut, "processing took longer than the limit of \(limit.seconds.formatted()) s and was stopped")
         }
