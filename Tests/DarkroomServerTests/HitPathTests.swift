@@ -201,10 +201,17 @@ import TestSupport
             $0.readRequestTimeout = .seconds(600)
         }) { server, origin in
             let path = "/img/_/w:50/plain/\(origin.url("/landscape.jpg").absoluteString)@jpg"
-            #expect(try await server.get(path).status == .ok)
-            #expect(try await server.get(path).status == .ok)
             let port = Int(server.base.split(separator: ":").last!)!
-            let (old, kept, refused, idle) = try await onOwnThread {
+            let (warm, old, kept, refused, idle) = try await onOwnThread {
+                // The miss and a first hit, each on a connection of its own:
+                // a pooled one may meet the one-second keep-alive close
+                // just as it is reused, on a busy machine.
+                let warm = try (0..<2).map { _ in
+                    let connection = try RawHTTP.Connection(port: port)
+                    connection.send("GET \(path) HTTP/1.0\r\n\r\n")
+                    _ = connection.waitForClose(within: 60)
+                    return connection.text
+                }
                 let old = try RawHTTP.Connection(port: port)
                 old.send("GET \(path) HTTP/1.0\r\n\r\n")
                 _ = old.waitForClose(within: 60)
@@ -222,8 +229,9 @@ import TestSupport
                 let idle = try RawHTTP.Connection(port: port)
                 idle.send("GET \(path) HTTP/1.1\r\nHost: a\r\n\r\n")
                 let closed = idle.waitForClose(within: 60)
-                return (old.text, kept.text, refused.text, (closed, idle.text))
+                return (warm, old.text, kept.text, refused.text, (closed, idle.text))
             }
+            #expect(warm.allSatisfy { $0.hasPrefix("HTTP/1.0 200") }, "\(warm.map { $0.prefix(100) })")
             #expect(old.hasPrefix("HTTP/1.0 200") && old.lowercased().contains("connection: close"), "\(old.prefix(300))")
             #expect(kept.components(separatedBy: "HTTP/1.0 200").count == 3, "\(kept.prefix(300))")
             #expect(kept.lowercased().contains("connection: keep-alive"), "\(kept.prefix(300))")
