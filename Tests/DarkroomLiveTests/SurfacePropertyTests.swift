@@ -34,6 +34,16 @@ import TestSupport
         ProcessInfo.processInfo.environment["DARKROOM_PROPERTY_CASES"].flatMap(Int.init) ?? 48
     }
 
+    /// How long past the limit an answer may come: the promise's second
+    /// in the long run (`make property`, alone on the machine). The short
+    /// run shares two cores with the whole suite in a debug build, where
+    /// one call that cannot be stopped (a tile of the face search, an
+    /// encoder at the size it runs in the server) takes several times its
+    /// idle time; it allows four.
+    static var overshoot: Duration {
+        ProcessInfo.processInfo.environment["DARKROOM_PROPERTY_CASES"] == nil ? .seconds(4) : .seconds(1)
+    }
+
     /// The sources, made into a folder the origin serves.
     static func sources() async throws -> (folder: URL, names: [String]) {
         let shapes = try await HostileShapes.folder()
@@ -107,7 +117,7 @@ import TestSupport
                         if !((200..<300).contains(status) || (400..<500).contains(status) || status == 503) {
                             failures.append("\(name): \(status) \(String(buffer: body).prefix(200))")
                         }
-                        if took > .seconds(Self.limitSeconds + 1) {
+                        if took > .seconds(Self.limitSeconds) + Self.overshoot {
                             failures.append("\(name): answered \(status) after \(took)")
                         }
                     } catch where leaves {
