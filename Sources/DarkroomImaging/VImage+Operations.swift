@@ -74,8 +74,9 @@ extension VImage {
         }
     }
 
-    /// Crops to the most interesting region, by libvips' attention measure.
-    package func smartCropped(width: Int, height: Int) throws(VipsError) -> VImage {
+    /// Crops to the most interesting region, by libvips' attention measure
+    /// (which computes the pixels as the crop is built).
+    package func smartCropped(width: Int, height: Int, through pass: PixelPass) throws(VipsError) -> VImage {
         try VImage.make("smartcrop") { darkroom_vips_smartcrop(pointer, $0, Int32(width), Int32(height)) }
     }
 
@@ -90,9 +91,9 @@ extension VImage {
 
     /// The same matrix, computed at once into memory in fixed point: for
     /// 8-bit images small enough to hold (a few megapixels). The pixels of
-    /// the whole chain up to here are computed in this call, so arm a kill
-    /// switch around it.
-    package func recombinedInMemory(_ matrix: [Double]) throws(VipsError) -> VImage {
+    /// the whole chain up to here are computed in this call, under the kill
+    /// switch that made `pass`.
+    package func recombinedInMemory(_ matrix: [Double], through pass: PixelPass) throws(VipsError) -> VImage {
         precondition(matrix.count == 9, "a 3x3 matrix has nine entries")
         guard darkroom_vips_band_format(pointer) == Int32(VIPS_FORMAT_UCHAR.rawValue), bands == 3 || bands == 4 else {
             return try recombined(matrix)

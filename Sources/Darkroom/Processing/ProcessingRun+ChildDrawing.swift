@@ -44,9 +44,9 @@ extension ProcessingRun {
         let maxOutput = given ?? (drawing ? MemoryCost.product(limits.maxSourcePixels, 4) + limits.maxSourcePixels / 8 + (1 << 20) : 1 << 20)
         if drawing, given == nil { try reserveMemory(maxOutput, for: "\(what) drawn at up to \(limits.maxSourcePixels) pixels") }
         let granted = ChildMemory.limit(most: maxMemory, left: limits.maxDecodeMemory - ledger.held)
-        let share = granted - ChildMemory.base
-        try reserveMemory(max(share, ChildMemory.minimumShare), for: "the child that draws \(what), beyond the \(ChildMemory.base >> 20) MiB every child maps")
-        defer { ledger.release(max(share, ChildMemory.minimumShare)) }
+        let share = max(granted - ChildMemory.base, ChildMemory.minimumShare)
+        try reserveMemory(share, for: "the child that draws \(what), beyond the \(ChildMemory.base >> 20) MiB every child maps")
+        defer { ledger.release(share) }
         let finished = try ChildProcess.run(command + arguments(granted), input: input ?? data, maxOutput: maxOutput,
                                             deadline: .now + limits.maxProcessingTime, killSwitch: killSwitch)
         if killSwitch.isPulled {

@@ -40,7 +40,7 @@ extension ProcessingRun {
             // fraction of the cost. Large ones stream through libvips.
             if image.width * image.height <= Self.inMemoryColourPixels {
                 try reserveMemory(MemoryCost.product(image.width, image.height, image.bands), for: "sepia on the \(image.width) x \(image.height) image in memory")
-                return try computingPixels(of: image) { pass throws(VipsError) in try image.recombinedInMemory(matrix) }
+                return try computingPixels(of: image) { pass throws(VipsError) in try image.recombinedInMemory(matrix, through: pass) }
             }
             return try vips("sepia") { try image.recombined(matrix) }
         case .grayscale:
@@ -334,7 +334,7 @@ extension ProcessingRun {
             // The search reads the image in memory, every pixel computed
             // under the kill switch.
             try reserveInMemory(image, for: "the smart crop")
-            return try computingPixels(of: image) { pass throws(VipsError) in try image.smartCropped(width: width, height: height) }
+            return try computingPixels(of: image) { pass throws(VipsError) in try image.smartCropped(width: width, height: height, through: pass) }
         }
         let (left, top) = gravity.placement(outer: (image.width, image.height), inner: (width, height), offsetScale: offsetScale)
         return try vips("crop") { try image.cropped(left: left, top: top, width: width, height: height) }

@@ -65,7 +65,7 @@ extension SVGSanitizer {
         /// its header cannot be read.
         func cost(of bytes: [UInt8]) -> Int? {
             bytes.withUnsafeBytes { raw -> Int? in
-                guard let facts = Self.facts(raw), facts.width > 0, facts.height > 0 else { return nil }
+                guard let facts = Self.facts(raw, maxFrames: limits.maxFrames), facts.width > 0, facts.height > 0 else { return nil }
                 let pixels = MemoryCost.product(facts.width, facts.height)
                 guard pixels <= limits.maxPixels, facts.frames <= limits.maxFrames, facts.scans <= limits.maxJPEGScans else { return nil }
                 let frames = MemoryCost.product(pixels, 4, facts.frames)
@@ -82,8 +82,9 @@ extension SVGSanitizer {
             var coefficients = 0
         }
 
-        /// Size, frames and scans from the container alone.
-        static func facts(_ raw: UnsafeRawBufferPointer) -> Facts? {
+        /// Size, frames (counted up to one past `maxFrames`) and scans from
+        /// the container alone.
+        static func facts(_ raw: UnsafeRawBufferPointer, maxFrames: Int) -> Facts? {
             func be32(_ at: Int) -> Int { Int(raw[at]) << 24 | Int(raw[at + 1]) << 16 | Int(raw[at + 2]) << 8 | Int(raw[at + 3]) }
             func le16(_ at: Int) -> Int { Int(raw[at]) | Int(raw[at + 1]) << 8 }
             func le24(_ at: Int) -> Int { le16(at) | Int(raw[at + 2]) << 16 }
@@ -95,11 +96,11 @@ extension SVGSanitizer {
                 return Facts(width: be32(16), height: be32(20))
             case .gif:
                 guard raw.count >= 10 else { return nil }
-                let frames = FrameCount.gif(raw, limit: Int.max - 1) ?? 1
+                let frames = FrameCount.gif(raw, limit: maxFrames) ?? 1
                 return Facts(width: le16(6), height: le16(8), frames: frames)
             case .webp:
                 guard raw.count >= 30 else { return nil }
-                let frames = FrameCount.webp(raw, limit: Int.max - 1) ?? 1
+                let frames = FrameCount.webp(raw, limit: maxFrames) ?? 1
                 switch String(decoding: UnsafeRawBufferPointer(rebasing: raw[12..<16]), as: UTF8.self) {
                 case "VP8X": return Facts(width: le24(24) + 1, height: le24(27) + 1, frames: frames)
                 case "VP8L":
