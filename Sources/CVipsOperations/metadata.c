@@ -59,3 +59,7 @@ int darkroom_vips_keep_metadata(VipsImage *in, VipsImage **out, int keep_all, in
     }
     return 0;
 }
+
+int darkroom_vips_set_resolution(VipsImage *in, VipsImage **out, double pixels_per_mm) {
+    return vips_copy(in, out, "xres", pixels_per_mm, "yres", pixels_per_mm, NULL);
+}

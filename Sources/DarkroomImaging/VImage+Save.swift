@@ -46,6 +46,12 @@ extension VImage {
         }
     }
 
+    /// A copy stating `dpi` as its resolution, which JPEG, PNG and TIFF
+    /// answers carry whether or not metadata is stripped.
+    package func withResolution(dpi: Double) throws(VipsError) -> VImage {
+        try VImage.make("copy") { darkroom_vips_set_resolution(pointer, $0, dpi / 25.4) }
+    }
+
     /// The EXIF copyright as the source's bytes say it (the photographer's
     /// part), not libexif's rendering of it; nil when there is none or it
     /// is blank.

@@ -94,7 +94,7 @@ public struct ServerConfiguration: Sendable {
     /// the one named `default` applies to every URL. Checked at start.
     public var presets: [String: String] = [:]
     /// The image `wm:` lays over results (`--watermark FILE`); nil: `wm:`
-    /// is refused.
+    /// is no step (unless `wmt` or `wmu` give it a mark), as imgproxy skips it.
     public var watermark: WatermarkImage?
     /// Answered, processed with the URL's options, in place of a source
     /// that cannot be had (`--fallback-image FILE`): not found, failing,

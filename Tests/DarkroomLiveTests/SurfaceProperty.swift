@@ -75,7 +75,11 @@ struct SurfaceProperty {
             "pg:\(g.int(0...3))/da:\(g.int(0...1))",
             "sm:\(g.int(0...1))/scp:\(g.int(0...1))",
             "aq:size:\(g.int(1000...50_000))",
-            "mrd:\(g.int(1...resultLimit))",
+            "mrd:\(g.int(0...resultLimit))",
+            "c:\(side(&g)):\(side(&g))/car:\(g.number(0.01...100)):\(g.int(0...1))",
+            "ra:\(g.pick(["nearest", "linear", "cubic", "lanczos2", "lanczos3"]))",
+            "dpi:\(g.int(0...100_000))",
+            "st:\(Data("rect { fill: #\(String(format: "%06x", g.int(0...0xFFFFFF))) } * { filter: blur(\(g.int(0...100))px) }".utf8).base64EncodedString().replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_"))",
             "bd:\(g.number(0.1...50))/g:obj:face",
         ]
     }

@@ -67,6 +67,13 @@ import TestSupport
             #expect((streams[0]["fps"] as? Double) == 10 && abs((streams[0]["duration"] as? Double ?? 0) - 3) < 0.2, "\(streams)")
             let without = try await client.execute(uri: "/info/_/vm:0/plain/local:///colours.mp4", method: .get)
             #expect(!String(buffer: without.body).contains("video_meta"))
+            // /info describes the frame vts and vtk name, as images use.
+            for (path, blue) in [("vts:1.5", true), ("vts:2.5", false), ("vts:2.5/vtk:1", false)] {
+                let described = try await client.execute(uri: "/info/_/avg:1/\(path)/plain/local:///colours.mp4", method: .get)
+                let body = try #require(try JSONSerialization.jsonObject(with: Data(buffer: described.body)) as? [String: Any], "\(String(buffer: described.body))")
+                let average = try #require(body["average"] as? [String: Any], "\(body)")
+                #expect(((average["B"] as? Int ?? 0) > 200) == blue, "\(path): \(average)")
+            }
         }
     }
 }

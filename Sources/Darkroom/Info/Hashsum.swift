@@ -5,7 +5,7 @@ public import Foundation
 /// `hashsum` options: to find duplicates, or to check that an origin
 /// serves the bytes a page expects.
 public enum Hashsum {
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
         case md5, sha1, sha256, sha512
     }
 

@@ -45,6 +45,10 @@ public struct InfoOptions: Sendable, Hashable {
     public var detectObjects = false
     /// A video's container tags and streams (Pro's `vm`, on by default).
     public var videoMeta = true
+    /// A video source's frame described (Pro's `vts` and `vtk` on `/info`),
+    /// over the server's.
+    public var videoSecond: Double?
+    public var videoKeyframes: Bool?
 
     public init() {}
 
@@ -64,6 +68,7 @@ public struct InfoOptions: Sendable, Hashable {
             + ":\(crop.map { "\($0.width)x\($0.height)@\($0.gravity.key)" } ?? "-"):\(paletteColours)"
             + ":\(blurHashComponents.x)x\(blurHashComponents.y):\(hashsums.map(\.rawValue).joined(separator: ",")):p\(page)"
             + (objectsPosition == .centre ? "" : ":\(objectsPosition.identifier)")
+            + (videoSecond.map { ":vts\($0)" } ?? "") + (videoKeyframes.map { ":vtk\($0 ? 1 : 0)" } ?? "")
     }
 
     /// Why these options cannot be answered, or nil.

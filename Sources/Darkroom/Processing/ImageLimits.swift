@@ -11,6 +11,9 @@ public struct ImageLimits: Sendable, Hashable, Codable {
     /// The largest width or height of a result, or of any step's image on
     /// the way to it. Default 8192, as imgproxy's `max_result_dimension`.
     public var maxResultDimension: Int
+    /// The largest ``maxResultDimension`` there is: what imgproxy's "no
+    /// limit" (`mrd:0`) stands for.
+    public static let largestResultDimension = 100_000
     /// How long one run may compute; past it, libvips is stopped through
     /// the kill switch and the run fails with
     /// ``DarkroomError/Kind/processingTimedOut``. Default 20 seconds.

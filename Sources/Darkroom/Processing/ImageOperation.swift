@@ -9,7 +9,9 @@ public enum ImageOperation: Sendable, Hashable, Codable {
     /// Cuts a `width` x `height` region, placed by gravity (imgproxy's
     /// `crop`). A side from 1 up is in pixels; between 0 and 1, a fraction
     /// of the image's side; 0, the whole side.
-    case cropPlaced(width: Double, height: Double, gravity: Gravity)
+    /// With `aspect`, the region is first brought to that aspect ratio
+    /// (imgproxy Pro's `crop_aspect_ratio`).
+    case cropPlaced(width: Double, height: Double, gravity: Gravity, aspect: CropAspect? = nil)
     /// Cuts away a border of one colour (imgproxy's `trim`): pixels that
     /// differ from `colour` (the top-left pixel's when nil) by at most
     /// `threshold` are border. With `equalHorizontal`, as much is cut from
@@ -98,10 +100,11 @@ public enum ImageOperation: Sendable, Hashable, Codable {
                 + (r.minWidth.map { ":mw\($0)" } ?? "") + (r.minHeight.map { ":mh\($0)" } ?? "")
                 + (r.zoomX == nil && r.zoomY == nil ? "" : ":z\(Self.format(r.zoomX ?? 1))x\(Self.format(r.zoomY ?? 1))")
                 + (r.dpr.map { ":dpr\(Self.format($0))" } ?? "")
+                + (r.algorithm.map { $0 == .lanczos3 ? "" : ":ra-\($0.rawValue)" } ?? "")
         case .crop(let c):
             return "crop:\(c.x):\(c.y):\(c.width):\(c.height)"
-        case .cropPlaced(let width, let height, let gravity):
-            return "crop:\(Self.format(width)):\(Self.format(height)):\(gravity.key)"
+        case .cropPlaced(let width, let height, let gravity, let aspect):
+            return "crop:\(Self.format(width)):\(Self.format(height)):\(gravity.key)" + (aspect.map { ":car\(Self.format($0.ratio))\($0.enlarge ? "e" : "")" } ?? "")
         case .trim(let threshold, let colour, let equalHorizontal, let equalVertical):
             return "trim:\(Self.format(threshold)):\(colour?.hex ?? "auto"):\(equalHorizontal ? 1 : 0):\(equalVertical ? 1 : 0)"
         case .watermark(let watermark):
@@ -198,7 +201,7 @@ extension ImageOperation {
         switch self {
         case .blurDetections, .drawDetections, .cropObjects: true
         case .resize(let resize): resize.gravity.kind == .objects
-        case .cropPlaced(_, _, let gravity): gravity.kind == .objects
+        case .cropPlaced(_, _, let gravity, _): gravity.kind == .objects
         default: false
         }
     }
@@ -225,5 +228,34 @@ public struct BlurArea: Sendable, Hashable, Codable {
         let right = min(imageWidth, max(left, Int(((self.left + width) * Double(imageWidth)).rounded())))
         let bottom = min(imageHeight, max(top, Int(((self.top + height) * Double(imageHeight)).rounded())))
         return (left, top, right - left, bottom - top)
+    }
+}
+
+/// The aspect ratio a placed crop is brought to (imgproxy Pro's
+/// `crop_aspect_ratio`): its longer side made shorter, or with `enlarge`
+/// its shorter side longer, as far as the image reaches (then both sides
+/// shrink, keeping the ratio). The gravity places the corrected region.
+public struct CropAspect: Sendable, Hashable, Codable {
+    /// Width over height.
+    public var ratio: Double
+    public var enlarge: Bool
+
+    public init(ratio: Double, enlarge: Bool = false) {
+        self.ratio = ratio
+        self.enlarge = enlarge
+    }
+
+    /// The most `ratio` takes, either way.
+    public static let ratioRange = 0.0001...10_000.0
+
+    /// `width` x `height`, within a `maxWidth` x `maxHeight` image, brought
+    /// to the ratio.
+    public func corrected(width: Int, height: Int, maxWidth: Int, maxHeight: Int) -> (width: Int, height: Int) {
+        var (w, h) = (Double(width), Double(height))
+        if (w / h > ratio) != enlarge { w = h * ratio } else { h = w / ratio }
+        // Past the image: the largest region of the ratio inside it.
+        let fit = min(1, Double(maxWidth) / w, Double(maxHeight) / h)
+        (w, h) = (w * fit, h * fit)
+        return (min(maxWidth, max(1, Int(w.rounded()))), min(maxHeight, max(1, Int(h.rounded()))))
     }
 }

@@ -60,6 +60,7 @@ public struct ImageProcessor: Sendable {
                 try await executor.run { () throws(DarkroomError) -> ImageInfo in
                     var options = ProcessingOptions(limits: limits)
                     options.objectDetection = objectDetection
+                    (options.videoSecond, options.videoKeyframes) = (asked.videoSecond, asked.videoKeyframes)
                     // Under the same deadline as an image.
                     let run = ProcessingRun(data: data, options: options, killSwitch: killSwitch)
                     var info = try run.withDeadline { () throws(DarkroomError) in try run.inspect(includeGPS: includeGPS, asked: asked) }

@@ -15,9 +15,15 @@ public struct OutputOptions: Sendable, Hashable, Codable {
     /// A quality for some formats, over ``quality`` (imgproxy's
     /// `format_quality`): it applies when the answer turns out in that format.
     public var formatQuality: [ImageFormat: Int]
-    /// The most bytes a JPEG, WebP or AVIF answer may take: its quality is
-    /// lowered until it fits, or down to 10 (imgproxy's `max_bytes`).
+    /// The most bytes an answer in one of ``byteLimitedFormats`` may take:
+    /// its quality is lowered until it fits, or down to 10 (imgproxy's
+    /// `max_bytes`).
     public var maxBytes: Int?
+    /// The formats ``maxBytes`` applies to: imgproxy's formats with a
+    /// quality. (imgproxy counts TIFF too, whose quality only a
+    /// JPEG-compressed TIFF uses; imgproxy's TIFF is uncompressed and
+    /// Darkroom's lossless, so the limit changes neither's TIFF answers.)
+    public static let byteLimitedFormats: Set<ImageFormat> = [.jpeg, .webp, .avif, .jxl, .heic]
     /// Sources in these formats are answered as they came, unprocessed,
     /// when the answer may be in their format (imgproxy's `skip_processing`).
     public var skipProcessing: Set<ImageFormat> = []
@@ -65,6 +71,13 @@ public struct OutputOptions: Sendable, Hashable, Codable {
     /// imgproxy Pro's autoquality, for JPEG, WebP, AVIF, HEIC and JPEG XL
     /// answers; ``maxBytes`` takes its place where both are set.
     public var autoquality: Autoquality?
+    /// The resolution a JPEG, PNG or TIFF answer states, in dots per inch
+    /// (imgproxy Pro's `dpi`); 0 leaves the image's own.
+    public var dpi = 0
+    /// The most ``dpi`` takes.
+    public static let dpiRange = 0...100_000
+    /// The formats whose files state a resolution.
+    static let resolutionFormats: Set<ImageFormat> = [.jpeg, .png, .tiff]
 
     /// The formats that carry more than 8 bits a sample.
     static let highBitDepthFormats: Set<ImageFormat> = [.png, .tiff, .avif, .jxl]
@@ -100,6 +113,7 @@ public struct OutputOptions: Sendable, Hashable, Codable {
         if preserveHDR { text += ":hdr" }
         if best, format == nil { text += ":best\(bestComplexityThreshold)-\(bestMaxPixels)" }
         if let autoquality { text += ":" + autoquality.identifier }
+        if dpi > 0 { text += ":dpi\(dpi)" }
         let encoderSettings = encoder.identifier
         if !encoderSettings.isEmpty { text += ":enc-" + encoderSettings }
         if !relevant.isEmpty {

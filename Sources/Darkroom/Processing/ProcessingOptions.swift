@@ -1,3 +1,5 @@
+import Foundation
+
 /// Everything that says how to turn source bytes into output bytes.
 ///
 /// ```swift
@@ -28,6 +30,24 @@ public struct ProcessingOptions: Sendable, Hashable, Codable {
     /// (``VideoThumbnails``); imgproxy Pro's `vts` and `vtk`.
     public var videoSecond: Double?
     public var videoKeyframes: Bool?
+    /// The checksum the source's bytes must have (imgproxy Pro's
+    /// `hashsum`): another is refused before any decoding. Not checked
+    /// for video sources, as Pro does not.
+    public var sourceHashsum: SourceHashsum?
+    /// CSS put first inside an SVG source, before it is sanitised (imgproxy
+    /// Pro's `style`).
+    public var svgStyle: String?
+
+    /// A checksum of the source's bytes: its kind and lowercase hex.
+    public struct SourceHashsum: Sendable, Hashable, Codable {
+        public var kind: Hashsum.Kind
+        public var hex: String
+
+        public init(kind: Hashsum.Kind, hex: String) {
+            self.kind = kind
+            self.hex = hex
+        }
+    }
 
     public init(
         operations: [ImageOperation] = [],
@@ -71,6 +91,10 @@ public struct ProcessingOptions: Sendable, Hashable, Codable {
         if let video = limits.videoThumbnails {
             parts.append("vts\(ImageOperation.format(videoSecond ?? video.second))\(videoKeyframes ?? video.keyframes ? "k" : "")")
         }
+        // A source with other bytes is refused: never answered from the
+        // cache of one that has them.
+        if let sourceHashsum { parts.append("hs-\(sourceHashsum.kind.rawValue)-\(sourceHashsum.hex)") }
+        if let svgStyle { parts.append("st-" + Hashsum.hex(of: Data(svgStyle.utf8), .sha256).prefix(24)) }
         // A PDF page is drawn on white unless the server says otherwise.
         if let pdf = limits.pdfPages, !pdf.background { parts.append("pdf-transparent") }
         return parts.joined(separator: "/")

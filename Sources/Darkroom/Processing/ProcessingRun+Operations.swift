@@ -16,7 +16,7 @@ extension ProcessingRun {
             return try self.frame(image, frame, layout: layout)
         case .crop(let rect):
             return try crop(image, rect)
-        case .cropPlaced(let width, let height, let gravity):
+        case .cropPlaced(let width, let height, let gravity, let aspect):
             // crop_objects, just before, takes precedence where it found objects.
             if layout.croppedToObjects { return image }
             // Whole sides, fractions of them, or pixels.
@@ -27,7 +27,14 @@ extension ProcessingRun {
                 if value == 0 { return whole }
                 return value < 1 ? max(1, Int((Double(whole) * value).rounded())) : Int(value)
             }
-            return try cut(image, width: try side(width, of: image.width), height: try side(height, of: image.height), gravity: gravity)
+            var size = (width: min(image.width, try side(width, of: image.width)), height: min(image.height, try side(height, of: image.height)))
+            if let aspect {
+                guard aspect.ratio.isFinite, CropAspect.ratioRange.contains(aspect.ratio) else {
+                    throw .invalidOption("crop aspect ratio \(aspect.ratio) is outside \(CropAspect.ratioRange.lowerBound)...\(CropAspect.ratioRange.upperBound.formatted())")
+                }
+                size = aspect.corrected(width: size.width, height: size.height, maxWidth: image.width, maxHeight: image.height)
+            }
+            return try cut(image, width: size.width, height: size.height, gravity: gravity)
         case .watermark(let watermark):
             return try self.watermark(image, watermark, offsetScale: layout.dprScale)
         case .trim(let threshold, let colour, let equalHorizontal, let equalVertical):
@@ -260,7 +267,8 @@ extension ProcessingRun {
         if geometry.scaledWidth != image.width || geometry.scaledHeight != image.height {
             let h = Double(geometry.scaledWidth) / Double(image.width)
             let v = Double(geometry.scaledHeight) / Double(image.height)
-            result = try vips("resize") { try image.resized(horizontal: h, vertical: v) }
+            let kernel = resize.algorithm.map(Self.kernel) ?? .lanczos3
+            result = try vips("resize") { try image.resized(horizontal: h, vertical: v, kernel: kernel) }
         }
         let width = ResizeGeometry.minNonZero(geometry.cropWidth, result.width)
         let height = ResizeGeometry.minNonZero(geometry.cropHeight, result.height)
@@ -268,6 +276,17 @@ extension ProcessingRun {
         let (h, v) = (Double(result.width) / Double(image.width), Double(result.height) / Double(image.height))
         return try cut(result, width: width, height: height, gravity: resize.gravity, offsetScale: geometry.dprScale,
                        objects: objects?.map { ObjectFocus.Weighted(object: $0.object.scaled(horizontal: h, vertical: v), weight: $0.weight) })
+    }
+
+    /// libvips' kernel for imgproxy's resizing algorithm.
+    static func kernel(_ algorithm: Resize.Algorithm) -> VImage.Kernel {
+        switch algorithm {
+        case .nearest: .nearest
+        case .linear: .linear
+        case .cubic: .cubic
+        case .lanczos2: .lanczos2
+        case .lanczos3: .lanczos3
+        }
     }
 
     /// imgproxy's extend, extend-aspect-ratio and padding, in that order,

@@ -36,6 +36,8 @@ extension ProcessingRun {
 
     /// The source, sanitised where the limits say (imgproxy's default).
     func sanitisedSVG() throws(DarkroomError) -> SVGSanitizer.Sanitized {
+        // The URL's CSS goes in first, and is sanitised with the rest.
+        let data = options.svgStyle.flatMap { SVGStyle.prepending($0, to: self.data) } ?? self.data
         guard options.limits.sanitizesSVG else { return SVGSanitizer.Sanitized(data: data, width: 0, height: 0) }
         do {
             return try SVGSanitizer.sanitizedDocument(data, maxBytes: options.limits.maxSourceBytes, embedded: .init(options.limits))

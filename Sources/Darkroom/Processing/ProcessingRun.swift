@@ -42,9 +42,14 @@ struct ProcessingRun {
 
     func runUntimed() throws(DarkroomError) -> ProcessedImage {
         try Self.startLibvips()
+        let isVideo = if case .image(.video) = ImageFormat.sniff(data) { true } else { false }
+        // A video's is not checked, as imgproxy Pro does not.
+        if !isVideo, let expected = options.sourceHashsum, Hashsum.hex(of: data, expected.kind) != expected.hex {
+            throw DarkroomError(.notAnImage, "the source's \(expected.kind.rawValue) hashsum is not the one the URL gives")
+        }
         // Drawn by a child process, never read here.
         if PDFPages.isPDF(data) { return try pdfRun() }
-        if case .image(.video) = ImageFormat.sniff(data) { return try videoRun() }
+        if isVideo { return try videoRun() }
         let format = try checkedFormat()
         try killSwitch.check()
         if format == .svg { return try svgRun() }
@@ -315,12 +320,18 @@ struct ProcessingRun {
         }
         // The metadata kept, if any: then the saver does not strip.
         let output = options.output
+        guard OutputOptions.dpiRange.contains(output.dpi) else { throw .invalidOption("dpi \(output.dpi) is outside \(OutputOptions.dpiRange)") }
+        // Pro's `dpi`, in the formats that state one, stripped or not: a
+        // stripping saver would drop it with the rest (libjpeg's JFIF
+        // header), so the copy drops the rest itself.
+        let statesDPI = output.dpi > 0 && OutputOptions.resolutionFormats.contains(format)
         // Read from the EXIF once, and handed to the copy that keeps it.
         let copyright = output.stripMetadata && output.keepCopyright ? image.copyright : nil
-        let strip = output.stripMetadata && output.stripColourProfile && copyright == nil
-        let image = strip ? image : try vips("choosing the metadata to keep") {
+        let strip = output.stripMetadata && output.stripColourProfile && copyright == nil && !statesDPI
+        let kept = strip ? image : try vips("choosing the metadata to keep") {
             try image.keepingMetadata(all: !output.stripMetadata, colourProfile: !output.stripColourProfile, copyright: copyright)
         }
+        let image = statesDPI ? try vips("setting the resolution") { try kept.withResolution(dpi: Double(output.dpi)) } : kept
         // What the encoder holds, before any pixel is computed: the step
         // that can take the most memory (a 1 x 1 source extended to the
         // result limit costs nothing until it is written).
@@ -330,7 +341,7 @@ struct ProcessingRun {
         // which holds its working set under its own limit; here, only the
         // pixels handed to it and the answer read back.
         let choosesQuality = options.output.autoquality != nil && options.output.maxBytes == nil && !lossless && Autoquality.formats.contains(format)
-        let fitsBytes = options.output.maxBytes != nil && [.jpeg, .webp, .avif, .jxl].contains(format)
+        let fitsBytes = options.output.maxBytes != nil && OutputOptions.byteLimitedFormats.contains(format)
         if !choosesQuality, !fitsBytes, writesInChild(image, as: format, strip: strip) {
             return try writtenOnce(image, with: try encoder(quality), as: format, strip: strip, sourceFormat: sourceFormat)
         }
@@ -341,7 +352,7 @@ struct ProcessingRun {
         if let autoquality = options.output.autoquality, options.output.maxBytes == nil, !lossless, Autoquality.formats.contains(format) {
             return try encodeChoosingQuality(image, as: format, sourceFormat: sourceFormat, autoquality: autoquality, strip: strip, encoder: encoder)
         }
-        guard let maxBytes = options.output.maxBytes, [.jpeg, .webp, .avif, .jxl].contains(format) else {
+        guard let maxBytes = options.output.maxBytes, OutputOptions.byteLimitedFormats.contains(format) else {
             let encoder = try encoder(quality)
             return try writtenOnce(image, with: encoder, as: format, strip: strip, sourceFormat: sourceFormat)
         }

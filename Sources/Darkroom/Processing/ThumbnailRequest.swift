@@ -32,6 +32,10 @@ struct ThumbnailRequest: Equatable {
               // An AVIF's embedded thumbnail, where asked for, is libvips'.
               kind != .avif || !options.enforceThumbnail,
               case .resize(let resize)? = options.operations.first, !resize.gravity.readsPixels, resize.gravity.isValid,
+              // Its resampler is Lanczos-3; other kernels are libvips'.
+              (resize.algorithm ?? .lanczos3) == .lanczos3,
+              // Its encoder states no resolution.
+              output.dpi == 0,
               let sepia = Self.sepia(after: options.operations.dropFirst())
         else { return nil }
         self.source = sourceFormat

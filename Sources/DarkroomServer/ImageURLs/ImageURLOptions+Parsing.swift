@@ -359,6 +359,7 @@ extension ImageURLOptions {
         rules.merge(encoderRules) { $1 }
         rules.merge(colourRules) { $1 }
         rules.merge(objectRules) { $1 }
+        rules.merge(proRules) { $1 }
         return rules
     }()
 

@@ -38,7 +38,9 @@ extension ImageURLOptions {
         if raw {
             var output = OutputOptions()
             output.skipProcessing = Set(ImageFormat.allCases)
-            return ProcessingOptions(operations: [], output: output, autoRotate: false)
+            var options = ProcessingOptions(operations: [], output: output, autoRotate: false)
+            options.sourceHashsum = sourceHashsum
+            return options
         }
         var operations: [ImageOperation] = []
         // First, on the upright source its fractions are of (before trim,
@@ -57,13 +59,15 @@ extension ImageURLOptions {
         // Before the crop, which it takes the place of where it finds objects.
         if let cropObjects { operations.append(.cropObjects(scale: cropObjects.scale, classes: cropObjects.classes)) }
         if let crop {
-            operations.append(.cropPlaced(width: crop.width, height: crop.height, gravity: crop.gravity ?? gravity))
+            operations.append(.cropPlaced(width: crop.width, height: crop.height, gravity: crop.gravity ?? gravity, aspect: cropAspect))
         }
         let zoomed = zoomX != 1 || zoomY != 1
-        operations.append(.resize(Resize(width: width > 0 ? width : nil, height: height > 0 ? height : nil,
-                                         mode: resizingType, gravity: gravity, enlarge: enlarge,
-                                         minWidth: minWidth > 0 ? minWidth : nil, minHeight: minHeight > 0 ? minHeight : nil,
-                                         zoomX: zoomed ? zoomX : nil, zoomY: zoomed ? zoomY : nil, dpr: dpr == 1 ? nil : dpr)))
+        var resize = Resize(width: width > 0 ? width : nil, height: height > 0 ? height : nil,
+                            mode: resizingType, gravity: gravity, enlarge: enlarge,
+                            minWidth: minWidth > 0 ? minWidth : nil, minHeight: minHeight > 0 ? minHeight : nil,
+                            zoomX: zoomed ? zoomX : nil, zoomY: zoomed ? zoomY : nil, dpr: dpr == 1 ? nil : dpr)
+        resize.algorithm = resizingAlgorithm
+        operations.append(.resize(resize))
         if let sharpening = unsharpMasking.over(encoder.unsharpMasking).operation { operations.append(sharpening) }
         if grayscale { operations.append(.grayscale) }
         if let sepia { operations.append(.sepia(intensity: sepia)) }
@@ -111,6 +115,7 @@ extension ImageURLOptions {
         options.pages = pageSelection
         options.objectsPosition = objectsPosition
         (options.videoSecond, options.videoKeyframes) = (videoSecond, videoKeyframes)
+        (options.sourceHashsum, options.svgStyle, options.output.dpi) = (sourceHashsum, style, dpi)
         return options
     }
 
@@ -121,8 +126,11 @@ extension ImageURLOptions {
         if let bytes = security.maxSourceBytes { limits.maxSourceBytes = bytes }
         if let frames = security.maxAnimationFrames { limits.maxAnimationFrames = frames }
         if let pixels = security.maxAnimationFramePixels { limits.maxAnimationFramePixels = pixels }
-        // 0 is "no limit" to imgproxy; here the server's own stays.
-        if let dimension = security.maxResultDimension, dimension > 0 { limits.maxResultDimension = dimension }
+        // 0 is "no limit" to imgproxy: here the largest side Darkroom
+        // takes anywhere; the memory budget still bounds the result.
+        if let dimension = security.maxResultDimension {
+            limits.maxResultDimension = dimension > 0 ? dimension : ImageLimits.largestResultDimension
+        }
         return limits
     }
 

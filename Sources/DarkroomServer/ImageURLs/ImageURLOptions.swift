@@ -24,11 +24,24 @@ public struct ImageURLOptions: Sendable, Hashable {
     public var zoomY = 1.0
     public var gravity: Gravity = .centre
     public var crop: Crop?
+    /// The crop brought to an aspect ratio (`car`, imgproxy Pro's).
+    public var cropAspect: CropAspect?
+    /// The resize's kernel (`ra`, imgproxy Pro's); nil: Lanczos-3.
+    public var resizingAlgorithm: Resize.Algorithm?
+    /// The checksum the source's bytes must have (`hs`, imgproxy Pro's).
+    public var sourceHashsum: ProcessingOptions.SourceHashsum?
+    /// The resolution the answer states (`dpi`, imgproxy Pro's); 0: its own.
+    public var dpi = 0
+    /// CSS put first in an SVG source (`st`, imgproxy Pro's).
+    public var style: String?
+    /// Answered, with these options, in place of a source that cannot be
+    /// had (`fiu`, imgproxy Pro's), over the server's fallback image.
+    public var fallbackImageURL: URL?
     /// 0: the server's quality for the output format.
     public var quality = 0
     /// Per output format, over the server's (`fq`); under `quality`.
     public var formatQuality: [ImageFormat: Int] = [:]
-    /// The most bytes of a JPEG, WebP or AVIF answer (`mb`); 0: no limit.
+    /// The most bytes of a JPEG, WebP, AVIF, JPEG XL or HEIC answer (`mb`); 0: no limit.
     public var maxBytes = 0
     /// imgproxy Pro's `pg`, `pgs` and `da`: the frames or pages of a still answer.
     public var pageSelection = PageSelection()

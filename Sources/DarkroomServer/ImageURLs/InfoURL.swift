@@ -27,6 +27,8 @@ public struct InfoURL: Sendable {
             try read(segment, context: context, presets: [], imageSegments: &imageSegments)
         }
         imageOptions = try ImageURLOptions(segments: imageSegments, context: context)
+        // Image options that choose what is described: a video's frame.
+        (info.videoSecond, info.videoKeyframes) = (imageOptions.videoSecond, imageOptions.videoKeyframes)
         if let problem = info.problem { throw .init(problem) }
     }
 
@@ -126,16 +128,7 @@ public struct InfoURL: Sendable {
             }
             u.info.hashsums = kinds
         }
-        add("hashsum", "hs") { u, a throws(ImageURLError) in
-            try a.need(1...2)
-            guard a.values[0] != "none" else { u.expectedHashsum = nil; return }
-            guard let kind = try a.choice(0, "hashsum type", Hashsum.Kind.self) else { throw .init("option '\(a.name)' needs a hashsum type") }
-            guard let hex = a.text(1)?.lowercased(), hex.count == Hashsum.hex(of: Data(), kind).count,
-                  hex.allSatisfy(\.isHexDigit) else {
-                throw .init("option '\(a.name)': the \(kind.rawValue) hashsum is \(Hashsum.hex(of: Data(), kind).count) hex digits")
-            }
-            u.expectedHashsum = (kind, hex)
-        }
+        add("hashsum", "hs") { u, a throws(ImageURLError) in u.expectedHashsum = try a.hashsum().map { ($0.kind, $0.hex) } }
         add("page", "pg") { u, a throws(ImageURLError) in
             try a.need(1...1)
             u.info.page = try a.whole(0, "page", 0...100_000) ?? 0

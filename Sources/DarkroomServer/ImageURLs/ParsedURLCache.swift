@@ -28,6 +28,8 @@ final class ParsedURLCache: Sendable {
         /// The source came encrypted: its failures are answered as one
         /// (``EncryptedSource``).
         var sourceIsEncrypted = false
+        /// The URL's own fallback image (`fiu`), over the server's.
+        var fallbackSource: URL?
 
         /// The fields an answer adds for this URL, as names and values: as
         /// imgproxy's, no type sniffing and no scripts, whatever the bytes

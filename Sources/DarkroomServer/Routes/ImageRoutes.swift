@@ -192,7 +192,9 @@ struct ImageRoutes: Sendable {
     /// ``sourceStatus``).
     private func fallbackAnswer(for error: DarkroomError, showing shown: DarkroomError, request: Request, parsed: ParsedURLCache.Entry,
                                 imageRequest: ImageRequest, context: ServerContext) async -> Response? {
-        guard let fallback, Self.fallbackKinds.contains(error.kind), !error.reason.hasPrefix("the watermark image") else { return nil }
+        // The URL's own fallback (fetched as sources are), else the server's.
+        guard let fallback = parsed.fallbackSource.map(ImageSource.url) ?? fallback, Self.fallbackKinds.contains(error.kind),
+              !error.reason.hasPrefix("the watermark image") else { return nil }
         let substitute = {
             var request = imageRequest
             request.source = fallback
@@ -294,7 +296,7 @@ struct ImageRoutes: Sendable {
         return .init(request: request, processedKey: request.processedKey, negotiated: negotiated,
                      varyByHints: configuration.clientHints, expires: url.options.expires,
                      disposition: disposition, watermarkSource: url.options.watermark == nil ? nil : url.options.watermarkURL,
-                     sourceIsEncrypted: url.sourceIsEncrypted)
+                     sourceIsEncrypted: url.sourceIsEncrypted, fallbackSource: url.options.fallbackImageURL)
     }
 
     /// The answer: the image with caching headers, or 304 when the client's

@@ -36,6 +36,14 @@ public struct Resize: Sendable, Hashable, Codable {
     /// where the source is too small to reach it without enlarging (see
     /// ``geometry(sourceWidth:sourceHeight:frame:maxResultDimension:)``); nil: 1.
     public var dpr: Double?
+    /// The resampling kernel (imgproxy Pro's `resizing_algorithm`); nil:
+    /// Lanczos-3, the only one the thumbnail path runs.
+    public var algorithm: Algorithm?
+
+    /// Resampling kernels, by imgproxy's names.
+    public enum Algorithm: String, Sendable, Hashable, Codable, CaseIterable {
+        case nearest, linear, cubic, lanczos2, lanczos3
+    }
 
     public init(width: Int?, height: Int?, mode: Mode = .fit, gravity: Gravity = .centre, enlarge: Bool = false,
                 minWidth: Int? = nil, minHeight: Int? = nil, zoomX: Double? = nil, zoomY: Double? = nil, dpr: Double? = nil) {

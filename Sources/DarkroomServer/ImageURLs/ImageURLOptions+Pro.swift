@@ -1,0 +1,73 @@
+public import Darkroom
+public import Foundation
+
+/// imgproxy Pro's options for the crop's shape, the resampling kernel, the
+/// source's checksum, the answer's DPI, an SVG's style and a URL's own
+/// fallback image.
+extension ImageURLOptions {
+    static var proRules: [String: Rule] {
+        var rules: [String: Rule] = [:]
+        func add(_ names: String..., rule: @escaping Rule) {
+            for name in names { rules[name] = rule }
+        }
+        add("crop_aspect_ratio", "crop_ar", "car") { o, a throws(ImageURLError) in
+            // A ratio of 0 corrects nothing.
+            try a.need(1...2)
+            let ratio = try a.number(0, "aspect ratio", 0...CropAspect.ratioRange.upperBound) ?? 0
+            guard ratio == 0 || CropAspect.ratioRange.contains(ratio) else {
+                throw .init("option '\(a.name)': an aspect ratio is 0 (none) or from \(CropAspect.ratioRange.lowerBound) up")
+            }
+            o.cropAspect = ratio == 0 ? nil : CropAspect(ratio: ratio, enlarge: a.bool(1) ?? false)
+        }
+        add("resizing_algorithm", "ra") { o, a throws(ImageURLError) in
+            try a.need(1...1)
+            o.resizingAlgorithm = try a.choice(0, "resizing algorithm", Resize.Algorithm.self)
+        }
+        add("hashsum", "hs") { o, a throws(ImageURLError) in o.sourceHashsum = try a.hashsum() }
+        add("dpi") { o, a throws(ImageURLError) in
+            try a.need(1...1)
+            o.dpi = try a.whole(0, "dpi", OutputOptions.dpiRange) ?? 0
+        }
+        add("style", "st") { o, a throws(ImageURLError) in
+            // Base64url-encoded CSS; empty clears it.
+            try a.need(0...1)
+            guard let encoded = a.text(0) else {
+                o.style = nil
+                return
+            }
+            guard let data = Data(base64URLEncoded: encoded), let css = String(data: data, encoding: .utf8) else {
+                throw .init("option '\(a.name)': '\(encoded.prefix(40))' is not base64url-encoded UTF-8 CSS")
+            }
+            o.style = css
+        }
+        add("fallback_image_url", "fiu") { o, a throws(ImageURLError) in
+            // A base64url-encoded URL, fetched as sources are; empty clears it.
+            try a.need(0...1)
+            guard let encoded = a.text(0) else {
+                o.fallbackImageURL = nil
+                return
+            }
+            guard let data = Data(base64URLEncoded: encoded), let text = String(data: data, encoding: .utf8),
+                  let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https", "local", "s3"].contains(scheme)
+            else {
+                throw .init("option '\(a.name)': '\(encoded.prefix(40))' is not a base64url-encoded http, https, local or s3 URL")
+            }
+            o.fallbackImageURL = url
+        }
+        return rules
+    }
+}
+
+extension ImageURLOptions.Arguments {
+    /// imgproxy Pro's `hashsum:TYPE:HEX`: nil for `none`.
+    func hashsum() throws(ImageURLError) -> ProcessingOptions.SourceHashsum? {
+        try need(1...2)
+        guard values[0] != "none" else { return nil }
+        guard let kind = try choice(0, "hashsum type", Hashsum.Kind.self) else { throw .init("option '\(name)' needs a hashsum type") }
+        let digits = Hashsum.hex(of: Data(), kind).count
+        guard let hex = text(1)?.lowercased(), hex.count == digits, hex.allSatisfy(\.isHexDigit) else {
+            throw .init("option '\(name)': the \(kind.rawValue) hashsum is \(digits) hex digits")
+        }
+        return .init(kind: kind, hex: hex)
+    }
+}
