@@ -17,11 +17,13 @@ int darkroom_vips_rotate_any(VipsImage *in, double degrees, VipsImage **out);
 int darkroom_vips_drop_shadow(VipsImage *in, double sigma, VipsImage **out);
 
 /// `mark` (8-bit sRGB, with or without alpha) laid over `base` at `left`,
-/// `top`, its alpha multiplied by `opacity`; with `replicate`, tiled from
-/// the top-left corner with `gap_x`, `gap_y` between tiles. The result
-/// keeps `base`'s bands: alpha only if `base` had it.
+/// `top`, its alpha multiplied by `opacity`; with `replicate`, tiled with
+/// `gap_x`, `gap_y` between tiles, an odd number each way centred on the
+/// base, and with `chessboard` every other tile left empty, as a
+/// chessboard's squares (the centre one marked). The result keeps
+/// `base`'s bands: alpha only if `base` had it.
 int darkroom_vips_watermark(VipsImage *base, VipsImage *mark, VipsImage **out,
                             int left, int top, double opacity,
-                            int replicate, int gap_x, int gap_y);
+                            int replicate, int chessboard, int gap_x, int gap_y);
 
 #endif

@@ -2,8 +2,8 @@
 
 int darkroom_vips_watermark(VipsImage *base, VipsImage *mark, VipsImage **out,
                             int left, int top, double opacity,
-                            int replicate, int gap_x, int gap_y) {
-    VipsImage *t[8] = { NULL };
+                            int replicate, int chessboard, int gap_x, int gap_y) {
+    VipsImage *t[13] = { NULL };
     int result = -1;
     VipsImage *overlay = mark;
     if (!vips_image_hasalpha(overlay)) {
@@ -26,8 +26,21 @@ int darkroom_vips_watermark(VipsImage *base, VipsImage *mark, VipsImage **out,
         int across = (base_w + tile_w - 1) / tile_w, down = (base_h + tile_h - 1) / tile_h;
         if (across % 2 == 0) across++;
         if (down % 2 == 0) down++;
-        if (vips_embed(overlay, &t[5], gap_x / 2, gap_y / 2, tile_w, tile_h, "extend", VIPS_EXTEND_BLACK, NULL) ||
-            vips_replicate(t[5], &t[6], across, down, NULL)) goto done;
+        if (vips_embed(overlay, &t[5], gap_x / 2, gap_y / 2, tile_w, tile_h, "extend", VIPS_EXTEND_BLACK, NULL)) goto done;
+        if (chessboard) {
+            // Two tiles by two, marked on one diagonal, repeated and cut to
+            // the odd count: tile (i, j) is marked where i + j is even.
+            if (vips_black(&t[8], tile_w, tile_h, "bands", vips_image_get_bands(t[5]), NULL) ||
+                vips_cast(t[8], &t[9], vips_image_get_format(t[5]), NULL) ||
+                vips_join(t[5], t[9], &t[10], VIPS_DIRECTION_HORIZONTAL, NULL) ||
+                vips_join(t[9], t[5], &t[11], VIPS_DIRECTION_HORIZONTAL, NULL) ||
+                vips_join(t[10], t[11], &t[12], VIPS_DIRECTION_VERTICAL, NULL) ||
+                vips_replicate(t[12], &t[6], (across + 1) / 2, (down + 1) / 2, NULL)) goto done;
+            VipsImage *cut = NULL;
+            if (vips_extract_area(t[6], &cut, 0, 0, across * tile_w, down * tile_h, NULL)) goto done;
+            g_object_unref(t[6]);
+            t[6] = cut;
+        } else if (vips_replicate(t[5], &t[6], across, down, NULL)) goto done;
         overlay = t[6];
         left = -((across * tile_w - base_w) / 2);
         top = -((down * tile_h - base_h) / 2);
@@ -47,7 +60,7 @@ int darkroom_vips_watermark(VipsImage *base, VipsImage *mark, VipsImage **out,
     result = vips_cast_uchar(bands, out, NULL);
     g_object_unref(bands);
 done:
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < 13; i++) {
         if (t[i]) g_object_unref(t[i]);
     }
     return result;

@@ -1,4 +1,5 @@
 import Foundation
+import DarkroomServer
 
 /// An imgproxy deployment's `IMGPROXY_*` variables, read as the Darkroom
 /// settings that mean the same thing, so that its environment file works
@@ -21,11 +22,14 @@ struct ImgproxyEnvironment {
     /// Whether loopback sources are allowed, which Darkroom's one switch
     /// for private addresses needs (whatever order the variables come in).
     private let allowsLoopback: Bool
+    /// What divides Pro's custom header fields (`\;` unless set).
+    private let headerSeparator: String
 
     static func isTrue(_ value: String?) -> Bool { ["1", "true", "yes"].contains(value?.lowercased() ?? "") }
 
     init(_ environment: [String: String]) {
         allowsLoopback = Self.isTrue(environment["IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES"])
+        headerSeparator = environment["IMGPROXY_CUSTOM_HEADERS_SEPARATOR"].flatMap { $0.isEmpty ? nil : $0 } ?? "\\;"
         for (name, value) in environment.sorted(by: { $0.key < $1.key }) where name.hasPrefix("IMGPROXY_") && !value.isEmpty {
             let key = String(name.dropFirst("IMGPROXY_".count))
             if let reason = take(key, value) {
@@ -103,6 +107,18 @@ struct ImgproxyEnvironment {
         case "LOCAL_FILESYSTEM_ROOT": settings["LOCAL_ROOT"] = value
         case "WATERMARK_PATH": settings["WATERMARK"] = value
         case "FALLBACK_IMAGE_PATH": settings["FALLBACK_IMAGE"] = value
+        case "WATERMARK_DATA", "WATERMARK_URL", "WATERMARK_OPACITY", "FALLBACK_IMAGE_DATA", "FALLBACK_IMAGE_URL":
+            settings[key] = value
+        case "CUSTOM_REQUEST_HEADERS", "CUSTOM_RESPONSE_HEADERS":
+            // Darkroom's variables divide fields by `\;`, imgproxy's default.
+            settings[key] = value.components(separatedBy: headerSeparator).joined(separator: "\\;")
+        case "CUSTOM_HEADERS_SEPARATOR": break
+        case "INFO_PRESETS": settings["INFO_PRESET"] = value
+        case "ALLOW_BYPASS_CACHE", "CACHE_TAGS_FORMAT": settings[key] = value
+        case "MAX_CHAINED_PIPELINES":
+            // Unbounded at 0 in imgproxy; Darkroom keeps its own most.
+            guard let most = Int(value), most >= 0 else { return "not a whole number" }
+            settings[key] = String(min(most, ImageURLOptions.maxPipelines))
         case "BIND":
             // host:port, :port or a Unix socket path.
             guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]) else {

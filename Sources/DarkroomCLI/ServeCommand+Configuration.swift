@@ -293,6 +293,7 @@ extension ServeCommand {
         c.infoIncludesGPS = infoGps || envFlag("INFO_GPS")
         if c.onlyPresets, c.presets.isEmpty { throw ValidationError("--only-presets needs at least one --preset") }
         try readImgproxySettings(into: &c, env: env, envFlag: envFlag)
+        try readImageSettings(into: &c, environment: environment)
         if let secret = secret ?? env("SECRET") { c.secret = ServerSecret(secret) }
         c.negotiation = try negotiation(env: env, jpegXL: c.limits.jpegXL)
         if c.sourceRules.encryptionKey != nil, c.signatures.isEmpty {

@@ -106,6 +106,35 @@ extension VImage {
     /// ends, along `angle` degrees clockwise from "down"; `start` and
     /// `stop` are where along it (0...1) the ramp begins and ends.
     package func gradient(colour: [Double], opacity: Double, angle: Double, start: Double, stop: Double) throws(VipsError) -> VImage {
+        let mask = try ramp(angle: angle, start: start, stop: stop, scale: opacity)
+        return try withColourBands { image throws(VipsError) in
+            let rgb = try image.inRGB()
+            // c (1 - m) + C m
+            let uncovered = try mask.linear([-1], [1])
+            let kept = try VImage.make("multiply") { darkroom_vips_multiply(rgb.pointer, uncovered.pointer, $0) }
+            let laid = try mask.linear(colour, [0, 0, 0])
+            return try VImage.make("add") { darkroom_vips_add(kept.pointer, laid.pointer, $0) }.castUChar()
+        }
+    }
+
+    /// imgproxy Pro's `progressive_blur`: the image where the ramp (as
+    /// ``gradient(colour:opacity:angle:start:stop:)``'s) starts, its
+    /// Gaussian blur of `sigma` where it stops, blended between; every
+    /// band, alpha too.
+    package func progressivelyBlurred(sigma: Double, angle: Double, start: Double, stop: Double) throws(VipsError) -> VImage {
+        let mask = try ramp(angle: angle, start: start, stop: stop, scale: 1)
+        let blurred = try blurred(sigma: sigma)
+        // i (1 - m) + b m
+        let uncovered = try mask.linear([-1], [1])
+        let kept = try VImage.make("multiply") { darkroom_vips_multiply(pointer, uncovered.pointer, $0) }
+        let laid = try VImage.make("multiply") { darkroom_vips_multiply(blurred.pointer, mask.pointer, $0) }
+        return try VImage.make("add") { darkroom_vips_add(kept.pointer, laid.pointer, $0) }.castUChar()
+    }
+
+    /// One band, 0 where a ramp along `angle` degrees clockwise from
+    /// "down" has not reached `start` (0...1 of the way across the image)
+    /// to `scale` where it passes `stop`.
+    private func ramp(angle: Double, start: Double, stop: Double, scale: Double) throws(VipsError) -> VImage {
         let radians = angle * .pi / 180
         let (dx, dy) = (-sin(radians), cos(radians))
         // The projections of the corners bound the ramp.
@@ -118,15 +147,7 @@ extension VImage {
         // to 0...255 (as 8 bits), then scaled by the opacity to 0...1.
         let length = max(1e-9, stop - start)
         let ramp = try projected.linear([255 / (span * length)], [-(low / span + start) * 255 / length]).castUChar()
-        let mask = try ramp.linear([opacity / 255], [0])
-        return try withColourBands { image throws(VipsError) in
-            let rgb = try image.inRGB()
-            // c (1 - m) + C m
-            let uncovered = try mask.linear([-1], [1])
-            let kept = try VImage.make("multiply") { darkroom_vips_multiply(rgb.pointer, uncovered.pointer, $0) }
-            let laid = try mask.linear(colour, [0, 0, 0])
-            return try VImage.make("add") { darkroom_vips_add(kept.pointer, laid.pointer, $0) }.castUChar()
-        }
+        return try ramp.linear([scale / 255], [0])
     }
 
     /// `body` on the colour bands alone; the alpha band, if any, joined

@@ -124,10 +124,10 @@ extension VImage {
     /// it, `gap` apart), its alpha multiplied by `opacity`. The result has
     /// this image's bands.
     package func watermarked(with mark: VImage, left: Int, top: Int, opacity: Double,
-                             replicate: Bool, gap: (x: Int, y: Int)) throws(VipsError) -> VImage {
+                             replicate: Bool, chessboard: Bool = false, gap: (x: Int, y: Int)) throws(VipsError) -> VImage {
         try VImage.make("composite2") {
             darkroom_vips_watermark(pointer, mark.pointer, $0, Int32(left), Int32(top), opacity,
-                                    replicate ? 1 : 0, Int32(gap.x), Int32(gap.y))
+                                    replicate ? 1 : 0, chessboard ? 1 : 0, Int32(gap.x), Int32(gap.y))
         }
     }
 

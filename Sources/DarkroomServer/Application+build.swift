@@ -156,6 +156,7 @@ func pipelineConfiguration(for configuration: ServerConfiguration, metrics: Serv
     pipelineConfiguration.keepsFailuresOnDisk = false
     pipelineConfiguration.loader.totalTimeout = configuration.downloadTimeout
     pipelineConfiguration.loader.userAgent = configuration.userAgent
+    pipelineConfiguration.loader.extraHeaders = configuration.customRequestHeaders
     pipelineConfiguration.loader.maxRedirects = configuration.maxRedirects
     pipelineConfiguration.loader.maxBodyBytes = configuration.limits.maxSourceBytes
     if let bytes = configuration.memoryCacheBytes {

@@ -96,6 +96,25 @@ public struct ServerConfiguration: Sendable {
     /// The image `wm:` lays over results (`--watermark FILE`); nil: `wm:`
     /// is no step (unless `wmt` or `wmu` give it a mark), as imgproxy skips it.
     public var watermark: WatermarkImage?
+    /// An image fetched as sources are (the same allow-list and limits),
+    /// laid by `wm:` where no `wmt` or `wmu` says otherwise, over
+    /// ``watermark`` (imgproxy's `IMGPROXY_WATERMARK_URL`).
+    public var watermarkURL: URL?
+    /// Multiplies every `wm:` opacity, 0...1 (imgproxy's
+    /// `IMGPROXY_WATERMARK_OPACITY`).
+    public var watermarkOpacity = 1.0
+    /// A fallback image fetched as sources are, over ``fallbackImage``
+    /// (imgproxy's `IMGPROXY_FALLBACK_IMAGE_URL`); a URL's `fiu` is over both.
+    public var fallbackImageURL: URL?
+    /// Header fields added to every image answer (imgproxy Pro's
+    /// `IMGPROXY_CUSTOM_RESPONSE_HEADERS`).
+    public var customResponseHeaders: [PassedHeader] = []
+    /// Header fields sent with every source request (imgproxy Pro's
+    /// `IMGPROXY_CUSTOM_REQUEST_HEADERS`).
+    public var customRequestHeaders: [PassedHeader] = []
+    /// Presets for `/info` URLs (imgproxy Pro's `IMGPROXY_INFO_PRESETS`);
+    /// nil: `/info` uses ``presets``.
+    public var infoPresets: [String: String]?
     /// Answered, processed with the URL's options, in place of a source
     /// that cannot be had (`--fallback-image FILE`): not found, failing,
     /// not an image, damaged. The answer says the source's own status in
@@ -110,6 +129,39 @@ public struct ServerConfiguration: Sendable {
     /// The security options (`msr`, `msfs`, `maf`, `mafr`, `mrd`) taken
     /// from URLs (imgproxy's `IMGPROXY_ALLOW_SECURITY_OPTIONS`).
     public var allowSecurityOptions = false
+    /// URLs may carry `bc` (imgproxy Pro's `IMGPROXY_ALLOW_BYPASS_CACHE`):
+    /// each such request fetches and processes anew, so off by default.
+    public var allowBypassCache = false
+    /// The most chained pipelines a URL may have (imgproxy Pro's
+    /// `IMGPROXY_MAX_CHAINED_PIPELINES`); 0: Darkroom's most,
+    /// ``ImageURLOptions/maxPipelines``.
+    public var maxChainedPipelines = 0
+    /// Which header fields carry a URL's `ct` tags (imgproxy Pro's
+    /// `IMGPROXY_CACHE_TAGS_FORMAT`).
+    public var cacheTagsFormat = CacheTagsFormat.all
+
+    /// The CDNs' fields for cache tags.
+    public enum CacheTagsFormat: String, Sendable, CaseIterable {
+        /// Every format's field.
+        case all
+        /// `x-amz-meta-cache-tag`, CloudFront's.
+        case cloudfront
+        /// `Cache-Tag`, Cloudflare's.
+        case cloudflare
+        case none
+
+        /// The fields for `tags`, comma-separated.
+        public func fields(_ tags: [String]) -> [PassedHeader] {
+            guard !tags.isEmpty else { return [] }
+            let value = tags.joined(separator: ",")
+            return switch self {
+            case .all: [PassedHeader(name: "x-amz-meta-cache-tag", value: value), PassedHeader(name: "Cache-Tag", value: value)]
+            case .cloudfront: [PassedHeader(name: "x-amz-meta-cache-tag", value: value)]
+            case .cloudflare: [PassedHeader(name: "Cache-Tag", value: value)]
+            case .none: []
+            }
+        }
+    }
     /// When set, the only options URLs may name (presets may name any), as
     /// `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`.
     public var allowedOptions: Set<String>?

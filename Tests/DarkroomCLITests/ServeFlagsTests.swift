@@ -438,3 +438,40 @@ func refuses(_ environment: [String: String], _ arguments: [String] = [], naming
         #expect("\(error)".contains(text), "\(error)", sourceLocation: sourceLocation)
     }
 }
+
+/// imgproxy's watermark and fallback settings and Pro's header and info
+/// preset settings, read as they are.
+@Suite struct ImgproxyImageSettingsTests {
+    func configuration(_ environment: [String: String], _ arguments: [String] = []) throws -> ServerConfiguration {
+        try ServeFlagsTests().configuration(arguments, environment: environment)
+    }
+
+    @Test func watermarkFallbackHeadersAndInfoPresets() throws {
+        // A 1 x 1 PNG.
+        let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+        let environment = [
+            "IMGPROXY_WATERMARK_DATA": png, "IMGPROXY_WATERMARK_URL": "https://a.example/mark.png", "IMGPROXY_WATERMARK_OPACITY": "0.5",
+            "IMGPROXY_FALLBACK_IMAGE_DATA": png, "IMGPROXY_FALLBACK_IMAGE_URL": "https://a.example/missing.png",
+            "IMGPROXY_CUSTOM_RESPONSE_HEADERS": "X-Served-By=darkroom\\;X-Team=photos", "IMGPROXY_CUSTOM_HEADERS_SEPARATOR": "\\;",
+            "IMGPROXY_CUSTOM_REQUEST_HEADERS": "X-Origin-Token=abc", "IMGPROXY_INFO_PRESETS": "meta=xmp:0/bh:4:3,colours=dc:1",
+        ]
+        #expect(ImgproxyEnvironment(environment).unhonoured.isEmpty)
+        let c = try configuration(environment)
+        #expect(c.watermark?.data.count == Data(base64Encoded: png)?.count && c.fallbackImage == Data(base64Encoded: png))
+        #expect(c.watermarkURL?.absoluteString == "https://a.example/mark.png" && c.watermarkOpacity == 0.5)
+        #expect(c.fallbackImageURL?.absoluteString == "https://a.example/missing.png")
+        #expect(c.customResponseHeaders == [PassedHeader(name: "X-Served-By", value: "darkroom"), PassedHeader(name: "X-Team", value: "photos")])
+        #expect(c.customRequestHeaders == [PassedHeader(name: "X-Origin-Token", value: "abc")])
+        #expect(c.infoPresets == ["meta": "xmp:0/bh:4:3", "colours": "dc:1"])
+        // Another separator, as imgproxy's.
+        let semicolons = try configuration(["IMGPROXY_CUSTOM_HEADERS_SEPARATOR": ";", "IMGPROXY_CUSTOM_RESPONSE_HEADERS": "A=1;B=2"])
+        #expect(semicolons.customResponseHeaders.map(\.name) == ["A", "B"])
+        #expect(try configuration([:], ["--custom-response-header", "X-A=1", "--custom-response-header", "X-B=2"]).customResponseHeaders.count == 2)
+        for (variable, value) in [("IMGPROXY_WATERMARK_DATA", "not base64!"), ("IMGPROXY_WATERMARK_DATA", "aGVsbG8="),
+                                  ("IMGPROXY_WATERMARK_OPACITY", "2"), ("IMGPROXY_WATERMARK_URL", "ftp://x/y"),
+                                  ("IMGPROXY_CUSTOM_RESPONSE_HEADERS", "Content-Type=text/html"), ("IMGPROXY_CUSTOM_RESPONSE_HEADERS", "X-A"),
+                                  ("IMGPROXY_INFO_PRESETS", "meta=nonsense:1:2:3:4:5:6:7:8:9:10:11:12:13:14:15:16:17:18")] {
+            #expect(throws: (any Error).self, "\(variable)=\(value)") { try configuration([variable: value]) }
+        }
+    }
+}

@@ -78,6 +78,8 @@ struct SurfaceProperty {
             "mrd:\(g.int(0...resultLimit))",
             "c:\(side(&g)):\(side(&g))/car:\(g.number(0.01...100)):\(g.int(0...1))",
             "ra:\(g.pick(["nearest", "linear", "cubic", "lanczos2", "lanczos3"]))",
+            "pbl:\(g.number(0.1...100)):\(g.pick(["down", "up", "left", "right", "\(g.int(-360...360))"]))",
+            "ct:t\(g.int(0...99)):u\(g.int(0...99))",
             "dpi:\(g.int(0...100_000))",
             "st:\(Data("rect { fill: #\(String(format: "%06x", g.int(0...0xFFFFFF))) } * { filter: blur(\(g.int(0...100))px) }".utf8).base64EncodedString().replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_"))",
             "bd:\(g.number(0.1...50))/g:obj:face",

@@ -178,3 +178,247 @@ struct ProOptionsServingTests {
         }
     }
 }
+
+/// The server's watermark and fallback fetched as sources are, the
+/// watermark's base opacity, its own header fields on answers and on
+/// source requests, and `/info`'s presets (imgproxy's variables).
+struct ServerImageSettingsServingTests {
+    static let photo = ProOptionsServingTests.photo
+    static let dune = URL(string: "local:///photos/Dune.jpg")!
+
+    @Test func theWatermarkAndFallbackMayBeFetched() async throws {
+        let mark = try Data(contentsOf: URL(fileURLWithPath: Gallery.samplesFolder).appendingPathComponent("photos/Dune.jpg"))
+        try await withRouter({
+            $0.watermarkURL = Self.dune
+            $0.fallbackImageURL = Self.dune
+        }) { client in
+            let fetched = try await ProOptionsServingTests.get(client, "rs:fit:64:64/wm:1:soea:0:0:0.33/plain/\(Self.photo)@png")
+            let byURL = try await ProOptionsServingTests.get(
+                client, "rs:fit:64:64/wm:1:soea:0:0:0.33/wmu:\(ProOptionsServingTests.base64URL(Self.dune.absoluteString))/plain/\(Self.photo)@png")
+            let plain = try await ProOptionsServingTests.get(client, "rs:fit:64:64/plain/\(Self.photo)@png")
+            #expect(fetched.status == .ok && Array(buffer: fetched.body) == Array(buffer: byURL.body), "\(String(buffer: fetched.body))")
+            #expect(Array(buffer: fetched.body) != Array(buffer: plain.body))
+            let missing = try await ProOptionsServingTests.get(client, "rs:fit:64:64/plain/local:///photos/missing.jpg@png")
+            let dune = try await ProOptionsServingTests.get(client, "rs:fit:64:64/plain/\(Self.dune.absoluteString)@png")
+            #expect(missing.status == .ok && Array(buffer: missing.body) == Array(buffer: dune.body))
+        }
+        // The base opacity multiplies the URL's.
+        final class Bodies: @unchecked Sendable { var all: [[UInt8]] = [] }
+        let halves = Bodies()
+        for (base, opacity) in [(0.5, "1"), (1.0, "0.5")] {
+            try await withRouter({
+                $0.watermark = WatermarkImage(data: mark)
+                $0.watermarkOpacity = base
+            }) { client in
+                let answer = try await ProOptionsServingTests.get(client, "rs:fit:64:64/wm:\(opacity):soea:0:0:0.33/plain/\(Self.photo)@png")
+                #expect(answer.status == .ok)
+                halves.all.append(Array(buffer: answer.body))
+            }
+        }
+        #expect(halves.all.count == 2 && halves.all[0] == halves.all[1])
+    }
+
+    @Test func theServersFieldsGoOnAnswersAndInfoHasItsPresets() async throws {
+        try await withRouter({
+            $0.customResponseHeaders = [PassedHeader(name: "X-Served-By", value: "darkroom")]
+            $0.infoPresets = ["meta": "xmp:0/bh:2:2"]
+        }) { client in
+            for _ in 0..<2 {
+                // The miss, then the hit.
+                let answer = try await ProOptionsServingTests.get(client, "rs:fit:64:64/plain/\(Self.photo)")
+                #expect(answer.status == .ok && answer.headers[HTTPField.Name("X-Served-By")!] == "darkroom")
+            }
+            let info = try await client.execute(uri: "/info/_/pr:meta/plain/\(Self.photo)", method: .get)
+            #expect(info.status == .ok, "\(String(buffer: info.body))")
+            #expect(try await ProOptionsServingTests.get(client, "pr:meta/plain/\(Self.photo)").status == .notFound,
+                    "info presets are /info's alone")
+        }
+    }
+
+    @Test func sourcesAreAskedWithTheServersFields() async throws {
+        try await RoutedServer.withOrigin(serving: Fixtures.folder, { c in
+            c.customRequestHeaders = [PassedHeader(name: "X-Origin-Token", value: "abc")]
+        }) { server, origin in
+            let answer = try await server.get("/_/w:50/plain/\(origin.url("/landscape.jpg").absoluteString)@jpg")
+            #expect(answer.status == .ok)
+            #expect(origin.lastHeaders("/landscape.jpg")?["x-origin-token"] == "abc")
+        }
+    }
+}
+
+/// Pro's `ch` watermark position: tiles as `re` lays them, every other
+/// one left empty, as a chessboard's squares.
+struct ChessboardWatermarkTests {
+    @Test func everyOtherTileIsLeftEmpty() async throws {
+        let folder = try Fixtures.temporaryFolder("darkroom-chessboard")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let black = folder.appendingPathComponent("black.v").path
+        for (arguments, what) in [(["black", black, "90", "90", "--bands", "3"], "a black canvas"),
+                                  (["linear", black, folder.appendingPathComponent("white.png").path, "1", "255", "--uchar"], "a white one"),
+                                  (["linear", black, folder.appendingPathComponent("red.png").path, "1 1 1", "255 0 0", "--uchar"], "a red one")] {
+            let made = try await runTool("/usr/bin/vips", arguments)
+            #expect(made.status == 0, "\(what): \(made.output)")
+        }
+        // The mark: a 10 x 10 red square, cut from the red canvas.
+        let mark = try await runTool("/usr/bin/vips", ["crop", folder.appendingPathComponent("red.png").path,
+                                                        folder.appendingPathComponent("mark.png").path, "0", "0", "10", "10"])
+        #expect(mark.status == 0, "\(mark.output)")
+        let markData = try Data(contentsOf: folder.appendingPathComponent("mark.png"))
+        try await withRouter({
+            $0.localRoot = folder
+            $0.watermark = WatermarkImage(data: markData)
+        }) { client in
+            // A gap of 20: tiles of 30, three each way, the mark 10 in.
+            for position in ["re", "ch"] {
+                let answer = try await ProOptionsServingTests.get(client, "wm:1:\(position):20:20/plain/local:///white.png@png")
+                #expect(answer.status == .ok, "\(String(buffer: answer.body))")
+                let pixels = try RawPixels.decode([UInt8](Data(buffer: answer.body)), loader: .png)
+                for y in [15, 45, 75] {
+                    for x in [15, 45, 75] {
+                        let isRed = pixels.pixel(x: x, y: y)[1] < 50
+                        let expected = position == "re" || (x / 30 + y / 30).isMultiple(of: 2)
+                        #expect(isRed == expected, "\(position) at \(x),\(y)")
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Pro's `bc` (only where the server allows it) and `ct`.
+struct CacheOptionsServingTests {
+    /// Each `bc` request fetches and processes anew; the others are hits.
+    @Test func bypassingTheCacheFetchesAgain() async throws {
+        try await RoutedServer.withOrigin(serving: Fixtures.folder, { $0.allowBypassCache = true }) { server, origin in
+            let source = origin.url("/landscape.jpg").absoluteString
+            #expect(try await server.get("/_/w:50/plain/\(source)@jpg").status == .ok)
+            #expect(try await server.get("/_/w:50/plain/\(source)@jpg").status == .ok)
+            #expect(origin.requests("/landscape.jpg") == 1, "a hit the second time")
+            for round in 1...2 {
+                let bypassing = try await server.get("/_/w:50/bc:1/plain/\(source)@jpg")
+                #expect(bypassing.status == .ok)
+                #expect(origin.requests("/landscape.jpg") == 1 + round, "round \(round): asked the origin again")
+            }
+            #expect(try await server.get("/_/w:50/bc:0/plain/\(source)@jpg").status == .ok)
+            #expect(origin.requests("/landscape.jpg") == 3)
+        }
+        try await RoutedServer.withOrigin(serving: Fixtures.folder) { server, origin in
+            let refused = try await server.get("/_/w:50/bc:1/plain/\(origin.url("/landscape.jpg").absoluteString)@jpg")
+            #expect(refused.status == .notFound && String(decoding: refused.body, as: UTF8.self).contains("bypasses the cache"))
+            #expect(origin.requests("/landscape.jpg") == 0)
+            #expect(try await server.get("/_/w:50/bc:0/plain/\(origin.url("/landscape.jpg").absoluteString)@jpg").status == .ok)
+        }
+    }
+
+    /// `ct`'s tags in CloudFront's and Cloudflare's fields, or the one set.
+    @Test func cacheTagsAreInTheAnswersFields() async throws {
+        let path = "rs:fit:32:32/ct:photos:aqua/plain/\(ProOptionsServingTests.photo)"
+        try await withRouter { client in
+            for _ in 0..<2 {
+                let answer = try await ProOptionsServingTests.get(client, path)
+                #expect(answer.headers[HTTPField.Name("Cache-Tag")!] == "photos,aqua")
+                #expect(answer.headers[HTTPField.Name("x-amz-meta-cache-tag")!] == "photos,aqua")
+            }
+            #expect(try await ProOptionsServingTests.get(client, "ct:a,b/plain/\(ProOptionsServingTests.photo)").status == .notFound)
+        }
+        try await withRouter({ $0.cacheTagsFormat = .cloudflare }) { client in
+            let answer = try await ProOptionsServingTests.get(client, path)
+            #expect(answer.headers[HTTPField.Name("Cache-Tag")!] == "photos,aqua" && answer.headers[HTTPField.Name("x-amz-meta-cache-tag")!] == nil)
+        }
+    }
+}
+
+/// Pro's `ba` on a rotated photo and `pbl`.
+struct BlurOptionsServingTests {
+    static func pixels(_ response: TestResponse) throws -> RawPixels {
+        try RawPixels.decode([UInt8](Data(buffer: response.body)), loader: .png)
+    }
+
+    /// Whether the quadrant starting at (`x`, `y`) of `a` and `b` differ.
+    static func differs(_ a: RawPixels, _ b: RawPixels, x: Int, y: Int) -> Bool { difference(a, b, x: x, y: y) > 400 }
+
+    static func difference(_ a: RawPixels, _ b: RawPixels, x: Int, y: Int) -> Int {
+        var total = 0
+        for row in stride(from: y + 10, to: y + a.height / 2 - 10, by: 4) {
+            for column in stride(from: x + 10, to: x + a.width / 2 - 10, by: 4) {
+                total += zip(a.pixel(x: column, y: row), b.pixel(x: column, y: row)).map { abs(Int($0) - Int($1)) }.reduce(0, +)
+            }
+        }
+        return total
+    }
+
+    /// `ba`'s areas are fractions of the photo as stored, as Pro reads
+    /// them: the stored top-left of a photo stored turned (EXIF 6) is the
+    /// upright top-right.
+    @Test func blurAreasFollowTheStoredOrientation() async throws {
+        let folder = try Fixtures.temporaryFolder("darkroom-blur-areas")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(try Fixtures.data("right-orientation.jpg")).write(to: folder.appendingPathComponent("turned.jpg"))
+        try await withRouter({ $0.localRoot = folder }) { client in
+            let plain = try Self.pixels(try await ProOptionsServingTests.get(client, "plain/local:///turned.jpg@png"))
+            let blurred = try Self.pixels(try await ProOptionsServingTests.get(client, "ba:20:0:0:0.5:0.5/plain/local:///turned.jpg@png"))
+            #expect((plain.width, plain.height) == (240, 160))
+            #expect(Self.differs(plain, blurred, x: 120, y: 0), "the upright top-right is blurred")
+            for (x, y) in [(0, 0), (0, 80), (120, 80)] {
+                #expect(!Self.differs(plain, blurred, x: x, y: y), "\(x),\(y) is not")
+            }
+        }
+    }
+
+    /// `pbl`: sharp where the ramp starts, blurred where it stops.
+    @Test func theProgressiveBlurGrowsAlongItsDirection() async throws {
+        try await withRouter { client in
+            let path = "rs:fit:200:200/plain/\(ProOptionsServingTests.photo)@png"
+            let plain = try Self.pixels(try await ProOptionsServingTests.get(client, path))
+            // From halfway: the other half stays as it is.
+            let down = try Self.pixels(try await ProOptionsServingTests.get(client, "pbl:8:down:0.5:1/" + path))
+            let up = try Self.pixels(try await ProOptionsServingTests.get(client, "pbl:8:up:0.5:1/" + path))
+            #expect(!Self.differs(plain, down, x: 0, y: 0) && Self.differs(plain, down, x: 0, y: plain.height / 2),
+                    "\(Self.difference(plain, down, x: 0, y: 0)) \(Self.difference(plain, down, x: 0, y: plain.height / 2))")
+            #expect(Self.differs(plain, up, x: 0, y: 0) && !Self.differs(plain, up, x: 0, y: plain.height / 2))
+            for bad in ["pbl:-1", "pbl:101", "pbl:5:down:0.8:0.2", "pbl:5:sideways"] {
+                #expect(try await ProOptionsServingTests.get(client, "\(bad)/\(path)").status == .notFound, "\(bad)")
+            }
+        }
+    }
+}
+
+/// Pro's chained pipelines: `-` starts a pipeline on the result of the
+/// one before; presets that chain them merge as Pro's docs show.
+struct ChainedPipelinesTests {
+    @Test func presetsMergeIntoThePipelinesAsProsDocsShow() throws {
+        let context = ImageURLOptions.Context(presets: ["test": "width:300/height:300/-/width:200/height:200/-/width:100/height:200"])
+        let url = try ImageURL(path: "/_/width:400/-/preset:test/width:500/-/width:600/plain/http://x.org/a.jpg", context: context)
+        let sizes = try #require(url.pipelines).map { ($0.width, $0.height) }
+        #expect(sizes.count == 4)
+        #expect(sizes.elementsEqual([(400, 0), (500, 300), (600, 200), (100, 200)], by: ==), "\(sizes)")
+        #expect(try ImageURL(path: "/_/w:10/plain/http://x.org/a.jpg", context: context).pipelines == nil)
+        let many = "/_/" + Array(repeating: "w:10", count: ImageURLOptions.maxPipelines + 1).joined(separator: "/-/") + "/plain/http://x.org/a.jpg"
+        #expect(throws: ImageURLError.self) { try ImageURL(path: many, context: context) }
+        var fewer = context
+        fewer.maxPipelines = 2
+        #expect(throws: ImageURLError.self) { try ImageURL(path: "/_/w:1/-/w:2/-/w:3/plain/http://x.org/a.jpg", context: fewer) }
+        // Checked at start as a URL would use it.
+        try ImageURLOptions.check(presets: context.presets)
+        #expect(throws: ImageURLError.self) { try ImageURLOptions.check(presets: ["bad": "w:1/-/nonsense:2"]) }
+    }
+
+    /// Two watermarks, one a pipeline, as Pro's docs' first example: both
+    /// corners marked, where one pipeline marks one.
+    @Test func eachPipelineLaysItsOwnWatermark() async throws {
+        let mark = Self.base64("local:///photos/Dune.jpg")
+        try await withRouter { client in
+            let path = "rs:fit:200:200/wm:1:nowe:0:0:0.3/wmu:\(mark)/-/wm:1:soea:0:0:0.3/wmu:\(mark)/plain/\(ProOptionsServingTests.photo)@png"
+            let both = try BlurOptionsServingTests.pixels(try await ProOptionsServingTests.get(client, path))
+            let plain = try BlurOptionsServingTests.pixels(try await ProOptionsServingTests.get(client, "rs:fit:200:200/plain/\(ProOptionsServingTests.photo)@png"))
+            #expect((both.width, both.height) == (200, 125))
+            #expect(BlurOptionsServingTests.differs(plain, both, x: 0, y: 0), "the first pipeline's mark, top left")
+            #expect(BlurOptionsServingTests.differs(plain, both, x: 100, y: 62), "the second's, bottom right")
+            // A pipeline's steps take the one before's result: 400 x 250, then cut.
+            let cut = try await ProOptionsServingTests.get(client, "rs:fit:400:400/-/c:100:100/plain/\(ProOptionsServingTests.photo)@png")
+            #expect(try ProOptionsServingTests.size(cut) == (100, 100))
+        }
+    }
+
+    static func base64(_ text: String) -> String { ProOptionsServingTests.base64URL(text) }
+}

@@ -29,6 +29,9 @@ public final class DataLoader: DataLoading {
         /// Connections per host; further requests to that host wait.
         public var connectionsPerHost: Int = 4
         public var userAgent: String = Self.defaultUserAgent
+        /// Header fields sent with every source request (imgproxy Pro's
+        /// `IMGPROXY_CUSTOM_REQUEST_HEADERS`), before a client's own passed on.
+        public var extraHeaders: [PassedHeader] = []
         /// Darkroom's version, as sources see it in the `User-Agent`.
         public static let version = "0.1"
         public static let defaultUserAgent = "Darkroom/\(version)"
@@ -189,7 +192,7 @@ public final class DataLoader: DataLoading {
         http.headers.add(name: "Accept", value: DataLoader.accept)
         if let etag = request.etag { http.headers.add(name: "If-None-Match", value: etag) }
         if let lastModified = request.lastModified { http.headers.add(name: "If-Modified-Since", value: lastModified) }
-        for header in request.passedHeaders { http.headers.replaceOrAdd(name: header.name, value: header.value) }
+        for header in configuration.extraHeaders + request.passedHeaders { http.headers.replaceOrAdd(name: header.name, value: header.value) }
         // The client's timeout covers the answer's head; the body is held
         // to the same deadline here, or an origin that drips bytes slower
         // than the read timeout but never stops would hold the request.

@@ -18,15 +18,15 @@ extension ImagePipeline {
     private func processUntraced(_ request: ImageRequest, key: String, context: JobContext<ImageResponse>) async throws(DarkroomError) -> ImageResponse {
         // One trip to the I/O threads for the result and, when it is not
         // there, what the source's download would read next.
-        let found = await lookOnDisk(result: key, source: request.source)
-        if let hit = await storedResult(key, onDisk: found.result) { return hit }
+        let found = request.bypassesCache ? DiskLookup() : await lookOnDisk(result: key, source: request.source)
+        if !request.bypassesCache, let hit = await storedResult(key, onDisk: found.result) { return hit }
         if Task.isCancelled { throw .cancelled }
         // Admission is each waiter's: those that may be refused are, and
         // the work goes on if one that must be served is waiting for it.
         try context.admit(maxWaiting: configuration.maxWaitingProcessing, error: Self.overloaded)
 
         let source = try await sourceData(for: request.source, priority: context.priority, onEvent: { context.publish($0) },
-                                          for: context.job, onDisk: found.source)
+                                          for: context.job, onDisk: found.source, bypassingCaches: request.bypassesCache)
         if Task.isCancelled { throw .cancelled }
         // Held until this run ends, so downloads wait while too many bytes
         // are waiting for a processing thread; a source made in several
@@ -119,7 +119,8 @@ extension ImagePipeline {
         priority: WorkPriority,
         onEvent: (@Sendable (PipelineEvent) -> Void)?,
         for dependent: UInt64? = nil,
-        onDisk: SourceOnDisk? = nil
+        onDisk: SourceOnDisk? = nil,
+        bypassingCaches: Bool = false
     ) async throws(DarkroomError) -> SourceData {
         switch source {
         case .data(let data, _):
@@ -137,8 +138,9 @@ extension ImagePipeline {
             let key = source.cacheKey
             let jobs = dataJobs
             let headers: [PassedHeader] = if case .urlWithHeaders(_, let headers) = source { headers } else { [] }
-            let coalesced = jobs.join(key, waiter: id, priority: priority, for: dependent, onEvent: onEvent) { context throws(DarkroomError) in
-                try await self.fetch(url, key: key, passedHeaders: headers, onDisk: onDisk, context: context)
+            let jobKey = bypassingCaches ? Self.bypassPrefix + key : key
+            let coalesced = jobs.join(jobKey, waiter: id, priority: priority, for: dependent, onEvent: onEvent) { context throws(DarkroomError) in
+                try await self.fetch(url, key: key, passedHeaders: headers, onDisk: onDisk, bypassingCaches: bypassingCaches, context: context)
             }
             if coalesced { metrics.coalesced(stage: .download) }
             return try await jobs.value(for: id)
@@ -149,26 +151,28 @@ extension ImagePipeline {
     /// used as it is; a stale one is revalidated; otherwise the source is
     /// downloaded on the download queue and stored. `onDisk`: the disk's
     /// entries, when the process job has read them already.
-    func fetch(_ url: URL, key: String, passedHeaders: [PassedHeader] = [], onDisk: SourceOnDisk? = nil,
+    func fetch(_ url: URL, key: String, passedHeaders: [PassedHeader] = [], onDisk: SourceOnDisk? = nil, bypassingCaches: Bool = false,
                context: JobContext<SourceData>) async throws(DarkroomError) -> SourceData {
         try await Traces.span("darkroom.fetch") { span throws(DarkroomError) in
             if span.isRecording { span.attributes["url.full"] = Traces.redacted(url) }
-            return try await fetchUntraced(url, key: key, passedHeaders: passedHeaders, onDisk: onDisk, context: context)
+            return try await fetchUntraced(url, key: key, passedHeaders: passedHeaders, onDisk: onDisk, bypassingCaches: bypassingCaches,
+                                           context: context)
         }
     }
 
-    private func fetchUntraced(_ url: URL, key: String, passedHeaders: [PassedHeader], onDisk: SourceOnDisk?,
+    private func fetchUntraced(_ url: URL, key: String, passedHeaders: [PassedHeader], onDisk: SourceOnDisk?, bypassingCaches: Bool,
                                context: JobContext<SourceData>) async throws(DarkroomError) -> SourceData {
         // A failure remembered for the URL is another client's: one that
         // sends its own headers is asked for itself, and not remembered.
+        // Bypassing the caches asks the origin whatever was remembered.
         let shared = passedHeaders.isEmpty
-        if shared, let failure = failures.recentFailure(for: url) {
+        if shared, !bypassingCaches, let failure = failures.recentFailure(for: url) {
             throw failure
         }
-        if shared, let failure = await rememberedFailure(for: url, read: onDisk.map(\.failure)) {
+        if shared, !bypassingCaches, let failure = await rememberedFailure(for: url, read: onDisk.map(\.failure)) {
             throw failure
         }
-        if let recent = recentSources?.value(for: key) {
+        if !bypassingCaches, let recent = recentSources?.value(for: key) {
             // Used again: with sourceMinUses 2, now it is worth the disk.
             if configuration.sourceMinUses > 1, sourceUses.use(key) == configuration.sourceMinUses {
                 writeDiskInBackground(recent.diskEntry, key: key)
@@ -176,7 +180,7 @@ extension ImagePipeline {
             context.publish(.original(recent))
             return recent
         }
-        let cached = await readDisk(key, alreadyRead: onDisk.flatMap(\.entry))
+        let cached = bypassingCaches ? nil : await readDisk(key, alreadyRead: onDisk.flatMap(\.entry))
         if let cached, let source = SourceData(diskEntry: cached),
            Date().timeIntervalSince(cached.storedAt) < configuration.sourceFreshness.seconds {
             metrics.cache(.sourceDisk, hit: true)
@@ -186,7 +190,7 @@ extension ImagePipeline {
         metrics.cache(.sourceDisk, hit: false)
         // Another replica's download, when sources are shared: its copy is
         // used as it is (the store's lifecycle rules expire it).
-        if cached == nil, let sharedCache, let shared = await sharedCache.source(for: key) {
+        if cached == nil, !bypassingCaches, let sharedCache, let shared = await sharedCache.source(for: key) {
             writeDiskInBackground(shared.diskEntry, key: key)
             context.publish(.original(shared))
             return shared

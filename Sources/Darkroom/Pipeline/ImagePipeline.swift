@@ -142,6 +142,10 @@ public final class ImagePipeline: Sendable {
 
     func makeWaiterID() -> UInt64 { nextWaiter.add(1, ordering: .relaxed).oldValue }
 
+    /// Before the job key of work that reads no cache.
+    static let bypassPrefix = "bypass|"
+
+
     /// Fetches and processes `request`.
     ///
     /// Cancelling the calling task makes this caller leave; the work goes on
@@ -219,13 +223,15 @@ public final class ImagePipeline: Sendable {
         joined: (@Sendable () -> Void)?
     ) async throws(DarkroomError) -> ImageResponse {
         let key = request.processedKey
-        if let hit = memoryHit(key) { return hit }
+        if !request.bypassesCache, let hit = memoryHit(key) { return hit }
         metrics.cache(.memory, hit: false)
         if request.admission == .cacheOnly {
             if let hit = await storedResult(key) { return hit }
             throw DarkroomError(.notCached, "no cache has this image")
         }
-        let coalesced = processJobs.join(key, waiter: id, priority: request.priority, refusable: request.admission == .unlessOverloaded,
+        // Work that reads no cache is shared only with work that reads none.
+        let jobKey = request.bypassesCache ? Self.bypassPrefix + key : key
+        let coalesced = processJobs.join(jobKey, waiter: id, priority: request.priority, refusable: request.admission == .unlessOverloaded,
                                          onEvent: onEvent) { context throws(DarkroomError) in
             try await self.process(request, key: key, context: context)
         }

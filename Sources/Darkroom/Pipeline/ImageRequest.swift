@@ -46,6 +46,11 @@ public struct ImageRequest: Sendable, Hashable {
     public var priority: WorkPriority
     /// What the pipeline may do when no cache has the result.
     public var admission: Admission
+    /// No cache is read: the source is fetched from its origin and
+    /// processed anew, and the new result stored in the caches (imgproxy
+    /// Pro's `bypass_cache`). Such a request shares work only with another
+    /// that bypasses the caches.
+    public var bypassesCache = false
 
     /// What the pipeline may do for a request that no cache answers.
     public enum Admission: Sendable, Hashable {

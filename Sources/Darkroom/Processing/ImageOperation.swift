@@ -60,6 +60,10 @@ public enum ImageOperation: Sendable, Hashable, Codable {
     /// transparent to `opacity` (0...1), along `angle` degrees clockwise from
     /// "down", from `start` to `stop` (0...1) of the way.
     case gradient(opacity: Double, colour: RGBColour, angle: Double, start: Double, stop: Double)
+    /// imgproxy Pro's `progressive_blur`: sharp where a ramp along `angle`
+    /// (as ``gradient``'s) starts, blurred with `sigma` where it stops,
+    /// blended between (the image and its blur, weighted by the ramp).
+    case progressiveBlur(sigma: Double, angle: Double, start: Double, stop: Double)
     /// A Gaussian blur of the given sigma, in pixels.
     case blur(sigma: Double)
     /// Unsharp masking with the given sigma, in pixels.
@@ -123,6 +127,8 @@ public enum ImageOperation: Sendable, Hashable, Codable {
             return "unsharp:\(onDownscale ? "auto" : "always"):\(Self.format(weight)):\(Self.format(divider))"
         case .gradient(let opacity, let colour, let angle, let start, let stop):
             return "gradient:\(Self.format(opacity)):\(colour.hex):\(Self.format(angle)):\(Self.format(start)):\(Self.format(stop))"
+        case .progressiveBlur(let sigma, let angle, let start, let stop):
+            return "progressive-blur:\(Self.format(sigma)):\(Self.format(angle)):\(Self.format(start)):\(Self.format(stop))"
         case .backgroundWithAlpha(let colour, let alpha):
             return "background:\(colour.hex):\(Self.format(alpha))"
         case .blurAreas(let sigma, let areas):
@@ -178,7 +184,7 @@ extension ImageOperation {
         switch self {
         case .resize, .padding, .extend, .frame: true
         case .crop, .cropPlaced, .trim, .sepia, .grayscale, .blur, .sharpen, .rotate, .flip, .pixelate, .background, .watermark,
-             .adjust, .duotone, .colorize, .backgroundWithAlpha, .blurAreas, .unsharpMasking, .gradient,
+             .adjust, .duotone, .colorize, .backgroundWithAlpha, .blurAreas, .unsharpMasking, .gradient, .progressiveBlur,
              .blurDetections, .drawDetections, .cropObjects: false
         }
     }
@@ -219,6 +225,23 @@ public struct BlurArea: Sendable, Hashable, Codable {
         self.top = top
         self.width = width
         self.height = height
+    }
+
+    /// The same area on the image turned upright by the EXIF `orientation`
+    /// (1 to 8), as fractions of the upright image's sides.
+    func upright(fromStored orientation: Int) -> BlurArea {
+        let (l, t, w, h) = (left, top, width, height)
+        switch orientation {
+        case 2: return BlurArea(left: 1 - l - w, top: t, width: w, height: h)
+        case 3: return BlurArea(left: 1 - l - w, top: 1 - t - h, width: w, height: h)
+        case 4: return BlurArea(left: l, top: 1 - t - h, width: w, height: h)
+        // The stored rows become columns.
+        case 5: return BlurArea(left: t, top: l, width: h, height: w)
+        case 6: return BlurArea(left: 1 - t - h, top: l, width: h, height: w)
+        case 7: return BlurArea(left: 1 - t - h, top: 1 - l - w, width: h, height: w)
+        case 8: return BlurArea(left: t, top: 1 - l - w, width: h, height: w)
+        default: return self
+        }
     }
 
     /// In whole pixels of a `width` x `height` image, cut to it.

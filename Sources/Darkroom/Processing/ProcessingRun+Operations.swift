@@ -78,6 +78,12 @@ extension ProcessingRun {
             else { throw .invalidOption("gradient: opacity and start < stop from 0 to 1, an angle in degrees") }
             if opacity == 0 { return image }
             return try vips("gradient") { try image.gradient(colour: colour.channels, opacity: opacity, angle: angle, start: start, stop: stop) }
+        case .progressiveBlur(let sigma, let angle, let start, let stop):
+            guard sigma.isFinite, sigma > 0, sigma <= 100, angle.isFinite, (-3600...3600).contains(angle),
+                  start.isFinite, stop.isFinite, (0...1).contains(start), (0...1).contains(stop), start < stop
+            else { throw .invalidOption("progressive blur: sigma above 0 up to 100, start < stop from 0 to 1, an angle in degrees") }
+            try checkCost(of: "progressive blur", sigma: sigma, on: image)
+            return try vips("progressive blur") { try image.progressivelyBlurred(sigma: sigma, angle: angle, start: start, stop: stop) }
         case .backgroundWithAlpha(let colour, let alpha):
             guard alpha.isFinite, (0...1).contains(alpha) else { throw .invalidOption("background alpha \(alpha) is outside 0...1") }
             if alpha == 1 { return try flattened(image, onto: colour) }
@@ -96,7 +102,8 @@ extension ProcessingRun {
             // The sigma is the result's: this image is larger by the resize to come.
             let scaled = sigma * pixelsPerResultPixel(image)
             try checkCost(of: "blur", sigma: scaled, on: image)
-            let rectangles = areas.map { $0.pixels(width: image.width, height: image.height) }
+            // Given on the image as stored, as Pro reads them; this one is upright.
+            let rectangles = areas.map { $0.upright(fromStored: layout.sourceOrientation).pixels(width: image.width, height: image.height) }
             return try vips("blurring areas") { try image.blurred(sigma: scaled, areas: rectangles) }
         case .colorize(let opacity, let colour, let keepAlpha):
             guard opacity.isFinite, (0...1).contains(opacity) else { throw .invalidOption("colorize opacity \(opacity) is outside 0...1") }

@@ -59,7 +59,8 @@ extension ProcessingRun {
             }
             let tile = mark
             return try vips("watermark") {
-                try image.watermarked(with: tile, left: 0, top: 0, opacity: watermark.opacity, replicate: true, gap: (gapX, gapY))
+                try image.watermarked(with: tile, left: 0, top: 0, opacity: watermark.opacity, replicate: true,
+                                      chessboard: watermark.chessboard, gap: (gapX, gapY))
             }
         }
         let (left, top) = watermark.gravity.placement(outer: (image.width, image.height), inner: (mark.width, mark.height),

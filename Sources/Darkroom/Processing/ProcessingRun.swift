@@ -183,7 +183,7 @@ struct ProcessingRun {
         // 4. The steps, in order; the first resize is measured against the
         //    source's size, so shrink-on-load does not change the result's size.
         image = try Traces.span("darkroom.process", under: trace) { () throws(DarkroomError) in
-            try applyingSteps(to: image, firstReference: plan.factor > 1 ? oriented : nil)
+            try applyingSteps(to: image, firstReference: plan.factor > 1 ? oriented : nil, sourceOrientation: orientation)
         }
         try killSwitch.check()
 
@@ -220,9 +220,10 @@ struct ProcessingRun {
     /// The steps, in order, each checked against the result limits.
     /// `firstReference` is the size the first step measures against when
     /// it is not the image's own (the source's, before shrink-on-load).
-    func applyingSteps(to image: VImage, firstReference: (width: Int, height: Int)?) throws(DarkroomError) -> VImage {
+    func applyingSteps(to image: VImage, firstReference: (width: Int, height: Int)?, sourceOrientation: Int = 1) throws(DarkroomError) -> VImage {
         var image = image
         var layout = StepLayout()
+        layout.sourceOrientation = sourceOrientation
         let operations = options.operations
         for (index, operation) in operations.enumerated() {
             try killSwitch.check()

@@ -36,6 +36,9 @@ public struct Watermark: Sendable, Hashable, Codable {
     /// Tiled over the whole result (imgproxy's `re` position); the offsets
     /// are then the space between tiles.
     public var replicate: Bool
+    /// With ``replicate``, every other tile left empty, as a chessboard's
+    /// squares (imgproxy Pro's `ch` position).
+    public var chessboard = false
     /// The watermark's width as a fraction of the result's (0: its own size).
     public var scale: Double
     /// Without a `scale`: fitted into this many CSS pixels, enlarged if need
@@ -73,7 +76,7 @@ public struct Watermark: Sendable, Hashable, Codable {
         case .image(let image): image.key
         case .text(let text): "text-" + String(Checksum.of(Data(text.utf8)), radix: 16)
         }
-        var key = "watermark:\(what):\(ImageOperation.format(opacity)):\(replicate ? "replicate:\(ImageOperation.format(gravity.x)):\(ImageOperation.format(gravity.y))" : gravity.key):\(ImageOperation.format(scale))"
+        var key = "watermark:\(what):\(ImageOperation.format(opacity)):\(replicate ? "\(chessboard ? "chessboard" : "replicate"):\(ImageOperation.format(gravity.x)):\(ImageOperation.format(gravity.y))" : gravity.key):\(ImageOperation.format(scale))"
         if fitWidth != 0 || fitHeight != 0 { key += ":fit:\(fitWidth)x\(fitHeight)" }
         if rotation != 0 { key += ":turn:" + ImageOperation.format(rotation) }
         if shadowSigma != 0 { key += ":shadow:" + ImageOperation.format(shadowSigma) }

@@ -12,6 +12,9 @@ public struct ImageURL: Sendable, Hashable {
     /// The path after the signature segment, as sent: what the signature signs.
     public var signedPath: String
     public var options: ImageURLOptions
+    /// Each chained pipeline's options (imgproxy Pro's `-`), when there is
+    /// more than one: their steps, in turn, take the place of ``options``'.
+    public var pipelines: [ImageURLOptions]?
     public var source: URL
     /// The extension asked for, if any ("jpg", "webp", "auto"...).
     public var requestedExtension: String?
@@ -40,7 +43,15 @@ public struct ImageURL: Sendable, Hashable {
         source = parts.source
         requestedExtension = parts.requestedExtension
         sourceIsEncrypted = parts.sourceIsEncrypted
-        options = try ImageURLOptions(segments: parts.optionSegments, context: context)
+        let groups = try ImageURLOptions.pipelines(parts.optionSegments, context: context)
+        options = try ImageURLOptions(pipeline: groups.flatMap { $0 }, context: context, first: true)
+        if groups.count > 1 {
+            var each: [ImageURLOptions] = []
+            for (index, group) in groups.enumerated() {
+                each.append(try ImageURLOptions(pipeline: group, context: context, first: index == 0))
+            }
+            pipelines = each
+        }
     }
 
     /// An image URL's parts before its options are read: `/info` URLs
@@ -171,7 +182,7 @@ public struct ImageURL: Sendable, Hashable {
     /// alone are options too, since a base64 source is an encoded http(s)
     /// URL and so starts "aHR0c".
     static func isOption(_ segment: String) -> Bool {
-        segment != "plain" && (segment.contains(":") || segment == "grayscale" || segment == "sepia")
+        segment != "plain" && (segment.contains(":") || segment == "grayscale" || segment == "sepia" || segment == "-")
     }
 }
 

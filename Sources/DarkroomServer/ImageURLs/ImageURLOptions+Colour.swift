@@ -14,11 +14,13 @@ extension ImageURLOptions {
         public var duotone: (intensity: Double, shadows: RGBColour, highlights: RGBColour)?
         public var colorize: (opacity: Double, colour: RGBColour, keepAlpha: Bool)?
         public var gradient: (opacity: Double, colour: RGBColour, angle: Double, start: Double, stop: Double)?
+        /// imgproxy Pro's `pbl`: the sigma where the ramp stops.
+        public var progressiveBlur: (sigma: Double, angle: Double, start: Double, stop: Double)?
 
         public init() {}
 
         /// The steps, in imgproxy's order of these filters: the adjustments,
-        /// then the tone, then the overlay.
+        /// then the tone, then the overlay; then the progressive blur.
         var operations: [ImageOperation] {
             var operations: [ImageOperation] = []
             if brightness != 0 || contrast != 1 || saturation != 1 {
@@ -32,6 +34,10 @@ extension ImageURLOptions {
             }
             if let gradient, gradient.opacity > 0 {
                 operations.append(.gradient(opacity: gradient.opacity, colour: gradient.colour, angle: gradient.angle, start: gradient.start, stop: gradient.stop))
+            }
+            if let progressiveBlur, progressiveBlur.sigma > 0 {
+                operations.append(.progressiveBlur(sigma: progressiveBlur.sigma, angle: progressiveBlur.angle, start: progressiveBlur.start,
+                                                   stop: progressiveBlur.stop))
             }
             return operations
         }
@@ -86,19 +92,15 @@ extension ImageURLOptions {
             try a.need(1...5)
             let opacity = try a.number(0, "opacity", 0...1) ?? 0
             let tint = try a.colour(1) ?? RGBColour(red: 0, green: 0, blue: 0)!
-            var angle = 0.0
-            if let direction = a.text(2) {
-                switch direction {
-                case "down": angle = 0
-                case "up": angle = 180
-                case "left": angle = 90
-                case "right": angle = 270
-                default: angle = try a.number(2, "direction", -3600...3600) ?? 0
-                }
-            }
-            let start = try a.number(3, "start", 0...1) ?? 0, stop = try a.number(4, "stop", 0...1) ?? 1
-            guard start < stop else { throw .init("option '\(a.name)': the start \(start) must be before the stop \(stop)") }
+            let (angle, start, stop) = try a.ramp(from: 2)
             o.colour.gradient = opacity > 0 ? (opacity, tint, angle, start, stop) : nil
+        }
+        table.add("progressive_blur", "pbl") { o, a throws(ImageURLError) in
+            // sigma:direction:start:stop, the direction as gradient's.
+            try a.need(1...4)
+            let sigma = try a.number(0, "sigma", 0...100) ?? 0
+            let (angle, start, stop) = try a.ramp(from: 1)
+            o.colour.progressiveBlur = sigma > 0 ? (sigma, angle, start, stop) : nil
         }
         table.add("unsharp_masking", "ush") { o, a throws(ImageURLError) in
             // mode:weight:divider, each over the server's.
@@ -171,5 +173,25 @@ public struct UnsharpMasking: Sendable, Hashable {
         case .auto: .unsharpMasking(onDownscale: true, weight: weight ?? 1, divider: divider ?? 24)
         case .always: .unsharpMasking(onDownscale: false, weight: weight ?? 1, divider: divider ?? 24)
         }
+    }
+}
+
+extension ImageURLOptions.Arguments {
+    /// A ramp's direction (an angle, or down, up, left, right), start and
+    /// stop from `index`, as Pro's `gradient` and `progressive_blur` take them.
+    func ramp(from index: Int) throws(ImageURLError) -> (angle: Double, start: Double, stop: Double) {
+        var angle = 0.0
+        if let direction = text(index) {
+            switch direction {
+            case "down": angle = 0
+            case "up": angle = 180
+            case "left": angle = 90
+            case "right": angle = 270
+            default: angle = try number(index, "direction", -3600...3600) ?? 0
+            }
+        }
+        let start = try number(index + 1, "start", 0...1) ?? 0, stop = try number(index + 2, "stop", 0...1) ?? 1
+        guard start < stop else { throw .init("option '\(name)': the start \(start) must be before the stop \(stop)") }
+        return (angle, start, stop)
     }
 }

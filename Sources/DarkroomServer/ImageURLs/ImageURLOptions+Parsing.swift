@@ -34,6 +34,17 @@ extension ImageURLOptions {
         if Self.securityOptions.contains(name), !context.allowsSecurityOptions {
             throw .init("option '\(name)' is a security option, which this server does not take from URLs")
         }
+        if name == "bc" || name == "bypass_cache" {
+            try arguments.need(1...1)
+            let bypass = arguments.bool(0) ?? false
+            // Presets the operator wrote may bypass; a URL only where allowed.
+            if bypass, using.isEmpty, !context.allowsBypassCache {
+                throw .init("option '\(name)' bypasses the cache, which this server does not allow from URLs")
+            }
+            bypassCache = bypass
+            warnings += arguments.warnings
+            return
+        }
         if name == "exp" || name == "expires" {
             try applyExpiry(&arguments, now: context.now)
             return
@@ -56,6 +67,7 @@ extension ImageURLOptions {
             // A preset inside itself, directly or not, is a loop: skipped.
             if using.contains(preset) { continue }
             for part in definition.split(separator: "/") {
+                guard part != "-" else { throw .init("preset '\(preset)' chains pipelines, which it may only where the URL names it") }
                 try apply(String(part), context: context, using: using + [preset])
             }
         }
@@ -184,7 +196,9 @@ extension ImageURLOptions {
             // wm:OPACITY:POSITION:X:Y:SCALE; an opacity of 0 is off.
             try a.need(1...7)
             guard let opacity = try a.number(0, "opacity", 0...1) else { throw .init("option '\(a.name)' needs an opacity (0 to 1)") }
-            let replicate = a.text(1) == "re"
+            // `re` tiles the mark; Pro's `ch` as a chessboard.
+            let chessboard = a.text(1) == "ch"
+            let replicate = a.text(1) == "re" || chessboard
             var gravity = Gravity.centre
             if replicate {
                 gravity.x = try a.number(2, "spacing", 0...10_000) ?? 0
@@ -196,7 +210,8 @@ extension ImageURLOptions {
                 gravity.y = try a.number(3, "offset", -100_000...100_000) ?? 0
             }
             let scale = try a.number(4, "scale", 0...100) ?? 0
-            o.watermark = opacity == 0 ? nil : WatermarkPlacement(opacity: opacity, gravity: gravity, replicate: replicate, scale: scale)
+            o.watermark = opacity == 0 ? nil : WatermarkPlacement(opacity: opacity, gravity: gravity, replicate: replicate, scale: scale,
+                                                                  chessboard: chessboard)
         }
         add("watermark_text", "wmt") { o, a throws(ImageURLError) in
             // Base64url-encoded UTF-8; empty clears it.

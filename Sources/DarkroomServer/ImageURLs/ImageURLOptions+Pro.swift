@@ -54,6 +54,17 @@ extension ImageURLOptions {
             }
             o.fallbackImageURL = url
         }
+        add("cache_tags", "ct") { o, a throws(ImageURLError) in
+            // Empty clears them. A field's value: visible ASCII, no commas.
+            o.cacheTags = []
+            for tag in a.values where !tag.isEmpty {
+                guard tag.utf8.count <= 128, tag.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ",") }) else {
+                    throw .init("option '\(a.name)': a tag is 1 to 128 visible ASCII characters without ',', not '\(tag.prefix(40))'")
+                }
+                if !o.cacheTags.contains(tag) { o.cacheTags.append(tag) }
+            }
+            guard o.cacheTags.count <= 64 else { throw .init("option '\(a.name)' takes at most 64 tags") }
+        }
         return rules
     }
 }

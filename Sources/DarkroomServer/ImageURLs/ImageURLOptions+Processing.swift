@@ -33,8 +33,13 @@ extension ImageURLOptions {
     /// colour, blur, sharpen and pixelate, then extend and padding,
     /// background and last the watermark (when there is an image or text
     /// for it).
+    /// - Parameters:
+    ///   - watermark: the server's watermark image; `watermarkURL`, the
+    ///     server's fetched one, over it; `watermarkOpacity` multiplies
+    ///     every `wm` opacity.
     public func processing(format: ImageFormat?, watermark image: WatermarkImage? = nil,
-                           encoder: EncoderDefaults = EncoderDefaults()) -> ProcessingOptions {
+                           encoder: EncoderDefaults = EncoderDefaults(), watermarkURL serverURL: URL? = nil,
+                           watermarkOpacity: Double = 1) -> ProcessingOptions {
         if raw {
             var output = OutputOptions()
             output.skipProcessing = Set(ImageFormat.allCases)
@@ -85,11 +90,12 @@ extension ImageURLOptions {
         }
         // Text, else a URL's image, stands in for the server's image. The
         // URL's is named by the URL; its bytes come in before processing.
-        let fetched = watermarkURL.map { WatermarkImage(data: Data(), key: Self.watermarkKey(for: $0)) }
+        let fetched = (watermarkURL ?? serverURL).map { WatermarkImage(data: Data(), key: Self.watermarkKey(for: $0)) }
         if let watermark, let content = watermarkText.map(Watermark.Content.text) ?? (fetched ?? image).map(Watermark.Content.image) {
-            var laid = Watermark(content, opacity: watermark.opacity, gravity: watermark.gravity,
+            var laid = Watermark(content, opacity: watermark.opacity * min(1, max(0, watermarkOpacity)), gravity: watermark.gravity,
                                  replicate: watermark.replicate, scale: watermark.scale)
             (laid.fitWidth, laid.fitHeight) = (watermarkWidth, watermarkHeight)
+            laid.chessboard = watermark.chessboard
             (laid.rotation, laid.shadowSigma) = (watermarkRotation, watermarkShadow)
             operations.append(.watermark(laid))
         }

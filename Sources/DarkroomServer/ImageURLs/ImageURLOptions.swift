@@ -37,6 +37,12 @@ public struct ImageURLOptions: Sendable, Hashable {
     /// Answered, with these options, in place of a source that cannot be
     /// had (`fiu`, imgproxy Pro's), over the server's fallback image.
     public var fallbackImageURL: URL?
+    /// No cache read: fetched and processed anew (`bc`, imgproxy Pro's;
+    /// only where the server allows it).
+    public var bypassCache = false
+    /// Tags named in the answer's header fields for a CDN's purges (`ct`,
+    /// imgproxy Pro's).
+    public var cacheTags: [String] = []
     /// 0: the server's quality for the output format.
     public var quality = 0
     /// Per output format, over the server's (`fq`); under `quality`.
@@ -157,6 +163,8 @@ public struct ImageURLOptions: Sendable, Hashable {
         public var replicate: Bool
         /// Fit into this share of the result's width and height; 0: its own size.
         public var scale: Double
+        /// Tiled as a chessboard's squares (Pro's `ch`).
+        public var chessboard = false
     }
 
     public struct Trim: Sendable, Hashable {
@@ -195,6 +203,10 @@ public struct ImageURLOptions: Sendable, Hashable {
         /// `msr`, `msfs`, `maf`, `mafr` and `mrd` in URLs
         /// (`IMGPROXY_ALLOW_SECURITY_OPTIONS`); otherwise they are refused.
         public var allowsSecurityOptions = false
+        /// `bc` in URLs (`IMGPROXY_ALLOW_BYPASS_CACHE`); otherwise refused.
+        public var allowsBypassCache = false
+        /// The most chained pipelines a URL may have; 0: ``ImageURLOptions/maxPipelines``.
+        public var maxPipelines = 0
         /// When set, the only options a URL may name (presets may name any),
         /// as `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`.
         public var allowedOptions: Set<String>?
@@ -217,16 +229,7 @@ public struct ImageURLOptions: Sendable, Hashable {
     /// one (as imgproxy: the URL's own options override it).
     init(segments: [String], context: Context) throws(ImageURLError) {
         // As imgproxy: the hints first, then the default preset, then the URL.
-        if let hints = context.clientHints {
-            if let dpr = hints.dpr { self.dpr = dpr }
-            if let width = hints.cssWidth { self.width = width }
-        }
-        if context.presets[Self.defaultPreset] != nil {
-            try apply("pr:\(Self.defaultPreset)", context: context, using: [])
-        }
-        for segment in segments {
-            try apply(segment, context: context, using: [])
-        }
+        try self.init(pipeline: segments.map { Segment(text: $0) }, context: context, first: true)
     }
 
     /// The preset applied to every URL, when it is defined.
@@ -239,9 +242,12 @@ public struct ImageURLOptions: Sendable, Hashable {
             guard !name.isEmpty, !name.contains(":"), !name.contains("/") else {
                 throw .init("preset name '\(name)' is empty or has ':' or '/'")
             }
-            var options = ImageURLOptions()
+            let context = Context(presets: presets, allowsSecurityOptions: true)
             do {
-                try options.apply("pr:\(name)", context: Context(presets: presets, allowsSecurityOptions: true), using: [])
+                // Each pipeline of a preset that chains them.
+                for (index, pipeline) in try pipelines(["pr:\(name)"], context: context).enumerated() {
+                    _ = try ImageURLOptions(pipeline: pipeline, context: context, first: index == 0)
+                }
             } catch {
                 throw .init("preset '\(name)': \(error.message)")
             }

@@ -32,6 +32,22 @@ public struct InfoURL: Sendable {
         if let problem = info.problem { throw .init(problem) }
     }
 
+    /// Checks every `/info` preset as a URL would use it, so that a server
+    /// with a bad one stops at start rather than refusing its URLs.
+    public static func check(presets: [String: String]) throws(ImageURLError) {
+        for name in presets.keys.sorted() {
+            guard !name.isEmpty, !name.contains(":"), !name.contains("/") else {
+                throw .init("preset name '\(name)' is empty or has ':' or '/'")
+            }
+            do {
+                _ = try InfoURL(path: "/_/pr:\(name)/plain/http://example.com/a.jpg",
+                                context: ImageURLOptions.Context(presets: presets, allowsSecurityOptions: true))
+            } catch {
+                throw .init("preset '\(name)': \(error.message)")
+            }
+        }
+    }
+
     private mutating func read(_ segment: String, context: ImageURLOptions.Context, presets using: [String],
                                imageSegments: inout [String]) throws(ImageURLError) {
         let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)

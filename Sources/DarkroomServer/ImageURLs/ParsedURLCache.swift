@@ -23,13 +23,16 @@ final class ParsedURLCache: Sendable {
         var expires: Date?
         /// When the URL names a file name or asks for an attachment.
         var disposition: ContentDisposition?
-        /// A watermark to fetch (`wmu`) before `request` is processed.
-        var watermarkSource: URL?
+        /// Watermarks to fetch (`wmu`, one a chained pipeline) before
+        /// `request` is processed.
+        var watermarkSources: [URL] = []
         /// The source came encrypted: its failures are answered as one
         /// (``EncryptedSource``).
         var sourceIsEncrypted = false
         /// The URL's own fallback image (`fiu`), over the server's.
         var fallbackSource: URL?
+        /// The server's own fields on every answer (`--custom-response-header`).
+        var customHeaders: [PassedHeader] = []
 
         /// The fields an answer adds for this URL, as names and values: as
         /// imgproxy's, no type sniffing and no scripts, whatever the bytes
@@ -43,6 +46,7 @@ final class ParsedURLCache: Sendable {
             case (false, false): break
             }
             if let disposition { fields.append(("Content-Disposition", disposition.value(for: format))) }
+            for header in customHeaders { fields.append((header.name, header.value)) }
             return fields
         }
     }

@@ -102,17 +102,20 @@ struct ImageRoutes: Sendable {
             parsed.processedKey = parsed.request.processedKey
         }
         let response: ImageResponse
-        if let hit = pipeline.memoryCachedImage(processedKey: parsed.processedKey) {
+        if !parsed.request.bypassesCache, let hit = pipeline.memoryCachedImage(processedKey: parsed.processedKey) {
             response = hit
         } else {
             // Disk and shared hits are answered even when overloaded: the
             // request is admitted `unlessOverloaded`.
             var imageRequest = parsed.request
             do {
-                if let watermark = parsed.watermarkSource {
+                if !parsed.watermarkSources.isEmpty {
                     // Fetched unless the result is cached already.
+                    let marks = parsed.watermarkSources
                     imageRequest = try await connections.run(on: context.channel) { [imageRequest] () async throws(DarkroomError) in
-                        await pipeline.cachedImage(for: imageRequest) != nil ? imageRequest : try await withWatermark(from: watermark, imageRequest)
+                        // Bypassing the caches, the answer is made anew: the marks too.
+                        if imageRequest.bypassesCache { return try await withWatermarks(from: marks, imageRequest) }
+                        return await pipeline.cachedImage(for: imageRequest) != nil ? imageRequest : try await withWatermarks(from: marks, imageRequest)
                     }
                 }
                 response = try await connections.run(on: context.channel) { [imageRequest] () async throws(DarkroomError) in
@@ -166,21 +169,26 @@ struct ImageRoutes: Sendable {
         return passed.isEmpty ? nil : passed
     }
 
-    /// `request` with the bytes of the watermark at `url` (`wmu`), fetched
-    /// as a source is, by the same rules; its key, from the URL, is kept.
-    private func withWatermark(from url: URL, _ request: ImageRequest) async throws(DarkroomError) -> ImageRequest {
-        let data: SourceData
-        do {
-            data = try await pipeline.originalData(for: .url(url))
-        } catch {
-            throw DarkroomError(error.kind, "the watermark image (wmu) could not be had: \(error.reason)", underlying: error.underlying,
-                                statusCode: error.statusCode)
-        }
+    /// `request` with the bytes of the watermarks at `urls` (`wmu`, or the
+    /// server's), each fetched as a source is, by the same rules, and laid
+    /// in the steps that name it by its key.
+    private func withWatermarks(from urls: [URL], _ request: ImageRequest) async throws(DarkroomError) -> ImageRequest {
         var request = request
-        request.options.operations = request.options.operations.map { operation in
-            guard case .watermark(var watermark) = operation, case .image(let placeholder) = watermark.content else { return operation }
-            watermark.content = .image(WatermarkImage(data: data.data, key: placeholder.key))
-            return .watermark(watermark)
+        for url in urls {
+            let data: SourceData
+            do {
+                data = try await pipeline.originalData(for: .url(url))
+            } catch {
+                throw DarkroomError(error.kind, "the watermark image (wmu) could not be had: \(error.reason)", underlying: error.underlying,
+                                    statusCode: error.statusCode)
+            }
+            let key = ImageURLOptions.watermarkKey(for: url)
+            request.options.operations = request.options.operations.map { operation in
+                guard case .watermark(var watermark) = operation, case .image(let placeholder) = watermark.content, placeholder.key == key
+                else { return operation }
+                watermark.content = .image(WatermarkImage(data: data.data, key: key))
+                return .watermark(watermark)
+            }
         }
         return request
     }
@@ -192,7 +200,8 @@ struct ImageRoutes: Sendable {
     /// ``sourceStatus``).
     private func fallbackAnswer(for error: DarkroomError, showing shown: DarkroomError, request: Request, parsed: ParsedURLCache.Entry,
                                 imageRequest: ImageRequest, context: ServerContext) async -> Response? {
-        // The URL's own fallback (fetched as sources are), else the server's.
+        // The URL's own fallback, else the server's (each fetched as
+        // sources are), else the server's file.
         guard let fallback = parsed.fallbackSource.map(ImageSource.url) ?? fallback, Self.fallbackKinds.contains(error.kind),
               !error.reason.hasPrefix("the watermark image") else { return nil }
         let substitute = {
@@ -223,6 +232,8 @@ struct ImageRoutes: Sendable {
         try verifySignature(path, configuration: configuration)
         var context = ImageURLOptions.Context(presets: configuration.presets, allowsSecurityOptions: configuration.allowSecurityOptions,
                                               allowedOptions: configuration.allowedOptions)
+        context.allowsBypassCache = configuration.allowBypassCache
+        context.maxPipelines = configuration.maxChainedPipelines
         context.clientHints = hints
         do {
             return try ImageURL(path: path, context: context, onlyPresets: configuration.onlyPresets, sources: configuration.sourceRules)
@@ -268,7 +279,15 @@ struct ImageRoutes: Sendable {
         // `wm` without an image of the server's, text or `wmu` is no step,
         // as imgproxy skips it.
         for warning in url.options.warnings { logger.warning("\(warning)", metadata: ["url": "\(path)"]) }
-        var options = url.options.processing(format: format, watermark: configuration.watermark, encoder: configuration.encoder)
+        var options = url.options.processing(format: format, watermark: configuration.watermark, encoder: configuration.encoder,
+                                             watermarkURL: configuration.watermarkURL, watermarkOpacity: configuration.watermarkOpacity)
+        // Chained pipelines: each one's steps in turn, on the one before's result.
+        if let pipelines = url.pipelines, !url.options.raw {
+            options.operations = pipelines.flatMap {
+                $0.processing(format: format, watermark: configuration.watermark, encoder: configuration.encoder,
+                              watermarkURL: configuration.watermarkURL, watermarkOpacity: configuration.watermarkOpacity).operations
+            }
+        }
         options.objectDetection = configuration.objectDetection
         if best {
             options.output.best = true
@@ -288,15 +307,28 @@ struct ImageRoutes: Sendable {
             options.output.animationFormat = .webp
         }
         options.limits = url.options.limits(over: configuration.limits)
-        let request = ImageRequest(source: .url(url.source), options: options, priority: .normal, admission: .unlessOverloaded)
+        var request = ImageRequest(source: .url(url.source), options: options, priority: .normal, admission: .unlessOverloaded)
+        request.bypassesCache = url.options.bypassCache
         // As imgproxy: always named, after the source unless `fn` says; an
         // encrypted source's name is not shown.
         let named = url.sourceIsEncrypted ? ContentDisposition.hiddenSourceName : ContentDisposition.defaultName(for: url.source)
         let disposition = ContentDisposition(name: url.options.filename ?? named, attachment: url.options.returnAttachment)
         return .init(request: request, processedKey: request.processedKey, negotiated: negotiated,
                      varyByHints: configuration.clientHints, expires: url.options.expires,
-                     disposition: disposition, watermarkSource: url.options.watermark == nil ? nil : url.options.watermarkURL,
-                     sourceIsEncrypted: url.sourceIsEncrypted, fallbackSource: url.options.fallbackImageURL)
+                     disposition: disposition,
+                     watermarkSources: Self.watermarkSources(of: url.pipelines ?? [url.options], server: configuration.watermarkURL),
+                     sourceIsEncrypted: url.sourceIsEncrypted, fallbackSource: url.options.fallbackImageURL ?? configuration.fallbackImageURL,
+                     customHeaders: configuration.customResponseHeaders + configuration.cacheTagsFormat.fields(url.options.cacheTags))
+    }
+
+    /// The watermarks to fetch for these pipelines' `wm` steps: each one's
+    /// `wmu`, else the server's URL, where no text stands in; each once.
+    static func watermarkSources(of pipelines: [ImageURLOptions], server: URL?) -> [URL] {
+        var urls: [URL] = []
+        for options in pipelines where options.watermark != nil && options.watermarkText == nil {
+            if let url = options.watermarkURL ?? server, !urls.contains(url) { urls.append(url) }
+        }
+        return urls
     }
 
     /// The answer: the image with caching headers, or 304 when the client's
@@ -363,6 +395,7 @@ struct ImageRoutes: Sendable {
         let hints = configuration.clientHints ? ClientHints { request.headers[$0].first }.key : ""
         guard accept.count <= 1,
               let stored = parsedURLs.stored(for: ParsedURLCache.Key(target: request.uri, accept: accept.first ?? "", hints: hints)),
+              !stored.entry.request.bypassesCache,
               let hit = pipeline.memoryCachedImage(processedKey: stored.entry.processedKey)
         else { return nil }
         let ifNoneMatch = request.headers["if-none-match"]

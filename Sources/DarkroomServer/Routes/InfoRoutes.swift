@@ -57,7 +57,8 @@ struct InfoRoutes: Sendable {
     /// The URL, its signature checked first as for image URLs.
     static func verifiedURL(_ path: String, configuration: ServerConfiguration) throws(RouteError) -> InfoURL {
         try ImageRoutes.verifySignature(path, configuration: configuration)
-        let context = ImageURLOptions.Context(presets: configuration.presets, allowsSecurityOptions: configuration.allowSecurityOptions)
+        let context = ImageURLOptions.Context(presets: configuration.infoPresets ?? configuration.presets,
+                                              allowsSecurityOptions: configuration.allowSecurityOptions)
         do {
             return try InfoURL(path: path, context: context, sources: configuration.sourceRules)
         } catch {

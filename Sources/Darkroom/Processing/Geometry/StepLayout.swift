@@ -7,6 +7,9 @@ struct StepLayout {
     /// Whether a `crop_objects` step cut the image to its objects, so that
     /// the placed crop after it is skipped.
     var croppedToObjects = false
+    /// The EXIF orientation the source was turned upright by (1: none):
+    /// `blur_areas` are fractions of the image as stored, as Pro reads them.
+    var sourceOrientation = 1
 
     /// The device pixel ratio the last resize settled on; 1 before any.
     var dprScale: Double { geometry?.dprScale ?? 1 }

@@ -1,0 +1,102 @@
+import Darkroom
+import DarkroomServer
+import ArgumentParser
+import Foundation
+import HTTPTypes
+
+/// The server's own images and fields: a watermark and a fallback given
+/// as bytes or fetched as sources are, the watermark's base opacity, the
+/// header fields added to answers and to source requests, and `/info`'s
+/// presets (imgproxy's `IMGPROXY_WATERMARK_*`, `_FALLBACK_IMAGE_*`, and
+/// Pro's `_CUSTOM_*_HEADERS` and `_INFO_PRESETS`).
+extension ServeCommand {
+    func readImageSettings(into c: inout ServerConfiguration, environment: [String: String]) throws {
+        func env(_ name: String) -> String? { environment["DARKROOM_\(name)"].flatMap { $0.isEmpty ? nil : $0 } }
+        if let text = env("WATERMARK_DATA") {
+            c.watermark = WatermarkImage(data: try Self.imageData(base64: text, name: "DARKROOM_WATERMARK_DATA"))
+        }
+        if let text = env("FALLBACK_IMAGE_DATA") {
+            c.fallbackImage = try Self.imageData(base64: text, name: "DARKROOM_FALLBACK_IMAGE_DATA")
+        }
+        if let text = watermarkUrl ?? env("WATERMARK_URL") { c.watermarkURL = try Self.sourceURL(text, flag: "--watermark-url") }
+        if let text = fallbackImageUrl ?? env("FALLBACK_IMAGE_URL") { c.fallbackImageURL = try Self.sourceURL(text, flag: "--fallback-image-url") }
+        if let opacity = try watermarkOpacity ?? env("WATERMARK_OPACITY").map({ text in
+            guard let value = Double(text) else { throw ValidationError("DARKROOM_WATERMARK_OPACITY \(text): expected a number from 0 to 1") }
+            return value
+        }) {
+            guard opacity.isFinite, (0...1).contains(opacity) else { throw ValidationError("--watermark-opacity \(opacity): expected 0 to 1") }
+            c.watermarkOpacity = opacity
+        }
+        c.allowBypassCache = try allowBypassCache || env("ALLOW_BYPASS_CACHE").map { try Self.boolean($0, "DARKROOM_ALLOW_BYPASS_CACHE") } ?? false
+        if let text = cacheTagsFormat ?? env("CACHE_TAGS_FORMAT") {
+            guard let format = ServerConfiguration.CacheTagsFormat(rawValue: text.lowercased()) else {
+                throw ValidationError("--cache-tags-format \(text): expected all, cloudfront, cloudflare or none")
+            }
+            c.cacheTagsFormat = format
+        }
+        if let text = maxChainedPipelines.map(String.init) ?? env("MAX_CHAINED_PIPELINES") {
+            guard let most = Int(text), (0...ImageURLOptions.maxPipelines).contains(most) else {
+                throw ValidationError("--max-chained-pipelines \(text): expected 0 to \(ImageURLOptions.maxPipelines)")
+            }
+            c.maxChainedPipelines = most
+        }
+        c.customResponseHeaders = try Self.headerFields(customResponseHeader, env("CUSTOM_RESPONSE_HEADERS"), flag: "--custom-response-header")
+        c.customRequestHeaders = try Self.headerFields(customRequestHeader, env("CUSTOM_REQUEST_HEADERS"), flag: "--custom-request-header")
+        let presets = infoPreset.isEmpty ? (env("INFO_PRESET")?.split(separator: ",").map(String.init) ?? []) : infoPreset
+        if !presets.isEmpty {
+            var named: [String: String] = [:]
+            for entry in presets {
+                let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { throw ValidationError("--info-preset \(entry): expected NAME=OPTIONS") }
+                named[parts[0]] = parts[1]
+            }
+            do {
+                try InfoURL.check(presets: named)
+            } catch {
+                throw ValidationError("--info-preset: \(error.message)")
+            }
+            c.infoPresets = named
+        }
+    }
+
+    /// Base64 image bytes, checked to be an image Darkroom reads.
+    static func imageData(base64 text: String, name: String) throws -> Data {
+        guard let data = Data(base64Encoded: text.filter { !$0.isWhitespace }), !data.isEmpty else {
+            throw ValidationError("\(name): not base64-encoded bytes")
+        }
+        guard case .image = ImageFormat.sniff(data) else { throw ValidationError("\(name): not an image Darkroom reads") }
+        return data
+    }
+
+    /// An http, https, local or s3 URL, as a source may be.
+    static func sourceURL(_ text: String, flag: String) throws -> URL {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https", "local", "s3"].contains(scheme) else {
+            throw ValidationError("\(flag) \(text): expected an http, https, local or s3 URL")
+        }
+        return url
+    }
+
+    /// NAME=VALUE fields from the flags, else from the variable (divided by
+    /// `\;`, as imgproxy's), each a valid field that is not the answer's or
+    /// the connection's own.
+    static func headerFields(_ flags: [String], _ variable: String?, flag: String) throws -> [PassedHeader] {
+        let entries = flags.isEmpty ? (variable?.components(separatedBy: "\\;") ?? []) : flags
+        var fields: [PassedHeader] = []
+        for entry in entries where !entry.trimmingCharacters(in: .whitespaces).isEmpty {
+            let parts = entry.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, let name = HTTPField.Name(parts[0]), HTTPField.isValidValue(parts[1]),
+                  !reservedFields.contains(name.canonicalName)
+            else {
+                throw ValidationError("\(flag) \(entry): expected NAME=VALUE, a header field other than \(reservedFields.sorted().joined(separator: ", "))")
+            }
+            fields.append(PassedHeader(name: parts[0], value: parts[1]))
+        }
+        return fields
+    }
+
+    /// Fields the server sets itself, which an operator's would contradict.
+    static let reservedFields: Set<String> = [
+        "content-length", "content-type", "transfer-encoding", "connection", "host", "etag", "last-modified", "date",
+        "content-encoding", "keep-alive", "upgrade", "te", "trailer",
+    ]
+}
