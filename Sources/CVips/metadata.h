@@ -37,4 +37,9 @@ int darkroom_vips_keep_metadata(VipsImage *in, VipsImage **out, int keep_all, in
 /// JPEG (JFIF), PNG (pHYs) and TIFF answers state as their DPI.
 int darkroom_vips_set_resolution(VipsImage *in, VipsImage **out, double pixels_per_mm);
 
+/// `in` converted to the ICC profile `profile` (a path, or libvips'
+/// built-in "srgb" or "cmyk"), from its own embedded profile or sRGB, 8 bits
+/// a sample, the profile attached.
+int darkroom_vips_icc_transform(VipsImage *in, VipsImage **out, const char *profile);
+
 #endif

@@ -63,3 +63,8 @@ int darkroom_vips_keep_metadata(VipsImage *in, VipsImage **out, int keep_all, in
 int darkroom_vips_set_resolution(VipsImage *in, VipsImage **out, double pixels_per_mm) {
     return vips_copy(in, out, "xres", pixels_per_mm, "yres", pixels_per_mm, NULL);
 }
+
+int darkroom_vips_icc_transform(VipsImage *in, VipsImage **out, const char *profile) {
+    return vips_icc_transform(in, out, profile, "embedded", TRUE, "input_profile", "srgb",
+                              "intent", VIPS_INTENT_RELATIVE, "depth", 8, NULL);
+}

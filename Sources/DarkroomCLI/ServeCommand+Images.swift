@@ -40,6 +40,11 @@ extension ServeCommand {
             }
             c.maxChainedPipelines = most
         }
+        if let folder = colorProfilesDir ?? env("COLOR_PROFILES_DIR") {
+            c.colourProfiles = try Self.colourProfiles(in: folder, required: true)
+        } else {
+            c.colourProfiles = (try? Self.colourProfiles(in: Self.defaultColourProfiles, required: false)) ?? [:]
+        }
         c.customResponseHeaders = try Self.headerFields(customResponseHeader, env("CUSTOM_RESPONSE_HEADERS"), flag: "--custom-response-header")
         c.customRequestHeaders = try Self.headerFields(customRequestHeader, env("CUSTOM_REQUEST_HEADERS"), flag: "--custom-request-header")
         let presets = infoPreset.isEmpty ? (env("INFO_PRESET")?.split(separator: ",").map(String.init) ?? []) : infoPreset
@@ -57,6 +62,31 @@ extension ServeCommand {
             }
             c.infoPresets = named
         }
+    }
+
+    /// Where Debian's `icc-profiles-free` puts its profiles.
+    static let defaultColourProfiles = "/usr/share/color/icc"
+
+    /// The folder's ICC profiles (`.icc`, `.icm`), by file name with and
+    /// without the extension, as a URL's `cp` names them: read once, so a
+    /// URL never reaches the file system, and never outside the folder.
+    static func colourProfiles(in folder: String, required: Bool) throws -> [String: String] {
+        let root = URL(fileURLWithPath: folder).resolvingSymlinksInPath()
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: root.path) else {
+            if required { throw ValidationError("--color-profiles-dir \(folder): not a folder that can be read") }
+            return [:]
+        }
+        var profiles: [String: String] = [:]
+        for name in names.sorted() {
+            let file = root.appendingPathComponent(name)
+            let ext = file.pathExtension.lowercased()
+            guard ext == "icc" || ext == "icm", file.resolvingSymlinksInPath().deletingLastPathComponent().path == root.path,
+                  let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int, (1...4_000_000).contains(size)
+            else { continue }
+            profiles[name] = file.path
+            profiles[file.deletingPathExtension().lastPathComponent] = profiles[file.deletingPathExtension().lastPathComponent] ?? file.path
+        }
+        return profiles
     }
 
     /// Base64 image bytes, checked to be an image Darkroom reads.

@@ -52,6 +52,12 @@ extension VImage {
         try VImage.make("copy") { darkroom_vips_set_resolution(pointer, $0, dpi / 25.4) }
     }
 
+    /// Converted to the ICC profile `profile` (a path, or "srgb" or
+    /// "cmyk"), which it then carries.
+    package func iccTransformed(to profile: String) throws(VipsError) -> VImage {
+        try VImage.make("icc_transform") { out in profile.withCString { darkroom_vips_icc_transform(pointer, out, $0) } }
+    }
+
     /// The EXIF copyright as the source's bytes say it (the photographer's
     /// part), not libexif's rendering of it; nil when there is none or it
     /// is blank.

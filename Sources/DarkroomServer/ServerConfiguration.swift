@@ -136,6 +136,11 @@ public struct ServerConfiguration: Sendable {
     /// `IMGPROXY_MAX_CHAINED_PIPELINES`); 0: Darkroom's most,
     /// ``ImageURLOptions/maxPipelines``.
     public var maxChainedPipelines = 0
+    /// The ICC profiles a URL's `cp` may name, by file name (with and
+    /// without `.icc` or `.icm`), read from a folder at start (imgproxy
+    /// Pro's `IMGPROXY_COLOR_PROFILES_DIR`, `/usr/share/color/icc` by
+    /// default, where Debian's `icc-profiles-free` puts them).
+    public var colourProfiles: [String: String] = [:]
     /// Which header fields carry a URL's `ct` tags (imgproxy Pro's
     /// `IMGPROXY_CACHE_TAGS_FORMAT`).
     public var cacheTagsFormat = CacheTagsFormat.all

@@ -475,3 +475,23 @@ func refuses(_ environment: [String: String], _ arguments: [String] = [], naming
         }
     }
 }
+
+/// The folder of ICC profiles a URL's `cp` may name, read at start.
+@Suite struct ColourProfilesFolderTests {
+    @Test func profilesAreReadOnceAndOnlyFromTheFolder() throws {
+        let folder = try Fixtures.temporaryFolder("darkroom-icc")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let profile = Data(repeating: 7, count: 600)
+        try profile.write(to: folder.appendingPathComponent("Studio.icc"))
+        try profile.write(to: folder.appendingPathComponent("notes.txt"))
+        let outside = try Fixtures.temporaryFolder("darkroom-icc-outside")
+        defer { try? FileManager.default.removeItem(at: outside) }
+        try profile.write(to: outside.appendingPathComponent("Other.icc"))
+        try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("Other.icc"), withDestinationURL: outside.appendingPathComponent("Other.icc"))
+        let c = try ServeFlagsTests().configuration(["--color-profiles-dir", folder.path])
+        #expect(Set(c.colourProfiles.keys) == ["Studio", "Studio.icc"], "\(c.colourProfiles)")
+        #expect(throws: (any Error).self) { try ServeFlagsTests().configuration(["--color-profiles-dir", folder.appendingPathComponent("none").path]) }
+        let imgproxy = try ServeFlagsTests().configuration([], environment: ["IMGPROXY_COLOR_PROFILES_DIR": folder.path])
+        #expect(imgproxy.colourProfiles["Studio"] != nil)
+    }
+}

@@ -80,6 +80,7 @@ struct SurfaceProperty {
             "ra:\(g.pick(["nearest", "linear", "cubic", "lanczos2", "lanczos3"]))",
             "pbl:\(g.number(0.1...100)):\(g.pick(["down", "up", "left", "right", "\(g.int(-360...360))"]))",
             "ct:t\(g.int(0...99)):u\(g.int(0...99))",
+            "cp:\(g.pick(["srgb", "cmyk"]))",
             "dpi:\(g.int(0...100_000))",
             "st:\(Data("rect { fill: #\(String(format: "%06x", g.int(0...0xFFFFFF))) } * { filter: blur(\(g.int(0...100))px) }".utf8).base64EncodedString().replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_"))",
             "bd:\(g.number(0.1...50))/g:obj:face",

@@ -422,3 +422,44 @@ struct ChainedPipelinesTests {
 
     static func base64(_ text: String) -> String { ProOptionsServingTests.base64URL(text) }
 }
+
+/// Pro's `cp`: the answer converted to a profile it then carries.
+struct ColourProfileServingTests {
+    static let adobe = "/usr/share/color/icc/compatibleWithAdobeRGB1998.icc"
+
+    static func header(_ response: TestResponse, _ folder: URL) async throws -> String {
+        let file = folder.appendingPathComponent(UUID().uuidString)
+        try Data(buffer: response.body).write(to: file)
+        return try await runTool("/usr/bin/vipsheader", ["-a", file.path]).output
+    }
+
+    @Test func theAnswerCarriesTheProfileAsked() async throws {
+        let folder = try Fixtures.temporaryFolder("darkroom-profiles")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await withRouter({ $0.colourProfiles = ["compatibleWithAdobeRGB1998": Self.adobe, "compatibleWithAdobeRGB1998.icc": Self.adobe] }) { client in
+            let plainPNG = try await ProOptionsServingTests.get(client, "rs:fit:64:64/plain/\(ProOptionsServingTests.photo)@png")
+            let plainHeader = try await Self.header(plainPNG, folder)
+            #expect(!plainHeader.contains("icc-profile-data"), "stripped by default")
+            let cmyk = try await ProOptionsServingTests.get(client, "cp:cmyk/rs:fit:64:64/plain/\(ProOptionsServingTests.photo)@jpg")
+            let cmykHeader = try await Self.header(cmyk, folder)
+            #expect(cmyk.status == .ok && cmykHeader.contains("bands: 4") && cmykHeader.contains("icc-profile-data"), "\(cmykHeader)")
+            for name in ["compatibleWithAdobeRGB1998", "compatibleWithAdobeRGB1998.icc"] {
+                let adobe = try await ProOptionsServingTests.get(client, "icc:\(name)/rs:fit:64:64/plain/\(ProOptionsServingTests.photo)@png")
+                let adobeHeader = try await Self.header(adobe, folder)
+                #expect(adobe.status == .ok && adobeHeader.contains("icc-profile-data"), "\(name)")
+                #expect(adobe.body != plainPNG.body, "converted")
+            }
+            let srgb = try await ProOptionsServingTests.get(client, "color_profile:srgb/rs:fit:64:64/plain/\(ProOptionsServingTests.photo)@webp")
+            let srgbHeader = try await Self.header(srgb, folder)
+            #expect(srgb.status == .ok && srgbHeader.contains("icc-profile-data"))
+            // CMYK only where the format has it: a PNG stays RGB, with no profile.
+            let cmykPNG = try await ProOptionsServingTests.get(client, "cp:cmyk/rs:fit:64:64/plain/\(ProOptionsServingTests.photo)@png")
+            let cmykPNGHeader = try await Self.header(cmykPNG, folder)
+            #expect(cmykPNG.status == .ok && cmykPNGHeader.contains("bands: 3") && !cmykPNGHeader.contains("icc-profile-data"), "\(cmykPNGHeader)")
+            for bad in ["cp:nowhere", "cp:..%2Fpasswd", "cp:.hidden"] {
+                let refused = try await ProOptionsServingTests.get(client, "\(bad)/plain/\(ProOptionsServingTests.photo)")
+                #expect(refused.status == .notFound, "\(bad): \(String(buffer: refused.body))")
+            }
+        }
+    }
+}

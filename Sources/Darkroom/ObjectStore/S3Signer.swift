@@ -35,6 +35,7 @@ public struct S3Signer: Sendable {
         var all: [String: String] = [:]
         for (name, value) in headers { all[name.lowercased()] = Self.trimmed(value) }
         all["x-amz-date"] = stamp.dateTime
+        if let token = credentials.sessionToken { all["x-amz-security-token"] = token }
         all["x-amz-content-sha256"] = payloadHash
 
         let names = all.keys.sorted()

@@ -74,6 +74,10 @@ public struct OutputOptions: Sendable, Hashable, Codable {
     /// The resolution a JPEG, PNG or TIFF answer states, in dots per inch
     /// (imgproxy Pro's `dpi`); 0 leaves the image's own.
     public var dpi = 0
+    /// The colour profile the answer is converted to and carries (imgproxy
+    /// Pro's `color_profile`), whatever ``stripColourProfile`` says; nil:
+    /// none. Ignored for formats that carry none (GIF, BMP, ICO).
+    public var colourProfile: ColourProfile?
     /// The most ``dpi`` takes.
     public static let dpiRange = 0...100_000
     /// The formats whose files state a resolution.
@@ -114,6 +118,7 @@ public struct OutputOptions: Sendable, Hashable, Codable {
         if best, format == nil { text += ":best\(bestComplexityThreshold)-\(bestMaxPixels)" }
         if let autoquality { text += ":" + autoquality.identifier }
         if dpi > 0 { text += ":dpi\(dpi)" }
+        if let colourProfile { text += ":icc-\(colourProfile.name)" }
         let encoderSettings = encoder.identifier
         if !encoderSettings.isEmpty { text += ":enc-" + encoderSettings }
         if !relevant.isEmpty {

@@ -319,20 +319,8 @@ struct ProcessingRun {
             case .pdf, .video: throw DarkroomError(.cannotEncode, "Darkroom does not write \(format == .pdf ? "PDF" : "video")")
             }
         }
-        // The metadata kept, if any: then the saver does not strip.
         let output = options.output
-        guard OutputOptions.dpiRange.contains(output.dpi) else { throw .invalidOption("dpi \(output.dpi) is outside \(OutputOptions.dpiRange)") }
-        // Pro's `dpi`, in the formats that state one, stripped or not: a
-        // stripping saver would drop it with the rest (libjpeg's JFIF
-        // header), so the copy drops the rest itself.
-        let statesDPI = output.dpi > 0 && OutputOptions.resolutionFormats.contains(format)
-        // Read from the EXIF once, and handed to the copy that keeps it.
-        let copyright = output.stripMetadata && output.keepCopyright ? image.copyright : nil
-        let strip = output.stripMetadata && output.stripColourProfile && copyright == nil && !statesDPI
-        let kept = strip ? image : try vips("choosing the metadata to keep") {
-            try image.keepingMetadata(all: !output.stripMetadata, colourProfile: !output.stripColourProfile, copyright: copyright)
-        }
-        let image = statesDPI ? try vips("setting the resolution") { try kept.withResolution(dpi: Double(output.dpi)) } : kept
+        let (image, strip) = try preparedForSaving(image, as: format)
         // What the encoder holds, before any pixel is computed: the step
         // that can take the most memory (a 1 x 1 source extended to the
         // result limit costs nothing until it is written).

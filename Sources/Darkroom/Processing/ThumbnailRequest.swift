@@ -34,8 +34,8 @@ struct ThumbnailRequest: Equatable {
               case .resize(let resize)? = options.operations.first, !resize.gravity.readsPixels, resize.gravity.isValid,
               // Its resampler is Lanczos-3; other kernels are libvips'.
               (resize.algorithm ?? .lanczos3) == .lanczos3,
-              // Its encoder states no resolution.
-              output.dpi == 0,
+              // Its encoder states no resolution and carries no profile.
+              output.dpi == 0, output.colourProfile == nil,
               let sepia = Self.sepia(after: options.operations.dropFirst())
         else { return nil }
         self.source = sourceFormat

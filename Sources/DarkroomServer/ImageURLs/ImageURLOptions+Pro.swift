@@ -54,6 +54,20 @@ extension ImageURLOptions {
             }
             o.fallbackImageURL = url
         }
+        add("color_profile", "cp", "icc") { o, a throws(ImageURLError) in
+            // srgb, cmyk, or a profile's file name (percent-encoded; .icc or
+            // .icm may be left out); empty clears it.
+            try a.need(0...1)
+            guard let text = a.text(0) else {
+                o.colourProfileName = nil
+                return
+            }
+            let name = text.removingPercentEncoding ?? text
+            guard name.utf8.count <= 255, !name.contains("/"), !name.hasPrefix("."), !name.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
+                throw .init("option '\(a.name)': '\(text.prefix(40))' is not a colour profile's name (srgb, cmyk, or a file name)")
+            }
+            o.colourProfileName = name
+        }
         add("cache_tags", "ct") { o, a throws(ImageURLError) in
             // Empty clears them. A field's value: visible ASCII, no commas.
             o.cacheTags = []

@@ -32,6 +32,9 @@ public struct ImageURLOptions: Sendable, Hashable {
     public var sourceHashsum: ProcessingOptions.SourceHashsum?
     /// The resolution the answer states (`dpi`, imgproxy Pro's); 0: its own.
     public var dpi = 0
+    /// The colour profile the answer is converted to and carries (`cp`,
+    /// imgproxy Pro's): srgb, cmyk, or a profile of the server's folder.
+    public var colourProfileName: String?
     /// CSS put first in an SVG source (`st`, imgproxy Pro's).
     public var style: String?
     /// Answered, with these options, in place of a source that cannot be

@@ -281,6 +281,9 @@ struct ImageRoutes: Sendable {
         for warning in url.options.warnings { logger.warning("\(warning)", metadata: ["url": "\(path)"]) }
         var options = url.options.processing(format: format, watermark: configuration.watermark, encoder: configuration.encoder,
                                              watermarkURL: configuration.watermarkURL, watermarkOpacity: configuration.watermarkOpacity)
+        if let name = url.options.colourProfileName {
+            options.output.colourProfile = try Self.colourProfile(named: name, profiles: configuration.colourProfiles)
+        }
         // Chained pipelines: each one's steps in turn, on the one before's result.
         if let pipelines = url.pipelines, !url.options.raw {
             options.operations = pipelines.flatMap {
@@ -319,6 +322,19 @@ struct ImageRoutes: Sendable {
                      watermarkSources: Self.watermarkSources(of: url.pipelines ?? [url.options], server: configuration.watermarkURL),
                      sourceIsEncrypted: url.sourceIsEncrypted, fallbackSource: url.options.fallbackImageURL ?? configuration.fallbackImageURL,
                      customHeaders: configuration.customResponseHeaders + configuration.cacheTagsFormat.fields(url.options.cacheTags))
+    }
+
+    /// libvips' built-in sRGB and CMYK, or one of the server's profiles.
+    static func colourProfile(named name: String, profiles: [String: String]) throws(RouteError) -> ColourProfile {
+        switch name.lowercased() {
+        case "srgb": return .srgb
+        case "cmyk": return .cmyk
+        default:
+            guard let path = profiles[name] else {
+                throw RouteError(.notFound, "bad image URL: option 'cp': no colour profile '\(name.prefix(60))' here (srgb, cmyk\(profiles.isEmpty ? "" : ", or one of the server's \(Set(profiles.values).count)"))")
+            }
+            return .file(path: path, name: name)
+        }
     }
 
     /// The watermarks to fetch for these pipelines' `wm` steps: each one's

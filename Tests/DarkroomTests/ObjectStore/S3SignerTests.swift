@@ -80,3 +80,46 @@ struct S3SignerTests {
         return formatter.date(from: text)
     }
 }
+
+/// Credentials found as S3 tools find them: the environment, else the
+/// shared credentials file's profile, the region from the config file.
+struct S3CredentialsTests {
+    @Test func theSharedFilesProfileStandsInForTheEnvironment() throws {
+        let folder = try Fixtures.temporaryFolder("darkroom-aws")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let credentials = folder.appendingPathComponent("credentials"), config = folder.appendingPathComponent("config")
+        try Data("""
+        [default]
+        aws_access_key_id = DEFAULTKEY
+        aws_secret_access_key = defaultsecret
+        # a comment
+        [photos]
+        aws_access_key_id=PHOTOSKEY
+        aws_secret_access_key=photossecret
+        aws_session_token = TOKEN
+        """.utf8).write(to: credentials)
+        try Data("[default]\nregion = eu-north-1\n[profile photos]\nregion = eu-west-1\n".utf8).write(to: config)
+        let files = ["AWS_SHARED_CREDENTIALS_FILE": credentials.path, "AWS_CONFIG_FILE": config.path, "HOME": folder.path]
+        let photos = try S3Credentials.fromEnvironment(files.merging(["AWS_PROFILE": "photos"]) { $1 })
+        #expect(photos.accessKeyID == "PHOTOSKEY" && photos.secretAccessKey == "photossecret" && photos.sessionToken == "TOKEN")
+        #expect(photos.region == "eu-west-1")
+        let standard = try S3Credentials.fromEnvironment(files)
+        #expect(standard.accessKeyID == "DEFAULTKEY" && standard.region == "eu-north-1" && standard.sessionToken == nil)
+        // The environment first, its region over the file's.
+        let env = try S3Credentials.fromEnvironment(files.merging(["AWS_ACCESS_KEY_ID": "ENVKEY", "AWS_SECRET_ACCESS_KEY": "s",
+                                                                    "AWS_REGION": "us-west-2"]) { $1 })
+        #expect(env.accessKeyID == "ENVKEY" && env.region == "us-west-2")
+        #expect(throws: DarkroomError.self) { try S3Credentials.fromEnvironment(files.merging(["AWS_PROFILE": "none"]) { $1 }) }
+        #expect(throws: DarkroomError.self) { try S3Credentials.fromEnvironment(["HOME": folder.appendingPathComponent("nobody").path]) }
+    }
+
+    /// A temporary credential's token is sent and signed.
+    @Test func aSessionTokenIsSigned() {
+        var credentials = S3SignerTests.example.credentials
+        credentials.sessionToken = "TOKEN"
+        let signed = S3Signer(credentials: credentials).sign(method: "GET", path: "/test.txt", headers: ["Host": S3SignerTests.host],
+                                                              payloadHash: S3Signer.emptyPayloadHash, date: S3SignerTests.exampleDate)
+        #expect(signed["x-amz-security-token"] == "TOKEN")
+        #expect(signed["authorization"]?.contains("SignedHeaders=host;x-amz-content-sha256;x-amz-date;x-amz-security-token") == true)
+    }
+}
