@@ -114,7 +114,7 @@ struct ImgproxyEnvironment {
             settings[key] = value.components(separatedBy: headerSeparator).joined(separator: "\\;")
         case "CUSTOM_HEADERS_SEPARATOR": break
         case "INFO_PRESETS": settings["INFO_PRESET"] = value
-        case "ALLOW_BYPASS_CACHE", "CACHE_TAGS_FORMAT", "COLOR_PROFILES_DIR": settings[key] = value
+        case "ALLOW_BYPASS_CACHE", "CACHE_TAGS_FORMAT", "COLOR_PROFILES_DIR", "RESPONSE_HEADERS_PASSTHROUGH": settings[key] = value
         case "MAX_CHAINED_PIPELINES":
             // Unbounded at 0 in imgproxy; Darkroom keeps its own most.
             guard let most = Int(value), most >= 0 else { return "not a whole number" }

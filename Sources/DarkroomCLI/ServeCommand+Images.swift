@@ -45,6 +45,14 @@ extension ServeCommand {
         } else {
             c.colourProfiles = (try? Self.colourProfiles(in: Self.defaultColourProfiles, required: false)) ?? [:]
         }
+        if let text = responseHeadersPassthrough ?? env("RESPONSE_HEADERS_PASSTHROUGH") {
+            for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !name.isEmpty {
+                guard HTTPField.Name(name) != nil, !Self.reservedFields.contains(name), !["set-cookie", "cache-control", "expires", "vary"].contains(name) else {
+                    throw ValidationError("--response-headers-passthrough: '\(name)' is not a field an answer may take from the origin (the answer's own, Set-Cookie, or Cache-Control and Expires, which --cache-control-passthrough passes)")
+                }
+                if !c.responseHeadersPassthrough.contains(name) { c.responseHeadersPassthrough.append(name) }
+            }
+        }
         c.customResponseHeaders = try Self.headerFields(customResponseHeader, env("CUSTOM_RESPONSE_HEADERS"), flag: "--custom-response-header")
         c.customRequestHeaders = try Self.headerFields(customRequestHeader, env("CUSTOM_REQUEST_HEADERS"), flag: "--custom-request-header")
         let presets = infoPreset.isEmpty ? (env("INFO_PRESET")?.split(separator: ",").map(String.init) ?? []) : infoPreset

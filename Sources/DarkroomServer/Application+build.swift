@@ -157,6 +157,7 @@ func pipelineConfiguration(for configuration: ServerConfiguration, metrics: Serv
     pipelineConfiguration.loader.totalTimeout = configuration.downloadTimeout
     pipelineConfiguration.loader.userAgent = configuration.userAgent
     pipelineConfiguration.loader.extraHeaders = configuration.customRequestHeaders
+    pipelineConfiguration.loader.passedResponseHeaders = configuration.responseHeadersPassthrough
     pipelineConfiguration.loader.maxRedirects = configuration.maxRedirects
     pipelineConfiguration.loader.maxBodyBytes = configuration.limits.maxSourceBytes
     if let bytes = configuration.memoryCacheBytes {

@@ -112,6 +112,10 @@ public struct ServerConfiguration: Sendable {
     /// Header fields sent with every source request (imgproxy Pro's
     /// `IMGPROXY_CUSTOM_REQUEST_HEADERS`).
     public var customRequestHeaders: [PassedHeader] = []
+    /// The origin's header fields passed on to image answers, lowercased
+    /// (imgproxy Pro's `IMGPROXY_RESPONSE_HEADERS_PASSTHROUGH`): kept with
+    /// the source and the result in every cache, so hits carry them too.
+    public var responseHeadersPassthrough: [String] = []
     /// Presets for `/info` URLs (imgproxy Pro's `IMGPROXY_INFO_PRESETS`);
     /// nil: `/info` uses ``presets``.
     public var infoPresets: [String: String]?

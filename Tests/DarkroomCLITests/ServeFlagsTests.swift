@@ -454,6 +454,7 @@ func refuses(_ environment: [String: String], _ arguments: [String] = [], naming
             "IMGPROXY_FALLBACK_IMAGE_DATA": png, "IMGPROXY_FALLBACK_IMAGE_URL": "https://a.example/missing.png",
             "IMGPROXY_CUSTOM_RESPONSE_HEADERS": "X-Served-By=darkroom\\;X-Team=photos", "IMGPROXY_CUSTOM_HEADERS_SEPARATOR": "\\;",
             "IMGPROXY_CUSTOM_REQUEST_HEADERS": "X-Origin-Token=abc", "IMGPROXY_INFO_PRESETS": "meta=xmp:0/bh:4:3,colours=dc:1",
+            "IMGPROXY_RESPONSE_HEADERS_PASSTHROUGH": "X-Photographer, X-Licence",
         ]
         #expect(ImgproxyEnvironment(environment).unhonoured.isEmpty)
         let c = try configuration(environment)
@@ -463,6 +464,7 @@ func refuses(_ environment: [String: String], _ arguments: [String] = [], naming
         #expect(c.customResponseHeaders == [PassedHeader(name: "X-Served-By", value: "darkroom"), PassedHeader(name: "X-Team", value: "photos")])
         #expect(c.customRequestHeaders == [PassedHeader(name: "X-Origin-Token", value: "abc")])
         #expect(c.infoPresets == ["meta": "xmp:0/bh:4:3", "colours": "dc:1"])
+        #expect(c.responseHeadersPassthrough == ["x-photographer", "x-licence"])
         // Another separator, as imgproxy's.
         let semicolons = try configuration(["IMGPROXY_CUSTOM_HEADERS_SEPARATOR": ";", "IMGPROXY_CUSTOM_RESPONSE_HEADERS": "A=1;B=2"])
         #expect(semicolons.customResponseHeaders.map(\.name) == ["A", "B"])
@@ -470,6 +472,7 @@ func refuses(_ environment: [String: String], _ arguments: [String] = [], naming
         for (variable, value) in [("IMGPROXY_WATERMARK_DATA", "not base64!"), ("IMGPROXY_WATERMARK_DATA", "aGVsbG8="),
                                   ("IMGPROXY_WATERMARK_OPACITY", "2"), ("IMGPROXY_WATERMARK_URL", "ftp://x/y"),
                                   ("IMGPROXY_CUSTOM_RESPONSE_HEADERS", "Content-Type=text/html"), ("IMGPROXY_CUSTOM_RESPONSE_HEADERS", "X-A"),
+                                  ("IMGPROXY_RESPONSE_HEADERS_PASSTHROUGH", "Set-Cookie"), ("IMGPROXY_RESPONSE_HEADERS_PASSTHROUGH", "Content-Length"),
                                   ("IMGPROXY_INFO_PRESETS", "meta=nonsense:1:2:3:4:5:6:7:8:9:10:11:12:13:14:15:16:17:18")] {
             #expect(throws: (any Error).self, "\(variable)=\(value)") { try configuration([variable: value]) }
         }

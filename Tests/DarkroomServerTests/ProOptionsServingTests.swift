@@ -463,3 +463,21 @@ struct ColourProfileServingTests {
         }
     }
 }
+
+/// Pro's `IMGPROXY_RESPONSE_HEADERS_PASSTHROUGH`: the origin's fields on
+/// the answer, a hit's too.
+struct ResponseHeadersPassthroughTests {
+    @Test func theOriginsFieldsArePassedOn() async throws {
+        try await RoutedServer.withOrigin(serving: Fixtures.folder, { $0.responseHeadersPassthrough = ["x-photographer", "x-licence"] }) { server, origin in
+            origin.set(.headers([("X-Photographer", "Ada"), ("X-Licence", "CC-BY"), ("X-Internal", "secret")]), for: "/landscape.jpg")
+            for _ in 0..<2 {
+                // The miss, then the hit.
+                let answer = try await server.get("/_/w:50/plain/\(origin.url("/landscape.jpg").absoluteString)@jpg")
+                #expect(answer.status == .ok)
+                #expect(answer.header("X-Photographer") == "Ada" && answer.header("X-Licence") == "CC-BY", "\(answer.headers)")
+                #expect(answer.header("X-Internal") == nil, "only the fields named")
+            }
+            #expect(origin.requests("/landscape.jpg") == 1)
+        }
+    }
+}

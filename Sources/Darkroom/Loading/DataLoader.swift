@@ -32,6 +32,9 @@ public final class DataLoader: DataLoading {
         /// Header fields sent with every source request (imgproxy Pro's
         /// `IMGPROXY_CUSTOM_REQUEST_HEADERS`), before a client's own passed on.
         public var extraHeaders: [PassedHeader] = []
+        /// The origin's fields kept with a source, to be passed on to its
+        /// answers (imgproxy Pro's `IMGPROXY_RESPONSE_HEADERS_PASSTHROUGH`).
+        public var passedResponseHeaders: [String] = []
         /// Darkroom's version, as sources see it in the `User-Agent`.
         public static let version = "0.1"
         public static let defaultUserAgent = "Darkroom/\(version)"
@@ -240,12 +243,17 @@ public final class DataLoader: DataLoading {
             }
             switch ImageFormat.sniff(data) {
             case .image(let format):
-                return (.fetched(SourceData(data: data, format: format,
-                                            contentType: response.headers.first(name: "Content-Type"),
-                                            etag: response.headers.first(name: "ETag"),
-                                            lastModified: response.headers.first(name: "Last-Modified"),
-                                            cacheControl: response.headers.first(name: "Cache-Control"),
-                                            expires: response.headers.first(name: "Expires"))), nil)
+                var source = SourceData(data: data, format: format,
+                                        contentType: response.headers.first(name: "Content-Type"),
+                                        etag: response.headers.first(name: "ETag"),
+                                        lastModified: response.headers.first(name: "Last-Modified"),
+                                        cacheControl: response.headers.first(name: "Cache-Control"),
+                                        expires: response.headers.first(name: "Expires"))
+                source.responseHeaders = configuration.passedResponseHeaders.compactMap { name in
+                    let values = response.headers[name]
+                    return values.isEmpty ? nil : PassedHeader(name: name, value: values.joined(separator: ", "))
+                }
+                return (.fetched(source), nil)
             case .empty:
                 throw DarkroomError(.notAnImage, "\(url) sent an empty body, not an image")
             case .notAnImage(let what):

@@ -63,6 +63,9 @@ public struct SourceData: Sendable, Hashable {
     /// (imgproxy's `IMGPROXY_CACHE_CONTROL_PASSTHROUGH`).
     public var cacheControl: String?
     public var expires: String?
+    /// The origin's fields a server passes on to its answers (imgproxy
+    /// Pro's `IMGPROXY_RESPONSE_HEADERS_PASSTHROUGH`), as it sent them.
+    public var responseHeaders: [PassedHeader] = []
 
     public init(data: Data, format: ImageFormat, contentType: String? = nil, etag: String? = nil, lastModified: String? = nil,
                 cacheControl: String? = nil, expires: String? = nil) {
@@ -73,5 +76,22 @@ public struct SourceData: Sendable, Hashable {
         self.lastModified = lastModified
         self.cacheControl = cacheControl
         self.expires = expires
+    }
+}
+
+extension PassedHeader {
+    /// Fields as one text, a `name: value` line each (a field's value
+    /// holds no line break): how caches keep them; nil for none.
+    static func joined(_ fields: [PassedHeader]) -> String? {
+        fields.isEmpty ? nil : fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+    }
+
+    /// The fields of ``joined(_:)``'s text.
+    static func split(_ text: String?) -> [PassedHeader] {
+        guard let text else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return PassedHeader(name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
     }
 }

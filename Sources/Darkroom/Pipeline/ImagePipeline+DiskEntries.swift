@@ -7,12 +7,14 @@ extension SourceData {
         guard case .image(let format) = ImageFormat.sniff(entry.data) else { return nil }
         self.init(data: entry.data, format: format, contentType: entry.contentType, etag: entry.etag, lastModified: entry.lastModified,
                   cacheControl: entry.metadata["cache-control"], expires: entry.metadata["expires"])
+        responseHeaders = PassedHeader.split(entry.metadata["response-headers"])
     }
 
     var diskEntry: DiskCacheEntry {
         var entry = DiskCacheEntry(data: data, contentType: contentType, etag: etag, lastModified: lastModified)
         entry.metadata["cache-control"] = cacheControl
         entry.metadata["expires"] = expires
+        entry.metadata["response-headers"] = PassedHeader.joined(responseHeaders)
         return entry
     }
 }
@@ -30,6 +32,7 @@ extension ImageResponse {
         self.init(image: image, cacheType: .disk, sourceETag: entry.etag, sourceLastModified: entry.lastModified, key: key)
         sourceCacheControl = m["cache-control"]
         sourceExpires = m["expires"]
+        sourceHeaders = PassedHeader.split(m["response-headers"])
     }
 
     var diskEntry: DiskCacheEntry {
@@ -40,6 +43,7 @@ extension ImageResponse {
         ]
         entry.metadata["cache-control"] = sourceCacheControl
         entry.metadata["expires"] = sourceExpires
+        entry.metadata["response-headers"] = PassedHeader.joined(sourceHeaders)
         return entry
     }
 }

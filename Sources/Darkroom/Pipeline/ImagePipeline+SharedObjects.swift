@@ -20,6 +20,7 @@ extension ImageResponse {
                   sourceLastModified: m["source-last-modified"].flatMap(Self.unwrap), key: key)
         sourceCacheControl = m["source-cache-control"].flatMap(Self.unwrap)
         sourceExpires = m["source-expires"].flatMap(Self.unwrap)
+        sourceHeaders = PassedHeader.split(m["source-response-headers"].flatMap(Self.unwrap))
     }
 
     var sharedObject: S3Client.Object {
@@ -33,6 +34,7 @@ extension ImageResponse {
         metadata["source-last-modified"] = sourceLastModified.map(Self.wrap)
         metadata["source-cache-control"] = sourceCacheControl.map(Self.wrap)
         metadata["source-expires"] = sourceExpires.map(Self.wrap)
+        metadata["source-response-headers"] = PassedHeader.joined(sourceHeaders).map(Self.wrap)
         return S3Client.Object(data: image.data, contentType: image.format.mimeType, metadata: metadata)
     }
 
@@ -54,6 +56,7 @@ extension SourceData {
                   lastModified: object.metadata["source-last-modified"].flatMap(ImageResponse.unwrap),
                   cacheControl: object.metadata["source-cache-control"].flatMap(ImageResponse.unwrap),
                   expires: object.metadata["source-expires"].flatMap(ImageResponse.unwrap))
+        responseHeaders = PassedHeader.split(object.metadata["source-response-headers"].flatMap(ImageResponse.unwrap))
     }
 
     var sharedObject: S3Client.Object {
@@ -62,6 +65,7 @@ extension SourceData {
         metadata["source-last-modified"] = lastModified.map(ImageResponse.wrap)
         metadata["source-cache-control"] = cacheControl.map(ImageResponse.wrap)
         metadata["source-expires"] = expires.map(ImageResponse.wrap)
+        metadata["source-response-headers"] = PassedHeader.joined(responseHeaders).map(ImageResponse.wrap)
         return S3Client.Object(data: data, contentType: format.mimeType, metadata: metadata)
     }
 }

@@ -55,6 +55,7 @@ extension ImagePipeline {
             var response = ImageResponse(image: image, cacheType: nil, sourceETag: source.etag, sourceLastModified: source.lastModified, key: key)
             response.sourceCacheControl = source.cacheControl
             response.sourceExpires = source.expires
+            response.sourceHeaders = source.responseHeaders
             return response
         }()
         Traces.span("darkroom.store.memory", under: trace) { memoryCache.store(response, for: key, cost: image.memoryCost) }

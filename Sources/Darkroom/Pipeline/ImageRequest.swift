@@ -99,6 +99,8 @@ public struct ImageResponse: Sendable, Hashable {
     /// The source's own `Cache-Control` and `Expires`, as its origin sent them.
     public var sourceCacheControl: String?
     public var sourceExpires: String?
+    /// The origin's fields passed on to answers (``DataLoader/Configuration/passedResponseHeaders``).
+    public var sourceHeaders: [PassedHeader] = []
     /// A strong HTTP validator for these bytes, quoted: made once, when the
     /// image is made or read from disk, from the processed key and the
     /// source's validators, so it is the same across restarts and replicas

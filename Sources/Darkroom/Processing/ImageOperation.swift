@@ -191,13 +191,17 @@ extension ImageOperation {
 
     /// Whether the step asks for its image's rows out of the order a
     /// source decoded in one pass gives them (a quarter or half turn, a
-    /// vertical flip): the source is then decoded with random access.
+    /// vertical flip, areas blurred one after another): the source is then
+    /// decoded with random access.
     /// Steps that read their image twice (trim, smart and object gravity,
     /// the objects' steps) make their own copy in memory, in the budget.
     var readsRowsOutOfOrder: Bool {
         switch self {
         case .rotate(let degrees): degrees % 360 != 0
         case .flip(_, let vertical): vertical
+        // Each area is cut out and put back in turn: the rows of one after
+        // those of the next.
+        case .blurAreas(_, let areas): areas.count > 0
         default: false
         }
     }

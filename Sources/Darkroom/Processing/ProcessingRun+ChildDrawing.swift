@@ -116,6 +116,22 @@ extension ProcessingRun {
         guard status == ImageEncoding.Outcome.written(Data()).status else {
             throw DarkroomError(.cannotEncode, "the \(name) encoder could not write the answer", underlying: String(decoding: output.prefix(500), as: UTF8.self))
         }
+        // An encoder that failed inside (libaom short of memory under the
+        // child's limit) may still end cleanly, with a file that holds no
+        // picture: the answer must read back at the image's size.
+        guard Self.readsBack(output, width: image.width, height: image.height) else {
+            throw DarkroomError(.tooMuchMemory, "the \(name) encoder could not write the answer within the memory this request may use (its file holds no picture)")
+        }
         return ByteBuffer(bytes: output)
+    }
+
+    /// Whether `data` is an image whose header reads as `width` x `height`.
+    static func readsBack(_ data: Data, width: Int, height: Int) -> Bool {
+        guard case .image(let format) = ImageFormat.sniff(data) else { return false }
+        let size = try? withRawBytes(of: data) { raw throws(VipsError) in
+            let header = try VImage.load(raw, loader: format.loader)
+            return (header.width, header.height)
+        }
+        return size.map { $0 == (width, height) } ?? false
     }
 }

@@ -101,9 +101,11 @@ extension ProcessingRun {
             }
             // The sigma is the result's: this image is larger by the resize to come.
             let scaled = sigma * pixelsPerResultPixel(image)
-            try checkCost(of: "blur", sigma: scaled, on: image)
             // Given on the image as stored, as Pro reads them; this one is upright.
             let rectangles = areas.map { $0.upright(fromStored: layout.sourceOrientation).pixels(width: image.width, height: image.height) }
+            // Only the areas are blurred: their pixels are the work.
+            let blurred = rectangles.reduce(0.0) { $0 + Double($1.width) * Double($1.height) }
+            try checkCost(of: "blur_areas", sigma: scaled, pixels: min(blurred, Double(image.width) * Double(image.height)), on: image)
             return try vips("blurring areas") { try image.blurred(sigma: scaled, areas: rectangles) }
         case .colorize(let opacity, let colour, let keepAlpha):
             guard opacity.isFinite, (0...1).contains(opacity) else { throw .invalidOption("colorize opacity \(opacity) is outside 0...1") }
@@ -240,8 +242,8 @@ extension ProcessingRun {
     /// on a whole 4-megapixel photo.
     static let maxKernelCost = 50_000_000.0
 
-    func checkCost(of step: String, sigma: Double, on image: VImage) throws(DarkroomError) {
-        let pixels = Double(image.width) * Double(image.height)
+    func checkCost(of step: String, sigma: Double, pixels given: Double? = nil, on image: VImage) throws(DarkroomError) {
+        let pixels = given ?? Double(image.width) * Double(image.height)
         guard pixels * sigma > Self.maxKernelCost else { return }
         let most = (Self.maxKernelCost / pixels * 10).rounded(.down) / 10
         throw .invalidOption("\(step) sigma \(sigma.formatted()) on a \(image.width) x \(image.height) image is too much work: at most \(most.formatted()) at this size (resize first)")

@@ -55,7 +55,14 @@ extension ProcessingRun {
             throw DarkroomError(.tooManyPixels, "the SVG says it is \(document.width) x \(document.height) pixels; at most \(Self.maxSVGSide) a side can be drawn")
         }
         var firstResize: Resize?
-        if case .resize(let resize)? = options.operations.first { firstResize = resize }
+        var options = options
+        if case .resize(var resize)? = options.operations.first {
+            firstResize = resize
+            // Drawn at the zoom already: the resize on the drawing meets its
+            // box without zooming again.
+            (resize.zoomX, resize.zoomY) = (nil, nil)
+            options.operations[0] = .resize(resize)
+        }
         return runOfDrawing(try drawnSVG(document.data, firstResize: firstResize), options: options)
     }
 

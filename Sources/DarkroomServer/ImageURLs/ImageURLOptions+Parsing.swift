@@ -265,16 +265,7 @@ extension ImageURLOptions {
         add("watermark_url", "wmu") { o, a throws(ImageURLError) in
             // A base64url-encoded URL; empty clears it.
             try a.need(0...1)
-            guard let encoded = a.text(0) else {
-                o.watermarkURL = nil
-                return
-            }
-            guard let data = Data(base64URLEncoded: encoded), let text = String(data: data, encoding: .utf8),
-                  let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https", "local", "s3"].contains(scheme)
-            else {
-                throw .init("option '\(a.name)': '\(encoded.prefix(40))' is not a base64url-encoded http, https, local or s3 URL")
-            }
-            o.watermarkURL = url
+            o.watermarkURL = try a.encodedSourceURL(0)
         }
         add("strip_metadata", "sm") { o, a throws(ImageURLError) in try a.need(1...1); o.stripMetadata = a.bool(0) ?? true }
         add("keep_copyright", "kcr") { o, a throws(ImageURLError) in try a.need(1...1); o.keepCopyright = a.bool(0) ?? true }

@@ -43,16 +43,7 @@ extension ImageURLOptions {
         add("fallback_image_url", "fiu") { o, a throws(ImageURLError) in
             // A base64url-encoded URL, fetched as sources are; empty clears it.
             try a.need(0...1)
-            guard let encoded = a.text(0) else {
-                o.fallbackImageURL = nil
-                return
-            }
-            guard let data = Data(base64URLEncoded: encoded), let text = String(data: data, encoding: .utf8),
-                  let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https", "local", "s3"].contains(scheme)
-            else {
-                throw .init("option '\(a.name)': '\(encoded.prefix(40))' is not a base64url-encoded http, https, local or s3 URL")
-            }
-            o.fallbackImageURL = url
+            o.fallbackImageURL = try a.encodedSourceURL(0)
         }
         add("color_profile", "cp", "icc") { o, a throws(ImageURLError) in
             // srgb, cmyk, or a profile's file name (percent-encoded; .icc or
@@ -84,6 +75,18 @@ extension ImageURLOptions {
 }
 
 extension ImageURLOptions.Arguments {
+    /// A base64url-encoded http, https, local or s3 URL at `index` (a
+    /// watermark's or a fallback's, fetched as sources are); nil when empty.
+    func encodedSourceURL(_ index: Int) throws(ImageURLError) -> URL? {
+        guard let encoded = text(index) else { return nil }
+        guard let data = Data(base64URLEncoded: encoded), let text = String(data: data, encoding: .utf8),
+              let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https", "local", "s3"].contains(scheme)
+        else {
+            throw .init("option '\(name)': '\(encoded.prefix(40))' is not a base64url-encoded http, https, local or s3 URL")
+        }
+        return url
+    }
+
     /// imgproxy Pro's `hashsum:TYPE:HEX`: nil for `none`.
     func hashsum() throws(ImageURLError) -> ProcessingOptions.SourceHashsum? {
         try need(1...2)

@@ -15,16 +15,18 @@ final class HitHead: Sendable {
     let etag: String
     let format: ImageFormat
     let sourceCacheControl: String?
+    let sourceHeaders: [PassedHeader]
     let headers: HTTPHeaders
 
     init(for hit: ImageResponse, headers: HTTPHeaders) {
         etag = hit.etag
         format = hit.image.format
         sourceCacheControl = hit.sourceCacheControl
+        sourceHeaders = hit.sourceHeaders
         self.headers = headers
     }
 
     func fits(_ hit: ImageResponse) -> Bool {
-        hit.etag == etag && hit.image.format == format && hit.sourceCacheControl == sourceCacheControl
+        hit.etag == etag && hit.image.format == format && hit.sourceCacheControl == sourceCacheControl && hit.sourceHeaders == sourceHeaders
     }
 }

@@ -375,7 +375,9 @@ struct ImageRoutes: Sendable {
                      headers extra: [(String, String)]) -> (status: Int, fields: [(String, String)], body: ByteBuffer?) {
         let etag = response.etag
         var fields = extra
-        fields.reserveCapacity(extra.count + 7)
+        fields.reserveCapacity(extra.count + 7 + response.sourceHeaders.count)
+        // The origin's fields the server passes on, as it sent them.
+        for header in response.sourceHeaders { fields.append((header.name, header.value)) }
         fields.append(("ETag", etag))
         fields.append(("Cache-Control", cacheControl))
         let lastModified = configuration.usesLastModified ? response.sourceLastModified.flatMap { HTTPDate.isValid($0) ? $0 : nil } : nil

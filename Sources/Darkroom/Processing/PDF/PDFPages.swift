@@ -104,8 +104,7 @@ public enum PDFPageDrawing {
         case (false, true): Double(box.height) / h
         case (false, false): 1.0
         }
-        let pixels = w * h * scale * scale
-        if pixels > Double(maxPixels) { scale *= (Double(maxPixels) / pixels).squareRoot() }
+        scale = SVGDocumentDrawing.withinPixels(scale, width: width, height: height, maxPixels: maxPixels)
         return min(100, max(0.001, scale))
     }
 }

@@ -99,10 +99,23 @@ public enum SVGDocumentDrawing {
             scale = max((Double(geometry.scaledWidth) + 0.5) / Double(width), (Double(geometry.scaledHeight) + 0.5) / Double(height))
             if !scale.isFinite || scale <= 0 { scale = 1 }
         }
-        let pixels = Double(width) * Double(height) * scale * scale
-        let limit = Double(maxPixels)
-        if pixels > limit { scale *= (limit / pixels).squareRoot() }
+        scale = Self.withinPixels(scale, width: width, height: height, maxPixels: maxPixels)
         // libvips' range; the pixel limit bounds what is drawn past its floor.
         return min(100_000, max(0.001, scale))
+    }
+
+    /// `scale`, lowered as far as a drawing of `width` x `height` at it
+    /// needs to hold no more than `maxPixels`, its sides rounded up as a
+    /// renderer may round them.
+    static func withinPixels(_ scale: Double, width: Int, height: Int, maxPixels: Int) -> Double {
+        let (w, h, limit) = (Double(width), Double(height), Double(maxPixels))
+        var scale = scale
+        if w * h * scale * scale > limit { scale *= (limit / (w * h * scale * scale)).squareRoot() }
+        // The square root meets the limit exactly; each side rounded up
+        // may pass it by a row or a column.
+        for _ in 0..<64 where (w * scale).rounded(.up) * (h * scale).rounded(.up) > limit {
+            scale *= 1 - 1 / max(w * scale, h * scale, 1)
+        }
+        return scale
     }
 }

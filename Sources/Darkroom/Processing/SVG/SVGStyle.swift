@@ -55,16 +55,9 @@ enum SVGStyle {
                 } else if starts("<!--") {
                     guard skip(past: "-->") else { return nil }
                 } else if starts("<!") {
-                    // A DOCTYPE, with its internal subset in brackets.
-                    var depth = 0
-                    while i < bytes.count {
-                        if bytes[i] == UInt8(ascii: "[") { depth += 1 }
-                        if bytes[i] == UInt8(ascii: "]") { depth -= 1 }
-                        if bytes[i] == UInt8(ascii: ">"), depth <= 0 { break }
-                        i += 1
-                    }
-                    guard i < bytes.count else { return nil }
-                    i += 1
+                    // A DOCTYPE; one with an internal subset the sanitiser refuses.
+                    guard let end = SVGSanitizer.doctypeEnd(bytes, from: i) else { return nil }
+                    i = end
                 } else {
                     return element(bytes, from: i)
                 }
