@@ -32,6 +32,17 @@ import TestSupport
     /// x265 on 9 megapixels of noise takes seconds; with a one-second
     /// limit the child is killed at the deadline (or by its own CPU limit)
     /// and the run says so.
+    /// An answer that does not read back at the image's size is refused:
+    /// the file libaom's writer gave back, short of memory in its child,
+    /// with a clean exit.
+    @Test func anAnswerWithoutAPictureIsRefused() throws {
+        let empty = try Fixtures.data("empty-answer.avif")
+        #expect(!ProcessingRun.readsBack(empty, width: 4000, height: 2990))
+        let small = try ImageProcessor.processBlocking(try Corpus.data("Aqua.jpg"), options: options(.avif, [.resize(Resize(width: 300, height: nil))]))
+        #expect(ProcessingRun.readsBack(small.data, width: small.width, height: small.height))
+        #expect(!ProcessingRun.readsBack(small.data, width: small.width + 1, height: small.height))
+    }
+
     @Test func anEncoderPastTheDeadlineEndsWithItsChild() throws {
         var generator = SystemRandomNumberGenerator()
         let side = 3000
