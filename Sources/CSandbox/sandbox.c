@@ -9,6 +9,7 @@
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <string.h>
 #include <stddef.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -89,4 +90,24 @@ pid_t darkroom_spawn_child(const char *path, char *const argv[], char *const env
     *to_child = in[1];
     *from_child = out[0];
     return pid;
+}
+
+static volatile sig_atomic_t darkroom_interrupted = 0;
+
+static void darkroom_note_interrupt(int signo) {
+    (void)signo;
+    darkroom_interrupted = 1;
+}
+
+int darkroom_catch_interrupt(void) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = darkroom_note_interrupt;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    return sigaction(SIGINT, &action, NULL);
+}
+
+int darkroom_was_interrupted(void) {
+    return darkroom_interrupted != 0;
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CSandbox
 import Darkroom
 import Dispatch
 import Foundation
@@ -116,26 +117,22 @@ struct BookCommand: AsyncParsableCommand {
         configuration.diskCache = cacheDir.map { DiskCache.Configuration(folder: URL(fileURLWithPath: $0)) } ?? configuration.diskCache
         let outcome = try await withImagePipeline(configuration: configuration) { pipeline in
             // Ctrl-C cancels the book: no partial file is left. The handler
-            // is in place before the job starts, so that a Ctrl-C that comes
-            // as the first page is written still cancels it.
-            signal(SIGINT, SIG_IGN)
-            let interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
-            let interrupted = Locked<(asked: Bool, job: PhotobookJob?)>((false, nil))
-            interrupt.setEventHandler {
-                let job = interrupted.withLock { state -> PhotobookJob? in
-                    state.asked = true
-                    return state.job
-                }
-                job?.cancel()
-            }
-            interrupt.resume()
-            defer { interrupt.cancel() }
+            // is in place before the job starts, and notes the interrupt at
+            // once (a dispatch source is registered later, on libdispatch's
+            // own thread: an interrupt before that was lost, on a busy
+            // machine); a watcher cancels the job when it sees it.
+            guard darkroom_catch_interrupt() == 0 else { throw ExitCode(2) }
             let job = Photobook(pipeline: pipeline).start(request, to: output)
-            let askedAlready = interrupted.withLock { state -> Bool in
-                state.job = job
-                return state.asked
+            let watcher = Task {
+                while !Task.isCancelled {
+                    if darkroom_was_interrupted() != 0 {
+                        job.cancel()
+                        return
+                    }
+                    try? await Task.sleep(for: .milliseconds(20))
+                }
             }
-            if askedAlready { job.cancel() }
+            defer { watcher.cancel() }
 
             let interactive = Terminal.isInteractive
             for await step in job.progress where interactive {

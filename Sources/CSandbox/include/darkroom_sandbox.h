@@ -31,4 +31,13 @@ int darkroom_try_socket(void);
 /// child's pid, or -1 with errno.
 pid_t darkroom_spawn_child(const char *path, char *const argv[], char *const envp[], int *to_child, int *from_child);
 
+/// Catches SIGINT with a handler that only notes it (async-signal-safe),
+/// in place at once: unlike a dispatch source, which libdispatch registers
+/// later on its own thread, no interrupt that comes after this returns is
+/// lost. 0 on success.
+int darkroom_catch_interrupt(void);
+
+/// Whether SIGINT came since darkroom_catch_interrupt.
+int darkroom_was_interrupted(void);
+
 #endif
