@@ -53,8 +53,12 @@ extension ServeCommand {
                 if !c.responseHeadersPassthrough.contains(name) { c.responseHeadersPassthrough.append(name) }
             }
         }
-        c.customResponseHeaders = try Self.headerFields(customResponseHeader, env("CUSTOM_RESPONSE_HEADERS"), flag: "--custom-response-header")
-        c.customRequestHeaders = try Self.headerFields(customRequestHeader, env("CUSTOM_REQUEST_HEADERS"), flag: "--custom-request-header")
+        c.customResponseHeaders = try Self.headerFields(customResponseHeader, env("CUSTOM_RESPONSE_HEADERS"), flag: "--custom-response-header",
+                                                        reserved: Self.reservedFields)
+        // Sent to origins: nor the fields the loader sets itself (validators,
+        // Cookie), which a client's passed fields may not name either.
+        c.customRequestHeaders = try Self.headerFields(customRequestHeader, env("CUSTOM_REQUEST_HEADERS"), flag: "--custom-request-header",
+                                                       reserved: Self.reservedFields.union(ServerConfiguration.unpassableHeaders))
         let presets = infoPreset.isEmpty ? (env("INFO_PRESET")?.split(separator: ",").map(String.init) ?? []) : infoPreset
         if !presets.isEmpty {
             var named: [String: String] = [:]
@@ -116,16 +120,16 @@ extension ServeCommand {
 
     /// NAME=VALUE fields from the flags, else from the variable (divided by
     /// `\;`, as imgproxy's), each a valid field that is not the answer's or
-    /// the connection's own.
-    static func headerFields(_ flags: [String], _ variable: String?, flag: String) throws -> [PassedHeader] {
+    /// the connection's own (`reserved`).
+    static func headerFields(_ flags: [String], _ variable: String?, flag: String, reserved: Set<String>) throws -> [PassedHeader] {
         let entries = flags.isEmpty ? (variable?.components(separatedBy: "\\;") ?? []) : flags
         var fields: [PassedHeader] = []
         for entry in entries where !entry.trimmingCharacters(in: .whitespaces).isEmpty {
             let parts = entry.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2, let name = HTTPField.Name(parts[0]), HTTPField.isValidValue(parts[1]),
-                  !reservedFields.contains(name.canonicalName)
+                  !reserved.contains(name.canonicalName)
             else {
-                throw ValidationError("\(flag) \(entry): expected NAME=VALUE, a header field other than \(reservedFields.sorted().joined(separator: ", "))")
+                throw ValidationError("\(flag) \(entry): expected NAME=VALUE, a header field other than \(reserved.sorted().joined(separator: ", "))")
             }
             fields.append(PassedHeader(name: parts[0], value: parts[1]))
         }

@@ -472,6 +472,7 @@ func refuses(_ environment: [String: String], _ arguments: [String] = [], naming
         for (variable, value) in [("IMGPROXY_WATERMARK_DATA", "not base64!"), ("IMGPROXY_WATERMARK_DATA", "aGVsbG8="),
                                   ("IMGPROXY_WATERMARK_OPACITY", "2"), ("IMGPROXY_WATERMARK_URL", "ftp://x/y"),
                                   ("IMGPROXY_CUSTOM_RESPONSE_HEADERS", "Content-Type=text/html"), ("IMGPROXY_CUSTOM_RESPONSE_HEADERS", "X-A"),
+                                  ("IMGPROXY_CUSTOM_REQUEST_HEADERS", "If-None-Match=x"), ("IMGPROXY_CUSTOM_REQUEST_HEADERS", "Cookie=a=b"),
                                   ("IMGPROXY_RESPONSE_HEADERS_PASSTHROUGH", "Set-Cookie"), ("IMGPROXY_RESPONSE_HEADERS_PASSTHROUGH", "Content-Length"),
                                   ("IMGPROXY_INFO_PRESETS", "meta=nonsense:1:2:3:4:5:6:7:8:9:10:11:12:13:14:15:16:17:18")] {
             #expect(throws: (any Error).self, "\(variable)=\(value)") { try configuration([variable: value]) }

@@ -216,12 +216,9 @@ extension ImageURLOptions {
         add("watermark_text", "wmt") { o, a throws(ImageURLError) in
             // Base64url-encoded UTF-8; empty clears it.
             try a.need(0...1)
-            guard let encoded = a.text(0) else {
+            guard let text = try a.encodedText(0, "text") else {
                 o.watermarkText = nil
                 return
-            }
-            guard let data = Data(base64URLEncoded: encoded), let text = String(data: data, encoding: .utf8) else {
-                throw .init("option '\(a.name)': '\(encoded)' is not base64url-encoded UTF-8 text")
             }
             guard Watermark.isValidText(text) else { throw .init("option '\(a.name)': \(Watermark.textRule)") }
             o.watermarkText = text

@@ -31,14 +31,7 @@ extension ImageURLOptions {
         add("style", "st") { o, a throws(ImageURLError) in
             // Base64url-encoded CSS; empty clears it.
             try a.need(0...1)
-            guard let encoded = a.text(0) else {
-                o.style = nil
-                return
-            }
-            guard let data = Data(base64URLEncoded: encoded), let css = String(data: data, encoding: .utf8) else {
-                throw .init("option '\(a.name)': '\(encoded.prefix(40))' is not base64url-encoded UTF-8 CSS")
-            }
-            o.style = css
+            o.style = try a.encodedText(0, "CSS")
         }
         add("fallback_image_url", "fiu") { o, a throws(ImageURLError) in
             // A base64url-encoded URL, fetched as sources are; empty clears it.
@@ -75,6 +68,16 @@ extension ImageURLOptions {
 }
 
 extension ImageURLOptions.Arguments {
+    /// Base64url-encoded UTF-8 text at `index` (`what` names it in the
+    /// error); nil when empty.
+    func encodedText(_ index: Int, _ what: String) throws(ImageURLError) -> String? {
+        guard let encoded = text(index) else { return nil }
+        guard let data = Data(base64URLEncoded: encoded), let text = String(data: data, encoding: .utf8) else {
+            throw .init("option '\(name)': '\(encoded.prefix(40))' is not base64url-encoded UTF-8 \(what)")
+        }
+        return text
+    }
+
     /// A base64url-encoded http, https, local or s3 URL at `index` (a
     /// watermark's or a fallback's, fetched as sources are); nil when empty.
     func encodedSourceURL(_ index: Int) throws(ImageURLError) -> URL? {

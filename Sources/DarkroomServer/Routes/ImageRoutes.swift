@@ -114,8 +114,8 @@ struct ImageRoutes: Sendable {
                     let marks = parsed.watermarkSources
                     imageRequest = try await connections.run(on: context.channel) { [imageRequest] () async throws(DarkroomError) in
                         // Bypassing the caches, the answer is made anew: the marks too.
-                        if imageRequest.bypassesCache { return try await withWatermarks(from: marks, imageRequest) }
-                        return await pipeline.cachedImage(for: imageRequest) != nil ? imageRequest : try await withWatermarks(from: marks, imageRequest)
+                        if !imageRequest.bypassesCache, await pipeline.cachedImage(for: imageRequest) != nil { return imageRequest }
+                        return try await withWatermarks(from: marks, imageRequest)
                     }
                 }
                 response = try await connections.run(on: context.channel) { [imageRequest] () async throws(DarkroomError) in
@@ -279,17 +279,17 @@ struct ImageRoutes: Sendable {
         // `wm` without an image of the server's, text or `wmu` is no step,
         // as imgproxy skips it.
         for warning in url.options.warnings { logger.warning("\(warning)", metadata: ["url": "\(path)"]) }
-        var options = url.options.processing(format: format, watermark: configuration.watermark, encoder: configuration.encoder,
-                                             watermarkURL: configuration.watermarkURL, watermarkOpacity: configuration.watermarkOpacity)
+        let processing = { (options: ImageURLOptions) in
+            options.processing(format: format, watermark: configuration.watermark, encoder: configuration.encoder,
+                               watermarkURL: configuration.watermarkURL, watermarkOpacity: configuration.watermarkOpacity)
+        }
+        var options = processing(url.options)
         if let name = url.options.colourProfileName {
             options.output.colourProfile = try Self.colourProfile(named: name, profiles: configuration.colourProfiles)
         }
         // Chained pipelines: each one's steps in turn, on the one before's result.
         if let pipelines = url.pipelines, !url.options.raw {
-            options.operations = pipelines.flatMap {
-                $0.processing(format: format, watermark: configuration.watermark, encoder: configuration.encoder,
-                              watermarkURL: configuration.watermarkURL, watermarkOpacity: configuration.watermarkOpacity).operations
-            }
+            options.operations = pipelines.flatMap { processing($0).operations }
         }
         options.objectDetection = configuration.objectDetection
         if best {

@@ -30,14 +30,15 @@ enum SVGStyle {
     /// processing instructions, comments and a DOCTYPE.
     static func rootStartTag(_ bytes: [UInt8]) -> (name: String, end: Int, selfClosing: Bool)? {
         var i = 0
+        // Compared in place: a long comment is skipped without a copy a byte.
         func starts(_ text: String) -> Bool {
-            let t = Array(text.utf8)
-            return i + t.count <= bytes.count && Array(bytes[i..<(i + t.count)]) == t
+            let t = text.utf8
+            return i + t.count <= bytes.count && bytes[i..<(i + t.count)].elementsEqual(t)
         }
         func skip(past text: String) -> Bool {
-            let t = Array(text.utf8)
+            let t = text.utf8
             while i + t.count <= bytes.count {
-                if Array(bytes[i..<(i + t.count)]) == t {
+                if bytes[i..<(i + t.count)].elementsEqual(t) {
                     i += t.count
                     return true
                 }
