@@ -25,15 +25,16 @@ extension ImagePipeline {
         // the work goes on if one that must be served is waiting for it.
         try context.admit(maxWaiting: configuration.maxWaitingProcessing, error: Self.overloaded)
 
+        // The source's bytes are held until this run ends, so downloads
+        // wait while too many bytes wait for a processing thread; a source
+        // made in several versions at once counts once. A downloaded
+        // source's were held for this run's waiter as its data job ended.
+        let holder = makeWaiterID()
+        defer { sourceBytes.release(holder) }
         let source = try await sourceData(for: request.source, priority: context.priority, onEvent: { context.publish($0) },
-                                          for: context.job, onDisk: found.source, bypassingCaches: request.bypassesCache)
+                                          for: context.job, as: holder, onDisk: found.source, bypassingCaches: request.bypassesCache)
+        if case .data = request.source { sourceBytes.hold(request.source.cacheKey, bytes: source.data.count, for: holder) }
         if Task.isCancelled { throw .cancelled }
-        // Held until this run ends, so downloads wait while too many bytes
-        // are waiting for a processing thread; a source made in several
-        // versions at once counts once.
-        let sourceKey = request.source.cacheKey
-        sourceBytes.hold(sourceKey, bytes: source.data.count)
-        defer { sourceBytes.release(sourceKey) }
 
         let started = ContinuousClock.now
         let options = request.options
@@ -113,13 +114,16 @@ extension ImagePipeline {
     static let overloaded = DarkroomError(.overloaded, "the server is busy: too much image work is waiting; try again shortly")
 
     /// The source's bytes: at once for in-memory sources; through the
-    /// coalesced data job for URLs. `dependent`: the process job asking,
-    /// whose priority the data job's waiter follows.
+    /// coalesced data job for URLs, as its waiter `id`, who holds them in
+    /// the byte window from their arrival until it calls
+    /// ``SourceBytesGate/release(_:)``. `dependent`: the process job
+    /// asking, whose priority the data job's waiter follows.
     func sourceData(
         for source: ImageSource,
         priority: WorkPriority,
         onEvent: (@Sendable (PipelineEvent) -> Void)?,
         for dependent: UInt64? = nil,
+        as id: UInt64,
         onDisk: SourceOnDisk? = nil,
         bypassingCaches: Bool = false
     ) async throws(DarkroomError) -> SourceData {
@@ -135,17 +139,22 @@ extension ImagePipeline {
             onEvent?(.original(source))
             return source
         case .url(let url), .urlWithHeaders(let url, _):
-            let id = makeWaiterID()
             let key = source.cacheKey
             let jobs = dataJobs
             let headers: [PassedHeader] = if case .urlWithHeaders(_, let headers) = source { headers } else { [] }
-            let jobKey = bypassingCaches ? Self.bypassPrefix + key : key
+            let jobKey = Self.dataJobKey(key, bypassingCaches: bypassingCaches)
             let coalesced = jobs.join(jobKey, waiter: id, priority: priority, for: dependent, onEvent: onEvent) { context throws(DarkroomError) in
                 try await self.fetch(url, key: key, passedHeaders: headers, onDisk: onDisk, bypassingCaches: bypassingCaches, context: context)
             }
             if coalesced { metrics.coalesced(stage: .download) }
             return try await jobs.value(for: id)
         }
+    }
+
+    /// The data job's key for a source: a download bypassing the caches
+    /// is a job of its own.
+    static func dataJobKey(_ sourceKey: String, bypassingCaches: Bool) -> String {
+        bypassingCaches ? bypassPrefix + sourceKey : sourceKey
     }
 
     /// The data job: a recent failure fails at once; a fresh disk copy is
@@ -205,9 +214,9 @@ extension ImagePipeline {
         let waiting = startSpan("darkroom.queue.download", context: trace)
         defer { waiting.end() }
         // Room in the source bytes window first, holding no download slot
-        // while it waits; the window lets the next in once this one ends.
-        let ticket = await sourceBytes.waitForRoom()
-        defer { sourceBytes.downloadEnded(ticket) }
+        // while it waits; the room ends with this job, as its bytes are
+        // held for the runs waiting on it.
+        await sourceBytes.waitForRoom(for: context.job)
         if Task.isCancelled { throw .cancelled }
         let response: DataResponse
         do {

@@ -116,7 +116,7 @@ public final class ImagePipeline: Sendable {
             // whichever thread first asks for an entry or the statistics.
             diskWrites.start { _ = try? await io.run { diskCache.loadIndex() } }
         }
-        dataJobs = JobRegistry(core, \.dataJobs, stage: .download)
+        dataJobs = JobRegistry(core, \.dataJobs, stage: .download) { state, job, result in state.finishSource(job, with: result) }
         processJobs = JobRegistry(core, \.processJobs, stage: .processing)
         sourceBytes = SourceBytesGate(core)
     }
@@ -203,7 +203,10 @@ public final class ImagePipeline: Sendable {
 
     /// The source's bytes, through the caches and the network, unprocessed.
     public func originalData(for source: ImageSource, priority: WorkPriority = .normal) async throws(DarkroomError) -> SourceData {
-        try await sourceData(for: source, priority: priority, onEvent: nil)
+        // Nothing holds the bytes once they are handed over.
+        let holder = makeWaiterID()
+        defer { sourceBytes.release(holder) }
+        return try await sourceData(for: source, priority: priority, onEvent: nil, as: holder)
     }
 
     /// Reacts to memory pressure: empties the memory cache and cancels

@@ -12,15 +12,24 @@ final class JobRegistry<Value: Sendable>: Sendable {
     typealias Work = @Sendable (JobContext<Value>) async throws(DarkroomError) -> Value
     typealias Table = JobTable<String, Value, CheckedContinuation<Value, any Error>>
 
+    /// How a job ends in the state: the continuations its result resumes,
+    /// and the byte window's waiters the same step lets in.
+    typealias Ending = @Sendable (inout LivePipelineState, UInt64, Result<Value, DarkroomError>)
+        -> (results: [CheckedContinuation<Value, any Error>], rooms: [CheckedContinuation<Void, Never>])
+
     private let core: PipelineCore
     private let part: any WritableKeyPath<LivePipelineState, Table> & Sendable
     private let stage: PipelineStage
+    private let ending: Ending
 
-    /// A view of the table at `part` of `core`'s state, the jobs of `stage`.
-    init(_ core: PipelineCore, _ part: any WritableKeyPath<LivePipelineState, Table> & Sendable, stage: PipelineStage) {
+    /// A view of the table at `part` of `core`'s state, the jobs of `stage`;
+    /// `ending`, where a job's end changes more than its table.
+    init(_ core: PipelineCore, _ part: any WritableKeyPath<LivePipelineState, Table> & Sendable, stage: PipelineStage,
+         ending: Ending? = nil) {
         self.core = core
         self.part = part
         self.stage = stage
+        self.ending = ending ?? { state, job, result in (state[keyPath: part].finish(job, with: result), []) }
     }
 
     /// `change` applied to the table, under the core's lock.
@@ -58,8 +67,9 @@ final class JobRegistry<Value: Sendable>: Sendable {
                 } catch {
                     result = .failure(error)
                 }
-                let continuations = self.withTable { $0.finish(job, with: result) }
-                for continuation in continuations { continuation.resume(with: result.mapError { $0 as any Error }) }
+                let ended = self.core.state.withLock { self.ending(&$0, job, result) }
+                for continuation in ended.results { continuation.resume(with: result.mapError { $0 as any Error }) }
+                for room in ended.rooms { room.resume() }
             }
             withTable { $0.started(job, task: task) }?.cancel()
             return false

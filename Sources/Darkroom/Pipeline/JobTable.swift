@@ -219,21 +219,36 @@ struct JobTable<Key: Hashable, Value, Continuation> {
     /// resume with it; waiters that have not begun to wait find it when
     /// they do. Nothing when the job was abandoned.
     mutating func finish(_ job: JobID, with result: Result<Value, DarkroomError>) -> [Continuation] {
-        guard let ended = jobs[job] else { return [] }
+        finishServing(job, with: result).continuations
+    }
+
+    /// What ending a job did: the continuations to resume, the waiters its
+    /// result reaches (those waiting and those yet to wait), and its key.
+    struct Ending {
         var continuations: [Continuation] = []
+        var served: [WaiterID] = []
+        var key: Key?
+    }
+
+    /// ``finish(_:with:)``, saying who the result reaches.
+    mutating func finishServing(_ job: JobID, with result: Result<Value, DarkroomError>) -> Ending {
+        guard let ended = jobs[job] else { return Ending() }
+        var ending = Ending(key: ended.key)
         for id in ended.waiters {
             switch waiters[id]?.state {
             case .waiting(let continuation):
-                continuations.append(continuation)
+                ending.continuations.append(continuation)
+                ending.served.append(id)
                 waiters[id] = nil
             case .joined:
+                ending.served.append(id)
                 waiters[id]?.state = .ended(result)
             case .leftEarly, .ended, nil:
                 break
             }
         }
         remove(job)
-        return continuations
+        return ending
     }
 
     var jobCount: Int { jobs.count }

@@ -26,6 +26,11 @@ struct PipelineState<Waiters: PipelineWaiters> {
     var downloads: Turns
     var runs: Turns
     var sourceBytes: SourceBytesWindow<Waiters.Room>
+    /// Each data job's download ticket in the byte window, ended with the job.
+    var downloadTickets: [UInt64: UInt64] = [:]
+    /// The source each holder holds in the byte window: a data job's
+    /// waiter its result reached, or a run of bytes given in memory.
+    var sourceHolds: [UInt64: String] = [:]
 
     init(downloads: Int, runs: Int, agingInterval: Duration?, sourceByteLimit: Int) {
         self.downloads = TurnQueue(limit: downloads, agingInterval: agingInterval)
@@ -97,6 +102,44 @@ struct PipelineState<Waiters: PipelineWaiters> {
             priority = linked ?? priority
         }
         return self[keyPath: Self.turns(stage)].ask(id, priority: priority, continuation: continuation, now: now)
+    }
+
+    /// Data job `job`'s download asks the byte window for room, as ticket
+    /// `ticket`: true to start now (see ``SourceBytesWindow/ask(_:continuation:)``).
+    /// The ticket ends when the job does, in ``finishSource(_:with:)``.
+    mutating func askRoom(_ ticket: UInt64, for job: UInt64, continuation: Waiters.Room) -> Bool {
+        downloadTickets[job] = ticket
+        return sourceBytes.ask(ticket, continuation: continuation)
+    }
+
+    /// Data job `job` ended: its result reaches its waiters and, in the same
+    /// step, each of them holds the source's bytes (until its run ends and
+    /// it calls ``releaseSource(of:)``), and only then does the download's
+    /// room in the window end. So the bytes count from arrival until the
+    /// last run ends, with no moment between download and run where they
+    /// count nowhere and a further download is let in.
+    mutating func finishSource(_ job: UInt64, with result: Result<SourceData, DarkroomError>) -> (results: [Waiters.Source], rooms: [Waiters.Room]) {
+        let ending = dataJobs.finishServing(job, with: result)
+        if case .success(let source) = result, let key = ending.key {
+            for id in ending.served { holdSource(key, bytes: source.data.count, for: id) }
+        }
+        let rooms = downloadTickets.removeValue(forKey: job).map { sourceBytes.downloadEnded($0) } ?? []
+        return (ending.continuations, rooms)
+    }
+
+    /// `holder` holds the source `key` of `bytes` (counted once per key,
+    /// however many hold it); a holder holds one source.
+    mutating func holdSource(_ key: String, bytes: Int, for holder: UInt64) {
+        guard sourceHolds[holder] == nil else { return }
+        sourceHolds[holder] = key
+        sourceBytes.hold(key, bytes: bytes)
+    }
+
+    /// `holder`'s run ended: the waiters its bytes leaving let in. Nothing
+    /// for a holder that holds nothing (its data job failed).
+    mutating func releaseSource(of holder: UInt64) -> [Waiters.Room] {
+        guard let key = sourceHolds.removeValue(forKey: holder) else { return [] }
+        return sourceBytes.release(key)
     }
 
     /// Admission for process job `job`, asked where its run would be

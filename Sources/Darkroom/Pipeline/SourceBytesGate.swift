@@ -23,14 +23,14 @@ final class SourceBytesGate: Sendable {
     var held: Int { withWindow { $0.held } }
     var waiters: Int { withWindow { $0.waiters } }
 
-    /// Returns once a download may start, or the task is cancelled. The
-    /// caller calls ``downloadEnded(_:)`` with what it returned when its
-    /// download ends, whatever its outcome.
-    func waitForRoom() async -> UInt64 {
+    /// Returns once data job `job`'s download may start, or the task is
+    /// cancelled. Its room ends when the job does, as the source's bytes
+    /// are held for the runs waiting on it (``PipelineState/finishSource(_:with:)``).
+    func waitForRoom(for job: UInt64) async {
         let id = nextWaiter.wrappingAdd(1, ordering: .relaxed).newValue
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                if withWindow({ $0.ask(id, continuation: continuation) }) {
+                if core.state.withLock({ $0.askRoom(id, for: job, continuation: continuation) }) {
                     continuation.resume()
                 } else if Task.isCancelled {
                     // Cancelled before the handler could see the waiter.
@@ -40,19 +40,17 @@ final class SourceBytesGate: Sendable {
         } onCancel: {
             withWindow { $0.cancel(id) }?.resume()
         }
-        return id
     }
 
-    func downloadEnded(_ id: UInt64) {
-        for waiter in withWindow({ $0.downloadEnded(id) }) { waiter.resume() }
+    /// A processing run of bytes given in memory holds them, as `holder`;
+    /// a downloaded source's are held for each of its data job's waiters
+    /// as it arrives.
+    func hold(_ key: String, bytes: Int, for holder: UInt64) {
+        core.state.withLock { $0.holdSource(key, bytes: bytes, for: holder) }
     }
 
-    /// A processing run holds its source (counted once per key).
-    func hold(_ key: String, bytes: Int) {
-        withWindow { $0.hold(key, bytes: bytes) }
-    }
-
-    func release(_ key: String) {
-        for waiter in withWindow({ $0.release(key) }) { waiter.resume() }
+    /// `holder`'s run ended (or never began): its hold, if any, ends.
+    func release(_ holder: UInt64) {
+        for waiter in core.state.withLock({ $0.releaseSource(of: holder) }) { waiter.resume() }
     }
 }
