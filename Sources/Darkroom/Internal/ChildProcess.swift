@@ -107,7 +107,7 @@ package enum ChildProcess {
 
     /// Kills the child once, and only until it is reaped: after that its
     /// process id may already be another process's.
-    private final class KillState: @unchecked Sendable {
+    private final class KillState: Sendable {
         private struct State {
             var killed = false
             var reaped = false
