@@ -46,9 +46,9 @@ extension ImagePipeline {
         // following its priority: the run goes to the executor's thread
         // from here, and this task's cancellation reaches the run's kill
         // switch through the turn's context.
-        let image = try await filtrationQueue.runBlockingInTurn(for: context.job) { work throws(DarkroomError) in
+        let image = try await filtrationQueue.runBlockingInTurn(for: context.job) { killSwitch throws(DarkroomError) in
             waiting.end()
-            return try ImageProcessor.processBlocking(source.data, options: options, as: work, trace: trace)
+            return try ImageProcessor.processBlocking(source.data, options: options, killSwitch: killSwitch, trace: trace)
         }
         metrics.stage("process", since: started)
 
@@ -223,8 +223,8 @@ extension ImagePipeline {
             // A turn for a download slot, taken by this job's task and
             // following its priority: the download runs here, so its span
             // (and the traceparent the origin is sent) belong to this request.
-            response = try await downloadQueue.runInTurn(for: context.job) { work throws(DarkroomError) in
-                try work.checkCancellation()
+            response = try await downloadQueue.runInTurn(for: context.job) { () throws(DarkroomError) in
+                if Task.isCancelled { throw .cancelled }
                 waiting.end()
                 return try await Traces.span("darkroom.download", under: trace) { span throws(DarkroomError) in
                     if span.isRecording { span.attributes["url.full"] = Traces.redacted(request.url) }

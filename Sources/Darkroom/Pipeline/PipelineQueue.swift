@@ -68,44 +68,48 @@ struct PipelineQueue: Sendable {
     /// Waits for a turn, then runs `work` in the calling task, as one of
     /// the stage's running turns. For job `job`'s work (whose priority the
     /// turn follows, in the core) or, with no job, at `priority`.
-    /// Cancelling the calling task gives up the turn while it waits, and
-    /// reaches the work's cancellation handlers while it runs; cancelled
-    /// work publishes nothing, whatever it returned.
+    /// Cancelling the calling task gives up the turn while it waits, and is
+    /// the work's cancellation while it runs (the one path a cancel takes);
+    /// cancelled work publishes nothing, whatever it returned.
     func runInTurn<Value: Sendable>(
         for job: UInt64?,
         priority: WorkPriority = .normal,
-        _ work: (WorkContext) async throws(DarkroomError) -> Value
+        _ work: () async throws(DarkroomError) -> Value
     ) async throws(DarkroomError) -> Value {
         let id = core.makeTurnID()
         guard await turn(id, for: job, priority: priority) else { throw .cancelled }
-        let cancellation = CancellationFlag()
         let result: Result<Value, DarkroomError>
-        do {
-            result = .success(try await withTaskCancellationHandler {
-                try await work(WorkContext(item: cancellation))
-            } onCancel: {
-                cancellation.cancel()
-            })
+        do throws(DarkroomError) {
+            result = .success(try await work())
         } catch {
-            result = .failure(error as? DarkroomError ?? .cancelled)
+            result = .failure(error)
         }
-        let ended = cancellation.isCancelled ? .failure(.cancelled) : result
+        let ended = Task.isCancelled ? .failure(.cancelled) : result
         let now = core.clock()
         start(withTurns { $0.end(id, as: WorkState(ending: ended), now: now) })
         return try ended.get()
     }
 
     /// ``runInTurn(for:priority:_:)`` for blocking work, run on the
-    /// stage's executor.
+    /// stage's executor with a kill switch of its own, which the calling
+    /// task's cancellation pulls: a libvips computation stops in the middle.
     func runBlockingInTurn<Value: Sendable>(
         for job: UInt64?,
         priority: WorkPriority = .normal,
-        _ work: @escaping @Sendable (WorkContext) throws(DarkroomError) -> Value
+        _ work: @escaping @Sendable (KillSwitch) throws(DarkroomError) -> Value
     ) async throws(DarkroomError) -> Value {
         let executor = self.executor
-        return try await runInTurn(for: job, priority: priority) { context throws(DarkroomError) in
+        return try await runInTurn(for: job, priority: priority) { () throws(DarkroomError) in
+            let killSwitch = KillSwitch()
             do {
-                return try await executor.run { () throws(DarkroomError) in try work(context) }
+                return try await withTaskCancellationHandler {
+                    try await executor.run { () throws(DarkroomError) in
+                        try killSwitch.check()
+                        return try work(killSwitch)
+                    }
+                } onCancel: {
+                    killSwitch.pull()
+                }
             } catch {
                 throw DarkroomError.describing(error)
             }

@@ -12,18 +12,6 @@
 struct TurnQueue<Continuation> {
     typealias TurnID = UInt64
 
-    /// A waiting turn: its place in the schedule and whom to resume.
-    final class Turn: Schedulable {
-        let id: TurnID
-        var slot: ScheduleSlot?
-        let continuation: Continuation
-
-        init(id: TurnID, continuation: Continuation) {
-            self.id = id
-            self.continuation = continuation
-        }
-    }
-
     /// What ``ask(_:priority:continuation:now:)`` decided.
     enum Answer: Equatable {
         /// A slot was free: the turn runs now, its continuation not kept.
@@ -33,8 +21,9 @@ struct TurnQueue<Continuation> {
     }
 
     let limit: Int
-    private var schedule: WorkSchedule<Turn>
-    private var waiting: [TurnID: Turn] = [:]
+    private var schedule: WorkSchedule<TurnID>
+    /// Whom to resume, for each turn waiting.
+    private var waiting: [TurnID: Continuation] = [:]
     private var running: Set<TurnID> = []
     private(set) var counts = WorkQueueCounts()
     private(set) var isSuspended = false
@@ -52,9 +41,8 @@ struct TurnQueue<Continuation> {
             counts.running += 1
             return .runs
         }
-        let turn = Turn(id: id, continuation: continuation)
-        waiting[id] = turn
-        schedule.insert(turn, priority: priority, now: now)
+        waiting[id] = continuation
+        schedule.insert(id, priority: priority, now: now)
         counts.waiting += 1
         return .waits
     }
@@ -63,21 +51,20 @@ struct TurnQueue<Continuation> {
     /// machine is short of memory): its continuation, to resume with
     /// `false`. Nil when it is not waiting (it runs, or it has ended).
     mutating func cancel(_ id: TurnID) -> Continuation? {
-        guard let turn = waiting.removeValue(forKey: id) else { return nil }
-        schedule.remove(turn)
+        guard let continuation = waiting.removeValue(forKey: id) else { return nil }
+        schedule.remove(id)
         counts.waiting -= 1
         counts.cancelled += 1
-        return turn.continuation
+        return continuation
     }
 
     /// Cancels every waiting turn at or below `priority`: their
     /// continuations, to resume with `false`.
     mutating func cancelWaiting(atOrBelow priority: WorkPriority) -> [Continuation] {
-        let removed = schedule.removeAll(atOrBelow: priority)
-        for turn in removed { waiting[turn.id] = nil }
+        let removed = schedule.removeAll(atOrBelow: priority).compactMap { waiting.removeValue(forKey: $0) }
         counts.waiting -= removed.count
         counts.cancelled += removed.count
-        return removed.map(\.continuation)
+        return removed
     }
 
     /// A running turn ended as `state`: its slot goes to the next turns
@@ -96,8 +83,7 @@ struct TurnQueue<Continuation> {
 
     /// Moves waiting turn `id` to `priority`; a running turn goes on as it is.
     mutating func reprioritize(_ id: TurnID, to priority: WorkPriority) {
-        guard let turn = waiting[id] else { return }
-        schedule.reprioritize(turn, to: priority)
+        schedule.reprioritize(id, to: priority)
     }
 
     /// Stops giving slots; running turns go on.
@@ -120,12 +106,12 @@ struct TurnQueue<Continuation> {
 
     private mutating func startWaiting(now: ContinuousClock.Instant) -> [Continuation] {
         var started: [Continuation] = []
-        while !isSuspended, running.count < limit, let turn = schedule.popNext(now: now) {
-            waiting[turn.id] = nil
-            running.insert(turn.id)
+        while !isSuspended, running.count < limit, let id = schedule.popNext(now: now) {
+            guard let continuation = waiting.removeValue(forKey: id) else { continue }
+            running.insert(id)
             counts.waiting -= 1
             counts.running += 1
-            started.append(turn.continuation)
+            started.append(continuation)
         }
         return started
     }

@@ -90,17 +90,13 @@ public struct ImageProcessor: Sendable {
         try ProcessingRun(data: data, options: options, killSwitch: killSwitch).run()
     }
 
-    /// Processes on the calling thread as queued work: cancelling the item
-    /// pulls the run's kill switch, which stops libvips in the middle.
-    /// `trace` is the context the run's spans (decode, process, encode) go under.
-    static func processBlocking(_ data: Data, options: ProcessingOptions, as work: WorkContext,
-                                trace: InstrumentationContext? = nil) throws(DarkroomError) -> ProcessedImage {
-        try work.checkCancellation()
-        let killSwitch = KillSwitch()
-        return try work.withCancellationHandler({ killSwitch.pull() }) { () throws(DarkroomError) in
-            var run = ProcessingRun(data: data, options: options, killSwitch: killSwitch)
-            run.trace = trace
-            return try run.run()
-        }
+    /// Processes on the calling thread with `killSwitch`, which the
+    /// caller pulls to stop libvips in the middle. `trace` is the context
+    /// the run's spans (decode, process, encode) go under.
+    static func processBlocking(_ data: Data, options: ProcessingOptions, killSwitch: KillSwitch,
+                                trace: InstrumentationContext?) throws(DarkroomError) -> ProcessedImage {
+        var run = ProcessingRun(data: data, options: options, killSwitch: killSwitch)
+        run.trace = trace
+        return try run.run()
     }
 }

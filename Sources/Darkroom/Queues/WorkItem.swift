@@ -66,16 +66,6 @@ public final class WorkItem<Value: Sendable>: Sendable {
         var observers: [@Sendable (Result<Value, DarkroomError>) -> Void] = []
         /// The runner running the item, while it runs.
         var runner: Runner?
-        /// The item's entry in its queue's schedule; set once, at enqueue.
-        /// Weak: the entry keeps the item alive while it waits, not the
-        /// other way round, or neither would ever be freed.
-        weak var entry: QueueEntry?
-    }
-
-    /// The item's entry in its queue's schedule.
-    var entry: QueueEntry? {
-        get { mutable.withLock { $0.entry } }
-        set { mutable.withLock { $0.entry = newValue } }
     }
 
     init(id: UInt64, priority: WorkPriority, queue: WorkQueue, work: Work) {
@@ -281,38 +271,6 @@ final class Runner: Sendable {
             return t.task
         }
         task?.cancel()
-    }
-}
-
-/// An item's place in its queue's schedule.
-final class QueueEntry: Schedulable, Sendable {
-    /// The slot, in two relaxed atomics: only the schedule touches them,
-    /// under the queue's lock, so they need no ordering of their own, and
-    /// they cost what plain fields cost (a lock of their own cost the queue
-    /// 8% of its rate).
-    private let level = Atomic<Int>(-1)   // the priority's raw value; -1: not waiting
-    private let sinceNanoseconds = Atomic<Int64>(0)
-    let work: any QueuedWork
-    init(_ work: any QueuedWork) { self.work = work }
-
-    /// What `since` counts from.
-    private static let epoch = ContinuousClock.now
-
-    var slot: ScheduleSlot? {
-        get {
-            let level = level.load(ordering: .relaxed)
-            guard level >= 0, let priority = WorkPriority(rawValue: level) else { return nil }
-            return ScheduleSlot(priority: priority, since: Self.epoch + .nanoseconds(sinceNanoseconds.load(ordering: .relaxed)))
-        }
-        set {
-            guard let newValue else {
-                level.store(-1, ordering: .relaxed)
-                return
-            }
-            let since = (newValue.since - Self.epoch).components
-            sinceNanoseconds.store(since.seconds * 1_000_000_000 + since.attoseconds / 1_000_000_000, ordering: .relaxed)
-            level.store(newValue.priority.rawValue, ordering: .relaxed)
-        }
     }
 }
 

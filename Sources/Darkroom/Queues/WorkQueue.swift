@@ -28,13 +28,15 @@ public final class WorkQueue: Sendable {
     private let gauges: QueueGauges
 
     private struct State {
-        var schedule: WorkSchedule<QueueEntry>
+        var schedule: WorkSchedule<UInt64>
+        /// The work of each item waiting in the schedule, by id.
+        var waiting: [UInt64: any QueuedWork] = [:]
         /// Slots in use: runner loops, each taking items until none is left.
         var busy = 0
         var suspended = false
         var counts = WorkQueueCounts()
         /// Items waiting on dependencies, not yet schedulable, kept alive here.
-        var blocked: [UInt64: (entry: QueueEntry, wait: DependencyWait)] = [:]
+        var blocked: [UInt64: (work: any QueuedWork, wait: DependencyWait)] = [:]
     }
 
     /// - Parameters:
@@ -108,8 +110,8 @@ public final class WorkQueue: Sendable {
     /// prefetching under memory pressure. Returns how many were cancelled.
     @discardableResult
     public func cancelWaiting(atOrBelow priority: WorkPriority = .veryHigh) -> Int {
-        let removed = state.withLock { $0.schedule.removeAll(atOrBelow: priority) }
-        for entry in removed { entry.work.fail(.cancelled) }
+        let removed = state.withLock { s in s.schedule.removeAll(atOrBelow: priority).compactMap { s.waiting.removeValue(forKey: $0) } }
+        for work in removed { work.fail(.cancelled) }
         return removed.count
     }
 
@@ -119,14 +121,13 @@ public final class WorkQueue: Sendable {
         // Made before the lock is taken: the queue's lock is the one every
         // runner and every caller contends for, so it guards only the schedule.
         let item = WorkItem(id: nextID.add(1, ordering: .relaxed).oldValue, priority: priority, queue: self, work: work)
-        let entry = QueueEntry(item)
-        item.entry = entry
         let counts = state.withLock { s in
             s.counts.waiting += 1
             if dependencies.isEmpty {
-                s.schedule.insert(entry, priority: priority, now: clock())
+                s.waiting[item.id] = item
+                s.schedule.insert(item.id, priority: priority, now: clock())
             } else {
-                s.blocked[item.id] = (entry, DependencyWait(count: dependencies.count))
+                s.blocked[item.id] = (item, DependencyWait(count: dependencies.count))
             }
             return s.counts
         }
@@ -142,9 +143,9 @@ public final class WorkQueue: Sendable {
             dependency.onEnd { [self] ended in
                 // Settled under the queue's lock: the entry leaves the
                 // blocked ones once, whoever ends last or first fails.
-                let (outcome, entry) = state.withLock { s -> (DependencyWait.Outcome, QueueEntry?) in
+                let (outcome, work) = state.withLock { s -> (DependencyWait.Outcome, (any QueuedWork)?) in
                     guard let outcome = s.blocked[item.id]?.wait.ended(ended) else { return (.waits, nil) }
-                    return (outcome, outcome == .waits ? nil : s.blocked.removeValue(forKey: item.id)?.entry)
+                    return (outcome, outcome == .waits ? nil : s.blocked.removeValue(forKey: item.id)?.work)
                 }
                 switch outcome {
                 case .waits:
@@ -153,9 +154,12 @@ public final class WorkQueue: Sendable {
                     // The item's state is read after the queue's lock, which
                     // is never held with an item's; an item cancelled after
                     // this is skipped when taken.
-                    guard let entry, item.state == .waiting else { return }
+                    guard let work, item.state == .waiting else { return }
                     let priority = item.priority
-                    state.withLock { $0.schedule.insert(entry, priority: priority, now: clock()) }
+                    state.withLock { s in
+                        s.waiting[item.id] = work
+                        s.schedule.insert(item.id, priority: priority, now: clock())
+                    }
                     pump()
                 case .failed(let state):
                     let reason = state == .cancelled ? "was cancelled" : "failed"
@@ -169,12 +173,13 @@ public final class WorkQueue: Sendable {
     /// holds a slot, and a cancelled one gives it back.
     private func pump() {
         while true {
-            let taken = state.withLock { s -> [QueueEntry] in
+            let taken = state.withLock { s -> [any QueuedWork] in
                 guard !s.suspended else { return [] }
-                var taken: [QueueEntry] = []
-                while s.busy < maxConcurrent, let entry = s.schedule.popNext(now: clock()) {
+                var taken: [any QueuedWork] = []
+                while s.busy < maxConcurrent, let id = s.schedule.popNext(now: clock()) {
+                    guard let work = s.waiting.removeValue(forKey: id) else { continue }
                     s.busy += 1
-                    taken.append(entry)
+                    taken.append(work)
                 }
                 return taken
             }
@@ -185,13 +190,13 @@ public final class WorkQueue: Sendable {
         }
     }
 
-    /// Starts an entry taken from the schedule on a slot already counted,
-    /// on a runner of its own. False when the item was cancelled meanwhile.
-    private func start(_ entry: QueueEntry) -> Bool {
+    /// Starts work taken from the schedule on a slot already counted, on
+    /// a runner of its own. False when the item was cancelled meanwhile.
+    private func start(_ work: any QueuedWork) -> Bool {
         let runner = Runner()
-        guard entry.work.markRunning(on: runner) else { return false }
+        guard work.markRunning(on: runner) else { return false }
         countRunning()
-        runner.attach(Task { await runLoop(runner, first: entry.work) })
+        runner.attach(Task { await runLoop(runner, first: work) })
         return true
     }
 
@@ -224,28 +229,31 @@ public final class WorkQueue: Sendable {
         while true {
             // The slot is given back in the same lock that finds the
             // schedule empty, so an item added meanwhile finds it free.
-            let entry = state.withLock { s -> QueueEntry? in
-                if !s.suspended, let entry = s.schedule.popNext(now: clock()) { return entry }
+            let taken = state.withLock { s -> (any QueuedWork)? in
+                while !s.suspended, let id = s.schedule.popNext(now: clock()) {
+                    if let work = s.waiting.removeValue(forKey: id) { return work }
+                }
                 s.busy -= 1
                 return nil
             }
-            guard let entry else { return nil }
+            guard let work = taken else { return nil }
             // The item's own lock, after the queue's: cancelled between its
             // removal and now, it is skipped (its cancel counts it).
-            guard entry.work.markRunning(on: runner) else { continue }
+            guard work.markRunning(on: runner) else { continue }
             countRunning()
-            return entry.work
+            return work
         }
     }
 
     func reprioritize<Value>(_ item: WorkItem<Value>, to priority: WorkPriority) {
-        guard let entry = item.entry else { return }
-        _ = state.withLock { $0.schedule.reprioritize(entry, to: priority) }
+        _ = state.withLock { $0.schedule.reprioritize(item.id, to: priority) }
     }
 
     func removeWaiting<Value>(_ item: WorkItem<Value>) {
-        guard let entry = item.entry else { return }
-        _ = state.withLock { $0.schedule.remove(entry) }
+        state.withLock { s in
+            s.schedule.remove(item.id)
+            s.waiting[item.id] = nil
+        }
     }
 
     /// Counts an item's end.

@@ -1,14 +1,5 @@
 import DequeModule
 
-/// Something a ``WorkSchedule`` can hold: it carries its own place in the
-/// schedule, so checking whether an entry is still live costs a field read,
-/// not a dictionary lookup.
-protocol Schedulable: AnyObject {
-    /// Where the item waits: its priority and since when; nil when it is not
-    /// waiting. Only the schedule sets it, under its owner's lock.
-    var slot: ScheduleSlot? { get set }
-}
-
 /// An item's place in a ``WorkSchedule``.
 struct ScheduleSlot: Sendable {
     var priority: WorkPriority
@@ -20,17 +11,19 @@ struct ScheduleSlot: Sendable {
 /// The order in which waiting work starts: one first-in, first-out bucket per
 /// priority, highest first, with aging so that low priorities never starve.
 ///
-/// A plain value with no clock of its own: callers pass the time in, so the
-/// rules can be tested without waiting.
+/// A plain value keyed by the items' ids, with no clock of its own: callers
+/// pass the time in, so the rules can be tested without waiting. The
+/// pipeline's turns (``TurnQueue``) and the public ``WorkQueue`` wait in it.
 ///
 /// Removal and priority changes are lazy: an entry in a bucket is live only
-/// while its item's slot names that bucket, and stale entries are dropped
+/// while its id's slot names that bucket, and stale entries are dropped
 /// when they reach a bucket's head.
-struct WorkSchedule<Item: Schedulable> {
+struct WorkSchedule<ID: Hashable> {
     typealias Slot = ScheduleSlot
 
-    private var buckets = [Deque<Item>](repeating: [], count: WorkPriority.allCases.count)
-    private(set) var count = 0
+    private var buckets = [Deque<ID>](repeating: [], count: WorkPriority.allCases.count)
+    /// Where each waiting item waits.
+    private var slots: [ID: Slot] = [:]
 
     /// After this long waiting, an item counts as one level higher; after
     /// twice as long, two levels; and so on. `nil`: no aging.
@@ -40,19 +33,18 @@ struct WorkSchedule<Item: Schedulable> {
         self.agingInterval = agingInterval
     }
 
-    var isEmpty: Bool { count == 0 }
+    var count: Int { slots.count }
+    var isEmpty: Bool { slots.isEmpty }
 
     /// Queues an item that is not waiting.
-    mutating func insert(_ item: Item, priority: WorkPriority, now: ContinuousClock.Instant) {
-        count += 1
-        item.slot = Slot(priority: priority, since: now)
-        buckets[priority.rawValue].append(item)
+    mutating func insert(_ id: ID, priority: WorkPriority, now: ContinuousClock.Instant) {
+        slots[id] = Slot(priority: priority, since: now)
+        buckets[priority.rawValue].append(id)
     }
 
-    /// Waiting items at `priority` (before aging). An item moved away and
-    /// back has two entries in the bucket, both live: it counts once.
+    /// Waiting items at `priority` (before aging).
     func count(at priority: WorkPriority) -> Int {
-        Set(buckets[priority.rawValue].lazy.filter { $0.slot?.priority == priority }.map(ObjectIdentifier.init)).count
+        slots.values.lazy.filter { $0.priority == priority }.count
     }
 
     /// Moves a waiting item to another priority, behind the items already
@@ -60,31 +52,27 @@ struct WorkSchedule<Item: Schedulable> {
     /// instead (the entry it left is live again, unless a pop has dropped
     /// it meanwhile). Returns false when the item is not waiting.
     @discardableResult
-    mutating func reprioritize(_ item: Item, to priority: WorkPriority) -> Bool {
-        guard let slot = item.slot else { return false }
+    mutating func reprioritize(_ id: ID, to priority: WorkPriority) -> Bool {
+        guard let slot = slots[id] else { return false }
         guard slot.priority != priority else { return true }
-        item.slot = Slot(priority: priority, since: slot.since)
-        buckets[priority.rawValue].append(item)
+        slots[id] = Slot(priority: priority, since: slot.since)
+        buckets[priority.rawValue].append(id)
         return true
     }
 
     /// Removes a waiting item. Returns false when it was not waiting.
     @discardableResult
-    mutating func remove(_ item: Item) -> Bool {
-        guard item.slot != nil else { return false }
-        item.slot = nil
-        count -= 1
-        return true
+    mutating func remove(_ id: ID) -> Bool {
+        slots.removeValue(forKey: id) != nil
     }
 
     /// Removes and returns every waiting item at or below `priority`.
-    mutating func removeAll(atOrBelow priority: WorkPriority) -> [Item] {
-        var removed: [Item] = []
+    mutating func removeAll(atOrBelow priority: WorkPriority) -> [ID] {
+        var removed: [ID] = []
         for level in 0...priority.rawValue {
-            for item in buckets[level] where item.slot?.priority.rawValue == level {
-                item.slot = nil
-                count -= 1
-                removed.append(item)
+            for id in buckets[level] where slots[id]?.priority.rawValue == level {
+                slots[id] = nil
+                removed.append(id)
             }
             buckets[level].removeAll()
         }
@@ -101,13 +89,14 @@ struct WorkSchedule<Item: Schedulable> {
     /// Takes the item that should start next: the highest effective priority
     /// among the buckets' heads; between equals, the one that has waited
     /// longest, as first-in, first-out within a priority.
-    mutating func popNext(now: ContinuousClock.Instant) -> Item? {
+    mutating func popNext(now: ContinuousClock.Instant) -> ID? {
+        guard !slots.isEmpty else { return nil }
         var best: (bucket: Int, effective: Int, since: ContinuousClock.Instant)?
         for level in stride(from: buckets.count - 1, through: 0, by: -1) {
             // Drop stale heads: removed, or moved to another priority.
             var live: ScheduleSlot?
             while let head = buckets[level].first {
-                if let slot = head.slot, slot.priority.rawValue == level {
+                if let slot = slots[head], slot.priority.rawValue == level {
                     live = slot
                     break
                 }
@@ -121,9 +110,8 @@ struct WorkSchedule<Item: Schedulable> {
             best = (level, effective, slot.since)
         }
         guard let best else { return nil }
-        let item = buckets[best.bucket].removeFirst()
-        item.slot = nil
-        count -= 1
-        return item
+        let id = buckets[best.bucket].removeFirst()
+        slots[id] = nil
+        return id
     }
 }

@@ -18,7 +18,7 @@ import TestSupport
     @Test func aTurnRunsInTheCallersTaskAndCountsAsRunning() async throws {
         let queue = queue()
         let caller = Self.currentTask()
-        let value = try await queue.runInTurn(for: nil) { _ throws(DarkroomError) in
+        let value = try await queue.runInTurn(for: nil) { () throws(DarkroomError) in
             #expect(Self.currentTask() == caller, "no task of its own")
             #expect(queue.counts.running == 1)
             return 7
@@ -31,13 +31,13 @@ import TestSupport
         let queue = queue()
         queue.suspend()
         let log = Log()
-        let turn = Task { try await queue.runInTurn(for: nil) { _ throws(DarkroomError) in log.append("ran") } }
+        let turn = Task { try await queue.runInTurn(for: nil) { () throws(DarkroomError) in log.append("ran") } }
         #expect(await eventually { queue.counts.waiting == 1 })
         turn.cancel()
         let error = await #expect(throws: DarkroomError.self) { try await turn.value }
         #expect(error?.kind == .cancelled)
         queue.resume()
-        #expect(try await queue.runInTurn(for: nil) { _ throws(DarkroomError) in 1 } == 1, "its slot was never taken")
+        #expect(try await queue.runInTurn(for: nil) { () throws(DarkroomError) in 1 } == 1, "its slot was never taken")
         #expect(log.all.isEmpty)
         #expect(queue.counts.cancelled == 1)
     }
@@ -45,11 +45,11 @@ import TestSupport
     @Test func turnsWaitInPriorityOrderForTheOneSlot() async throws {
         let queue = queue()
         let gate = Gate(), log = Log()
-        let blocker = Task { try await queue.runInTurn(for: nil) { _ throws(DarkroomError) in await gate.wait() } }
+        let blocker = Task { try await queue.runInTurn(for: nil) { () throws(DarkroomError) in await gate.wait() } }
         #expect(await eventually { queue.counts.running == 1 })
-        let low = Task { try await queue.runInTurn(for: nil, priority: .low) { _ throws(DarkroomError) in log.append("low") } }
+        let low = Task { try await queue.runInTurn(for: nil, priority: .low) { () throws(DarkroomError) in log.append("low") } }
         #expect(await eventually { queue.counts.waiting == 1 })
-        let high = Task { try await queue.runInTurn(for: nil, priority: .high) { _ throws(DarkroomError) in log.append("high") } }
+        let high = Task { try await queue.runInTurn(for: nil, priority: .high) { () throws(DarkroomError) in log.append("high") } }
         #expect(await eventually { queue.counts.waiting == 2 })
         gate.open()
         try await blocker.value
@@ -59,18 +59,15 @@ import TestSupport
     }
 
     /// Blocking work in a turn hears of its caller's cancel through its
-    /// cancellation handler, as the processing run's kill switch does.
+    /// kill switch, which the caller's cancellation pulls.
     @Test func cancellingTheCallerReachesARunningBlockingTurn() async throws {
         let queue = queue()
         let started = Gate()
         let turn = Task {
-            try await queue.runBlockingInTurn(for: nil) { context throws(DarkroomError) in
-                let stopped = Gate()
-                try context.withCancellationHandler({ stopped.open() }) { () throws(DarkroomError) in
-                    started.open()
-                    while !stopped.isOpen { usleep(1000) }
-                }
-                try context.checkCancellation()
+            try await queue.runBlockingInTurn(for: nil) { killSwitch throws(DarkroomError) in
+                started.open()
+                while !killSwitch.isPulled { usleep(1000) }
+                try killSwitch.check()
             }
         }
         await started.wait()

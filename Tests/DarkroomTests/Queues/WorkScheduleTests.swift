@@ -1,39 +1,19 @@
 @testable import Darkroom
 import Testing
 
-/// A named item for the schedule.
-final class Job: Schedulable {
-    var slot: ScheduleSlot?
-    let name: String
-    init(_ name: String) { self.name = name }
-}
-
-final class JobBox {
-    private var jobs: [String: Job] = [:]
-    func job(_ name: String) -> Job {
-        if let job = jobs[name] { return job }
-        let job = Job(name)
-        jobs[name] = job
-        return job
-    }
-}
-
 @Suite struct WorkScheduleTests {
     let t0 = ContinuousClock.now
-    private let jobs = JobBox()
+    /// Items are their names: the schedule is keyed by id.
+    func job(_ name: String) -> String { name }
 
-    /// The job with this name, made on first use, so a test can refer to one
-    /// item by name.
-    func job(_ name: String) -> Job { jobs.job(name) }
-
-    func drain(_ schedule: inout WorkSchedule<Job>, at now: ContinuousClock.Instant) -> [String] {
+    func drain(_ schedule: inout WorkSchedule<String>, at now: ContinuousClock.Instant) -> [String] {
         var order: [String] = []
-        while let next = schedule.popNext(now: now) { order.append(next.name) }
+        while let next = schedule.popNext(now: now) { order.append(next) }
         return order
     }
 
     @Test func highestPriorityFirstThenFirstInFirstOut() {
-        var s = WorkSchedule<Job>(agingInterval: nil)
+        var s = WorkSchedule<String>(agingInterval: nil)
         s.insert(job("low"), priority: .low, now: t0)
         s.insert(job("normal-1"), priority: .normal, now: t0)
         s.insert(job("veryHigh"), priority: .veryHigh, now: t0)
@@ -43,7 +23,7 @@ final class JobBox {
     }
 
     @Test func aPriorityChangeMovesWaitingWork() {
-        var s = WorkSchedule<Job>(agingInterval: nil)
+        var s = WorkSchedule<String>(agingInterval: nil)
         s.insert(job("a"), priority: .normal, now: t0)
         s.insert(job("b"), priority: .normal, now: t0)
         s.reprioritize(job("b"), to: .high)
@@ -55,7 +35,7 @@ final class JobBox {
     }
 
     @Test func removedWorkNeverComesOut() {
-        var s = WorkSchedule<Job>(agingInterval: nil)
+        var s = WorkSchedule<String>(agingInterval: nil)
         s.insert(job("a"), priority: .normal, now: t0)
         s.insert(job("b"), priority: .normal, now: t0)
         let first = s.remove(job("a")), second = s.remove(job("a"))
@@ -69,35 +49,35 @@ final class JobBox {
         // After 0.5 s the low item is still low: the normal one goes first.
         // After 1.5 s it counts as normal, and between equals the one that
         // has waited longest goes first.
-        var s = WorkSchedule<Job>(agingInterval: .seconds(1))
+        var s = WorkSchedule<String>(agingInterval: .seconds(1))
         s.insert(job("old-low"), priority: .low, now: t0)
         s.insert(job("new-normal"), priority: .normal, now: t0 + .milliseconds(500))
-        #expect(s.popNext(now: t0 + .milliseconds(500))?.name == "new-normal")
-        var u = WorkSchedule<Job>(agingInterval: .seconds(1))
+        #expect(s.popNext(now: t0 + .milliseconds(500)) == "new-normal")
+        var u = WorkSchedule<String>(agingInterval: .seconds(1))
         u.insert(job("old-low, later"), priority: .low, now: t0)
         u.insert(job("new-normal, later"), priority: .normal, now: t0 + .milliseconds(1500))
-        #expect(u.popNext(now: t0 + .milliseconds(1500))?.name == "old-low, later")
-        var t = WorkSchedule<Job>(agingInterval: .seconds(1))
+        #expect(u.popNext(now: t0 + .milliseconds(1500)) == "old-low, later")
+        var t = WorkSchedule<String>(agingInterval: .seconds(1))
         t.insert(job("old-veryLow"), priority: .veryLow, now: t0)
         t.insert(job("fresh-normal"), priority: .normal, now: t0 + .seconds(3))
         // Waited 3 s: veryLow + 3 = high, above the fresh normal item.
-        #expect(t.popNext(now: t0 + .seconds(3))?.name == "old-veryLow")
+        #expect(t.popNext(now: t0 + .seconds(3)) == "old-veryLow")
         #expect(t.effectivePriority(.veryLow, since: t0, now: t0 + .seconds(100)) == WorkPriority.veryHigh.rawValue)
     }
 
     @Test func withoutAgingLowWorkWaits() {
-        var s = WorkSchedule<Job>(agingInterval: nil)
+        var s = WorkSchedule<String>(agingInterval: nil)
         s.insert(job("old-veryLow"), priority: .veryLow, now: t0)
         s.insert(job("fresh-normal"), priority: .normal, now: t0 + .seconds(300))
-        #expect(s.popNext(now: t0 + .seconds(300))?.name == "fresh-normal")
+        #expect(s.popNext(now: t0 + .seconds(300)) == "fresh-normal")
     }
 
     @Test func removeAllAtOrBelowTakesOnlyThoseLevels() {
-        var s = WorkSchedule<Job>(agingInterval: nil)
+        var s = WorkSchedule<String>(agingInterval: nil)
         s.insert(job("veryLow"), priority: .veryLow, now: t0)
         s.insert(job("low"), priority: .low, now: t0)
         s.insert(job("normal"), priority: .normal, now: t0)
-        let removed = s.removeAll(atOrBelow: .low).map(\.name).sorted()
+        let removed = s.removeAll(atOrBelow: .low).sorted()
         #expect(removed == ["low", "veryLow"])
         #expect(drain(&s, at: t0) == ["normal"])
     }
