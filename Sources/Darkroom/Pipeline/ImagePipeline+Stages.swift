@@ -25,15 +25,15 @@ extension ImagePipeline {
         // the work goes on if one that must be served is waiting for it.
         try context.admit(maxWaiting: configuration.maxWaitingProcessing, error: Self.overloaded)
 
-        // The source's bytes are held until this run ends, so downloads
+        // The source's bytes are held until this job ends, so downloads
         // wait while too many bytes wait for a processing thread; a source
         // made in several versions at once counts once. A downloaded
-        // source's were held for this run's waiter as its data job ended.
-        let holder = makeWaiterID()
-        defer { sourceBytes.release(holder) }
-        let source = try await sourceData(for: request.source, priority: context.priority, onEvent: { context.publish($0) },
-                                          for: context.job, as: holder, onDisk: found.source, bypassingCaches: request.bypassesCache)
-        if case .data = request.source { sourceBytes.hold(request.source.cacheKey, bytes: source.data.count, for: holder) }
+        // source's were held for this run as its data job ended, and given
+        // bytes are held now; the job's end releases them either way.
+        // The data job's waiter takes this job's priority in the core as it joins.
+        let source = try await sourceData(for: request.source, priority: request.priority, onEvent: { context.publish($0) },
+                                          for: context.job, onDisk: found.source, bypassingCaches: request.bypassesCache)
+        if case .data = request.source { sourceBytes.hold(request.source.cacheKey, bytes: source.data.count, for: context.job) }
         if Task.isCancelled { throw .cancelled }
 
         let started = ContinuousClock.now
@@ -46,7 +46,8 @@ extension ImagePipeline {
         // following its priority: the run goes to the executor's thread
         // from here, and this task's cancellation reaches the run's kill
         // switch through the turn's context.
-        let image = try await filtrationQueue.runBlockingInTurn(for: context.job) { killSwitch throws(DarkroomError) in
+        // The run's slot passes on as the job ends, with its answer.
+        let image = try await filtrationQueue.runBlockingInTurn(for: context.job, endsWithJob: true) { killSwitch throws(DarkroomError) in
             waiting.end()
             return try ImageProcessor.processBlocking(source.data, options: options, killSwitch: killSwitch, trace: trace)
         }
@@ -114,16 +115,14 @@ extension ImagePipeline {
     static let overloaded = DarkroomError(.overloaded, "the server is busy: too much image work is waiting; try again shortly")
 
     /// The source's bytes: at once for in-memory sources; through the
-    /// coalesced data job for URLs, as its waiter `id`, who holds them in
-    /// the byte window from their arrival until it calls
-    /// ``SourceBytesGate/release(_:)``. `dependent`: the process job
-    /// asking, whose priority the data job's waiter follows.
+    /// coalesced data job for URLs. `dependent`: the process job asking,
+    /// whose priority the data job's waiter follows, and whose run holds
+    /// the bytes in the window from their arrival until the job ends.
     func sourceData(
         for source: ImageSource,
         priority: WorkPriority,
         onEvent: (@Sendable (PipelineEvent) -> Void)?,
         for dependent: UInt64? = nil,
-        as id: UInt64,
         onDisk: SourceOnDisk? = nil,
         bypassingCaches: Bool = false
     ) async throws(DarkroomError) -> SourceData {
@@ -139,15 +138,16 @@ extension ImagePipeline {
             onEvent?(.original(source))
             return source
         case .url(let url), .urlWithHeaders(let url, _):
+            let id = makeWaiterID()
             let key = source.cacheKey
             let jobs = dataJobs
             let headers: [PassedHeader] = if case .urlWithHeaders(_, let headers) = source { headers } else { [] }
             let jobKey = Self.dataJobKey(key, bypassingCaches: bypassingCaches)
-            let coalesced = jobs.join(jobKey, waiter: id, priority: priority, for: dependent, onEvent: onEvent) { context throws(DarkroomError) in
+            let metrics = self.metrics
+            return try await jobs.value(jobKey, waiter: id, priority: priority, for: dependent, onEvent: onEvent,
+                                        joined: { coalesced in if coalesced { metrics.coalesced(stage: .download) } }) { context throws(DarkroomError) in
                 try await self.fetch(url, key: key, passedHeaders: headers, onDisk: onDisk, bypassingCaches: bypassingCaches, context: context)
             }
-            if coalesced { metrics.coalesced(stage: .download) }
-            return try await jobs.value(for: id)
         }
     }
 
@@ -223,7 +223,8 @@ extension ImagePipeline {
             // A turn for a download slot, taken by this job's task and
             // following its priority: the download runs here, so its span
             // (and the traceparent the origin is sent) belong to this request.
-            response = try await downloadQueue.runInTurn(for: context.job) { () throws(DarkroomError) in
+            // The slot passes on as the data job ends.
+            response = try await downloadQueue.runInTurn(for: context.job, endsWithJob: true) { () throws(DarkroomError) in
                 if Task.isCancelled { throw .cancelled }
                 waiting.end()
                 return try await Traces.span("darkroom.download", under: trace) { span throws(DarkroomError) in

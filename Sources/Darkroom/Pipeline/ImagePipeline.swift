@@ -116,8 +116,12 @@ public final class ImagePipeline: Sendable {
             // whichever thread first asks for an entry or the statistics.
             diskWrites.start { _ = try? await io.run { diskCache.loadIndex() } }
         }
-        dataJobs = JobRegistry(core, \.dataJobs, stage: .download) { state, job, result in state.finishSource(job, with: result) }
-        processJobs = JobRegistry(core, \.processJobs, stage: .processing)
+        dataJobs = JobRegistry(core, \.dataJobs, stage: .download, gauges: downloadQueue.gauges) { state, job, result, now in
+            state.finishSource(job, with: result, now: now)
+        }
+        processJobs = JobRegistry(core, \.processJobs, stage: .processing, gauges: filtrationQueue.gauges) { state, job, result, now in
+            state.finishRun(job, with: result, now: now)
+        }
         sourceBytes = SourceBytesGate(core)
     }
 
@@ -203,10 +207,7 @@ public final class ImagePipeline: Sendable {
 
     /// The source's bytes, through the caches and the network, unprocessed.
     public func originalData(for source: ImageSource, priority: WorkPriority = .normal) async throws(DarkroomError) -> SourceData {
-        // Nothing holds the bytes once they are handed over.
-        let holder = makeWaiterID()
-        defer { sourceBytes.release(holder) }
-        return try await sourceData(for: source, priority: priority, onEvent: nil, as: holder)
+        try await sourceData(for: source, priority: priority, onEvent: nil)
     }
 
     /// Reacts to memory pressure: empties the memory cache and cancels
@@ -234,14 +235,14 @@ public final class ImagePipeline: Sendable {
         }
         // Work that reads no cache is shared only with work that reads none.
         let jobKey = request.bypassesCache ? Self.bypassPrefix + key : key
-        let coalesced = processJobs.join(jobKey, waiter: id, priority: request.priority, refusable: request.admission == .unlessOverloaded,
-                                         onEvent: onEvent) { context throws(DarkroomError) in
-            try await self.process(request, key: key, context: context)
-        }
-        if coalesced { metrics.coalesced(stage: .process) }
-        joined?()
         do {
-            return try await processJobs.value(for: id)
+            return try await processJobs.value(jobKey, waiter: id, priority: request.priority, refusable: request.admission == .unlessOverloaded,
+                                               onEvent: onEvent, joined: { [metrics] coalesced in
+                if coalesced { metrics.coalesced(stage: .process) }
+                joined?()
+            }) { context throws(DarkroomError) in
+                try await self.process(request, key: key, context: context)
+            }
         } catch {
             metrics.failure(error)
             if error.kind != .cancelled {

@@ -12,78 +12,76 @@ final class JobRegistry<Value: Sendable>: Sendable {
     typealias Work = @Sendable (JobContext<Value>) async throws(DarkroomError) -> Value
     typealias Table = JobTable<String, Value, CheckedContinuation<Value, any Error>>
 
-    /// How a job ends in the state: the continuations its result resumes,
-    /// and the byte window's waiters the same step lets in.
-    typealias Ending = @Sendable (inout LivePipelineState, UInt64, Result<Value, DarkroomError>)
-        -> (results: [CheckedContinuation<Value, any Error>], rooms: [CheckedContinuation<Void, Never>])
+    /// How a job ends in the state, in one step: the continuations its
+    /// result resumes, the byte window's waiters let in, the turns its
+    /// slot goes to.
+    typealias Ending = @Sendable (inout LivePipelineState, UInt64, Result<Value, DarkroomError>, ContinuousClock.Instant)
+        -> LivePipelineState.JobEnding<CheckedContinuation<Value, any Error>>
 
     private let core: PipelineCore
     private let part: any WritableKeyPath<LivePipelineState, Table> & Sendable
     private let stage: PipelineStage
     private let ending: Ending
+    /// The gauges of the stage's slots, which a job's end may free.
+    private let gauges: QueueGauges?
 
     /// A view of the table at `part` of `core`'s state, the jobs of `stage`;
-    /// `ending`, where a job's end changes more than its table.
+    /// `ending`, where a job's end changes more than its table (its turn,
+    /// the bytes it holds), with the `gauges` of the stage's slots.
     init(_ core: PipelineCore, _ part: any WritableKeyPath<LivePipelineState, Table> & Sendable, stage: PipelineStage,
-         ending: Ending? = nil) {
+         gauges: QueueGauges? = nil, ending: Ending? = nil) {
         self.core = core
         self.part = part
         self.stage = stage
-        self.ending = ending ?? { state, job, result in (state[keyPath: part].finish(job, with: result), []) }
+        self.gauges = gauges
+        self.ending = ending ?? { state, job, result, _ in .init(results: state[keyPath: part].finish(job, with: result)) }
     }
 
     /// `change` applied to the table, under the core's lock.
     private func withTable<Result>(_ change: (inout Table) -> sending Result) -> sending Result {
-        core.state.withLock { change(&$0[keyPath: part]) }
+        core.withState { change(&$0[keyPath: part]) }
     }
 
-    /// Adds waiter `id` to the job for `key`, or makes the job and starts
-    /// `work` for it. Returns whether an existing job was joined (coalesced).
-    /// The waiter then calls ``value(for:)``. A `refusable` waiter may be
-    /// refused when the work reaches ``JobContext/admit(maxWaiting:error:)``.
-    /// `dependent`: the process job whose work the waiter is, whose
-    /// priority it takes and follows from then on.
-    func join(
+    /// Joins the job for `key` as waiter `id`, making the job and starting
+    /// `work` for it when there is none, and waits for its value: joining,
+    /// starting and beginning to wait are one entry into the core.
+    /// `joined` is told, once the waiter is in, whether an existing job was
+    /// joined (coalesced). A `refusable` waiter may be refused when the
+    /// work reaches ``JobContext/admit(maxWaiting:error:)``. `dependent`:
+    /// the process job whose work the waiter is, whose priority it takes
+    /// and follows from then on. Cancelling the calling task makes the
+    /// waiter leave.
+    func value(
         _ key: Key,
         waiter id: UInt64,
         priority: WorkPriority,
         refusable: Bool = false,
         for dependent: UInt64? = nil,
         onEvent: (@Sendable (PipelineEvent) -> Void)?,
+        joined: (_ coalesced: Bool) -> Void = { _ in },
         work: @escaping Work
-    ) -> Bool {
-        let action = core.state.withLock { s in
-            s.join(key, in: part, of: stage, waiter: id, priority: priority, refusable: refusable, for: dependent, onEvent: onEvent)
-        }
-        switch action {
-        case .joined:
-            return true
-        case .start(let job):
-            let context = JobContext(registry: self, job: job)
-            let task = Task {
-                let result: Result<Value, DarkroomError>
-                do throws(DarkroomError) {
-                    result = .success(try await work(context))
-                } catch {
-                    result = .failure(error)
-                }
-                let ended = self.core.state.withLock { self.ending(&$0, job, result) }
-                for continuation in ended.results { continuation.resume(with: result.mapError { $0 as any Error }) }
-                for room in ended.rooms { room.resume() }
-            }
-            withTable { $0.started(job, task: task) }?.cancel()
-            return false
-        }
-    }
-
-    /// Waits for the value of the job waiter `id` joined. Cancelling the
-    /// calling task makes the waiter leave.
-    func value(for id: UInt64) async throws(DarkroomError) -> Value {
+    ) async throws(DarkroomError) -> Value {
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
-                    if let ready = withTable({ $0.wait(id, continuation: continuation) }) {
+                    let (coalesced, ready) = core.withState { s -> (Bool, Result<Value, DarkroomError>?) in
+                        let action = s.join(key, in: part, of: stage, waiter: id, priority: priority, refusable: refusable,
+                                            for: dependent, onEvent: onEvent)
+                        if case .start(let job) = action {
+                            // Started under the lock, so the job has its
+                            // task before anyone can leave it.
+                            let listeners = s[keyPath: part].listeners(of: job) ?? JobListeners()
+                            _ = s[keyPath: part].started(job, task: start(job, listeners: listeners, work))
+                        }
+                        let coalesced = if case .joined = action { true } else { false }
+                        return (coalesced, s[keyPath: part].wait(id, continuation: continuation))
+                    }
+                    joined(coalesced)
+                    if let ready {
                         continuation.resume(with: ready.mapError { $0 as any Error })
+                    } else if Task.isCancelled {
+                        // Cancelled before the handler could see the waiter.
+                        leave(id)
                     }
                 }
             } onCancel: {
@@ -94,9 +92,29 @@ final class JobRegistry<Value: Sendable>: Sendable {
         }
     }
 
+    /// The task running job `job`'s work, which ends the job with its result.
+    private func start(_ job: UInt64, listeners: JobListeners, _ work: @escaping Work) -> Task<Void, Never> {
+        let context = JobContext(registry: self, job: job, listeners: listeners)
+        return Task {
+            let result: Result<Value, DarkroomError>
+            do throws(DarkroomError) {
+                result = .success(try await work(context))
+            } catch {
+                result = .failure(error)
+            }
+            let now = self.core.clock()
+            let turns = LivePipelineState.turns(self.stage)
+            let (ended, counts) = self.core.withState { s in (self.ending(&s, job, result, now), s[keyPath: turns].counts) }
+            self.gauges?.record(counts)
+            for continuation in ended.results { continuation.resume(with: result.mapError { $0 as any Error }) }
+            for room in ended.rooms { room.resume() }
+            for turn in ended.turns { turn.resume(returning: true) }
+        }
+    }
+
     /// Waiter `id` leaves; the last one out cancels the work.
     func leave(_ id: UInt64) {
-        switch core.state.withLock({ $0.leave(id, in: part, of: stage) }) {
+        switch core.withState({ $0.leave(id, in: part, of: stage) }) {
         case .none:
             return
         case .left(let continuation, _):
@@ -109,7 +127,7 @@ final class JobRegistry<Value: Sendable>: Sendable {
 
     /// Changes waiter `id`'s priority; its job follows its waiters' highest.
     func setPriority(_ priority: WorkPriority, for id: UInt64) {
-        core.state.withLock { $0.setPriority(priority, for: id, in: part, of: stage) }
+        core.withState { $0.setPriority(priority, for: id, in: part, of: stage) }
     }
 
     /// Jobs in flight.
@@ -121,27 +139,25 @@ final class JobRegistry<Value: Sendable>: Sendable {
     fileprivate func priority(of job: UInt64) -> WorkPriority {
         withTable { $0.priority(of: job) } ?? .normal
     }
-
-    fileprivate func publish(_ event: PipelineEvent, from job: UInt64) {
-        for handler in withTable({ $0.eventHandlers(of: job) }) { handler(event) }
-    }
 }
 
 /// What a job's work can do: name its job (to the turns and jobs it waits
-/// in, which follow the job's priority), read its priority, publish events.
+/// in, which follow the job's priority), read its priority, publish events
+/// (to its listeners, without entering the core).
 struct JobContext<Value: Sendable>: Sendable {
     fileprivate let registry: JobRegistry<Value>
     let job: UInt64
+    fileprivate let listeners: JobListeners
 
     var priority: WorkPriority { registry.priority(of: job) }
 
-    func publish(_ event: PipelineEvent) { registry.publish(event, from: job) }
+    func publish(_ event: PipelineEvent) { listeners.publish(event) }
 }
 
 extension JobRegistry where Value == ImageResponse {
     /// Admission is the process jobs' rule: it reads the runs waiting.
     fileprivate func admit(_ job: UInt64, maxWaiting: Int, error: DarkroomError) throws(DarkroomError) {
-        guard let refusal = core.state.withLock({ $0.admit(job, maxWaiting: maxWaiting, error: error) }) else { return }
+        guard let refusal = core.withState({ $0.admit(job, maxWaiting: maxWaiting, error: error) }) else { return }
         for continuation in refusal.refused { continuation.resume(throwing: error) }
         guard refusal.goesOn else { throw error }
     }

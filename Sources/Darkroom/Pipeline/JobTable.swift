@@ -35,7 +35,6 @@ struct JobTable<Key: Hashable, Value, Continuation> {
         /// Whether it may be refused when the machine is overloaded
         /// (``ImageRequest/Admission/unlessOverloaded``).
         let refusable: Bool
-        let onEvent: EventHandler?
 
         /// Whether it still counts towards the job: its priority, and
         /// keeping the job alive.
@@ -56,6 +55,8 @@ struct JobTable<Key: Hashable, Value, Continuation> {
         var turn: UInt64?
         var upstream: WaiterID?
         var task: Task<Void, Never>?
+        /// Its waiters' event handlers, read without the core's lock.
+        let listeners = JobListeners()
     }
 
     typealias PriorityChange = JobPriorityChange
@@ -95,15 +96,17 @@ struct JobTable<Key: Hashable, Value, Continuation> {
     /// Adds waiter `id` to the job for `key`, making the job if there is none.
     mutating func join(_ key: Key, waiter id: WaiterID, priority: WorkPriority, refusable: Bool = false, onEvent: EventHandler?) -> JoinAction {
         if let existing = jobsByKey[key] {
-            waiters[id] = Waiter(job: existing, priority: priority, state: .joined, refusable: refusable, onEvent: onEvent)
+            waiters[id] = Waiter(job: existing, priority: priority, state: .joined, refusable: refusable)
             jobs[existing]?.waiters.insert(id)
+            if let onEvent { jobs[existing]?.listeners.add(id, onEvent) }
             return .joined(existing, recomputePriority(existing))
         }
         let job = nextJob
         nextJob += 1
         jobs[job] = Job(key: key, priority: priority, waiters: [id])
         jobsByKey[key] = job
-        waiters[id] = Waiter(job: job, priority: priority, state: .joined, refusable: refusable, onEvent: onEvent)
+        waiters[id] = Waiter(job: job, priority: priority, state: .joined, refusable: refusable)
+        if let onEvent { jobs[job]?.listeners.add(id, onEvent) }
         return .start(job)
     }
 
@@ -118,6 +121,7 @@ struct JobTable<Key: Hashable, Value, Continuation> {
         for id in current.waiters {
             guard let waiter = waiters[id], waiter.isPresent, waiter.refusable else { continue }
             jobs[job]?.waiters.remove(id)
+            current.listeners.remove(id)
             if case .waiting(let continuation) = waiter.state {
                 refusal.refused.append(continuation)
                 waiters[id] = nil
@@ -164,6 +168,7 @@ struct JobTable<Key: Hashable, Value, Continuation> {
     /// the others; when none is left, it is abandoned.
     mutating func leave(_ id: WaiterID) -> LeaveAction {
         guard let waiter = waiters[id], waiter.isPresent, let job = jobs[waiter.job] else { return .none }
+        job.listeners.remove(id)
         let continuation: Continuation?
         if case .waiting(let waiting) = waiter.state {
             continuation = waiting
@@ -206,13 +211,12 @@ struct JobTable<Key: Hashable, Value, Continuation> {
 
     func priority(of job: JobID) -> WorkPriority? { jobs[job]?.priority }
 
+    /// Who listens to `job`'s events, read then without the core's lock.
+    func listeners(of job: JobID) -> JobListeners? { jobs[job]?.listeners }
+
     /// The handlers an event of `job` goes to: its present waiters'.
     func eventHandlers(of job: JobID) -> [EventHandler] {
-        guard let job = jobs[job] else { return [] }
-        return job.waiters.compactMap { id in
-            guard let waiter = waiters[id], waiter.isPresent else { return nil }
-            return waiter.onEvent
-        }
+        jobs[job]?.listeners.current ?? []
     }
 
     /// The job's work ended with `result`. Returns the continuations to

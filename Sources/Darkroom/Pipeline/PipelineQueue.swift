@@ -15,7 +15,7 @@ struct PipelineQueue: Sendable {
     let executor: BlockingExecutor
     private let core: PipelineCore
     private let turns: any WritableKeyPath<LivePipelineState, LivePipelineState.Turns> & Sendable
-    private let gauges: QueueGauges
+    let gauges: QueueGauges
 
     init(_ core: PipelineCore, _ stage: PipelineStage, name: String, maxConcurrent: Int, executor: BlockingExecutor,
          metricsFactory: any MetricsFactory) {
@@ -35,7 +35,7 @@ struct PipelineQueue: Sendable {
     }
 
     private func withState<Result: Sendable>(_ change: (inout LivePipelineState) -> Result) -> Result {
-        let (result, counts) = core.state.withLock { s in
+        let (result, counts) = core.withState { s in
             let result = change(&s)
             return (result, s[keyPath: turns].counts)
         }
@@ -44,10 +44,10 @@ struct PipelineQueue: Sendable {
     }
 
     /// How many turns wait and run now, and how many have ended so far.
-    var counts: WorkQueueCounts { core.state.withLock { $0[keyPath: turns].counts } }
+    var counts: WorkQueueCounts { core.withState { $0[keyPath: turns].counts } }
 
     /// Turns waiting at `priority` (before aging).
-    func waiting(at priority: WorkPriority) -> Int { core.state.withLock { $0[keyPath: turns].waiting(at: priority) } }
+    func waiting(at priority: WorkPriority) -> Int { core.withState { $0[keyPath: turns].waiting(at: priority) } }
 
     /// Stops giving slots; running work goes on.
     func suspend() { withTurns { $0.suspend() } }
@@ -71,13 +71,17 @@ struct PipelineQueue: Sendable {
     /// Cancelling the calling task gives up the turn while it waits, and is
     /// the work's cancellation while it runs (the one path a cancel takes);
     /// cancelled work publishes nothing, whatever it returned.
+    /// `endsWithJob`: the turn is ended by the job's end, in the same step
+    /// as its waiters are answered, not when `work` returns.
     func runInTurn<Value: Sendable>(
         for job: UInt64?,
         priority: WorkPriority = .normal,
+        endsWithJob: Bool = false,
         _ work: () async throws(DarkroomError) -> Value
     ) async throws(DarkroomError) -> Value {
         let id = core.makeTurnID()
-        guard await turn(id, for: job, priority: priority) else { throw .cancelled }
+        let endsWithJob = endsWithJob && job != nil
+        guard await turn(id, for: job, priority: priority, endsWithJob: endsWithJob) else { throw .cancelled }
         let result: Result<Value, DarkroomError>
         do throws(DarkroomError) {
             result = .success(try await work())
@@ -85,8 +89,10 @@ struct PipelineQueue: Sendable {
             result = .failure(error)
         }
         let ended = Task.isCancelled ? .failure(.cancelled) : result
-        let now = core.clock()
-        start(withTurns { $0.end(id, as: WorkState(ending: ended), now: now) })
+        if !endsWithJob {
+            let now = core.clock()
+            start(withTurns { $0.end(id, as: WorkState(ending: ended), now: now) })
+        }
         return try ended.get()
     }
 
@@ -96,10 +102,11 @@ struct PipelineQueue: Sendable {
     func runBlockingInTurn<Value: Sendable>(
         for job: UInt64?,
         priority: WorkPriority = .normal,
+        endsWithJob: Bool = false,
         _ work: @escaping @Sendable (KillSwitch) throws(DarkroomError) -> Value
     ) async throws(DarkroomError) -> Value {
         let executor = self.executor
-        return try await runInTurn(for: job, priority: priority) { () throws(DarkroomError) in
+        return try await runInTurn(for: job, priority: priority, endsWithJob: endsWithJob) { () throws(DarkroomError) in
             let killSwitch = KillSwitch()
             do {
                 return try await withTaskCancellationHandler {
@@ -118,12 +125,12 @@ struct PipelineQueue: Sendable {
 
     /// Waits until turn `id` has a slot: true then, false when it was
     /// cancelled first.
-    private func turn(_ id: UInt64, for job: UInt64?, priority: WorkPriority) async -> Bool {
+    private func turn(_ id: UInt64, for job: UInt64?, priority: WorkPriority, endsWithJob: Bool) async -> Bool {
         let granted = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let now = core.clock()
                 let answer = withState {
-                    $0.askTurn(id, of: stage, for: job, priority: priority, continuation: continuation, now: now)
+                    $0.askTurn(id, of: stage, for: job, priority: priority, endsWithJob: endsWithJob, continuation: continuation, now: now)
                 }
                 if answer == .runs {
                     continuation.resume(returning: true)

@@ -28,9 +28,13 @@ struct PipelineState<Waiters: PipelineWaiters> {
     var sourceBytes: SourceBytesWindow<Waiters.Room>
     /// Each data job's download ticket in the byte window, ended with the job.
     var downloadTickets: [UInt64: UInt64] = [:]
-    /// The source each holder holds in the byte window: a data job's
-    /// waiter its result reached, or a run of bytes given in memory.
+    /// The source each process job's run holds in the byte window.
     var sourceHolds: [UInt64: String] = [:]
+    /// The process job each data job's waiter is the work of.
+    var runOfWaiter: [UInt64: UInt64] = [:]
+    /// The turn of each job whose turn ends with the job, by stage.
+    var downloadTurnOfJob: [UInt64: UInt64] = [:]
+    var runTurnOfJob: [UInt64: UInt64] = [:]
 
     init(downloads: Int, runs: Int, agingInterval: Duration?, sourceByteLimit: Int) {
         self.downloads = TurnQueue(limit: downloads, agingInterval: agingInterval)
@@ -68,6 +72,7 @@ struct PipelineState<Waiters: PipelineWaiters> {
         onEvent: JobTable<String, Value, Waiter>.EventHandler?
     ) -> JobTable<String, Value, Waiter>.JoinAction {
         let priority = dependent.flatMap { processJobs.link($0, upstream: id) } ?? priority
+        if let dependent { runOfWaiter[id] = dependent }
         let action = self[keyPath: part].join(key, waiter: id, priority: priority, refusable: refusable, onEvent: onEvent)
         if case .joined(_, let change) = action { follow(change, of: stage) }
         return action
@@ -79,6 +84,7 @@ struct PipelineState<Waiters: PipelineWaiters> {
                                        of stage: PipelineStage) -> JobTable<String, Value, Waiter>.LeaveAction {
         let action = self[keyPath: part].leave(id)
         if case .left(_, let change) = action { follow(change, of: stage) }
+        if stage == .download { runOfWaiter[id] = nil }
         return action
     }
 
@@ -91,9 +97,15 @@ struct PipelineState<Waiters: PipelineWaiters> {
     /// Turn `id` asks for a slot of `stage`: for job `job`'s work, at the
     /// job's priority (and following it from now on), or at `priority`
     /// when it is no job's or the job has ended.
-    mutating func askTurn(_ id: UInt64, of stage: PipelineStage, for job: UInt64?, priority: WorkPriority,
+    mutating func askTurn(_ id: UInt64, of stage: PipelineStage, for job: UInt64?, priority: WorkPriority, endsWithJob: Bool = false,
                           continuation: Waiters.Turn, now: ContinuousClock.Instant) -> Turns.Answer {
         var priority = priority
+        if let job, endsWithJob {
+            switch stage {
+            case .download: downloadTurnOfJob[job] = id
+            case .processing: runTurnOfJob[job] = id
+            }
+        }
         if let job {
             let linked = switch stage {
             case .download: dataJobs.link(job, turn: id)
@@ -112,23 +124,48 @@ struct PipelineState<Waiters: PipelineWaiters> {
         return sourceBytes.ask(ticket, continuation: continuation)
     }
 
-    /// Data job `job` ended: its result reaches its waiters and, in the same
-    /// step, each of them holds the source's bytes (until its run ends and
-    /// it calls ``releaseSource(of:)``), and only then does the download's
-    /// room in the window end. So the bytes count from arrival until the
-    /// last run ends, with no moment between download and run where they
-    /// count nowhere and a further download is let in.
-    mutating func finishSource(_ job: UInt64, with result: Result<SourceData, DarkroomError>) -> (results: [Waiters.Source], rooms: [Waiters.Room]) {
-        let ending = dataJobs.finishServing(job, with: result)
-        if case .success(let source) = result, let key = ending.key {
-            for id in ending.served { holdSource(key, bytes: source.data.count, for: id) }
-        }
-        let rooms = downloadTickets.removeValue(forKey: job).map { sourceBytes.downloadEnded($0) } ?? []
-        return (ending.continuations, rooms)
+    /// What a job's end leaves to do after unlocking: its waiters to
+    /// resume with its result, the downloads the byte window lets in, and
+    /// the turns its slot goes to.
+    struct JobEnding<Result> {
+        var results: [Result] = []
+        var rooms: [Waiters.Room] = []
+        var turns: [Waiters.Turn] = []
     }
 
-    /// `holder` holds the source `key` of `bytes` (counted once per key,
-    /// however many hold it); a holder holds one source.
+    /// Data job `job` ended: its result reaches its waiters and, in the same
+    /// step, each of them that is a run's holds the source's bytes (until
+    /// its process job ends), and only then does the download's room in
+    /// the window end; its download's slot passes on. So the bytes count
+    /// from arrival until the last run ends, with no moment between
+    /// download and run where they count nowhere and a further download is
+    /// let in.
+    mutating func finishSource(_ job: UInt64, with result: Result<SourceData, DarkroomError>,
+                               now: ContinuousClock.Instant) -> JobEnding<Waiters.Source> {
+        let ending = dataJobs.finishServing(job, with: result)
+        for id in ending.served {
+            guard let run = runOfWaiter.removeValue(forKey: id) else { continue }
+            if case .success(let source) = result, let key = ending.key { holdSource(key, bytes: source.data.count, for: run) }
+        }
+        var done = JobEnding<Waiters.Source>(results: ending.continuations)
+        done.rooms = downloadTickets.removeValue(forKey: job).map { sourceBytes.downloadEnded($0) } ?? []
+        done.turns = downloadTurnOfJob.removeValue(forKey: job).map { downloads.end($0, as: WorkState(ending: result), now: now) } ?? []
+        return done
+    }
+
+    /// Process job `job` ended: its result reaches its waiters, its run's
+    /// slot passes on, and the source bytes it held leave the window, in
+    /// one step.
+    mutating func finishRun(_ job: UInt64, with result: Result<ImageResponse, DarkroomError>,
+                            now: ContinuousClock.Instant) -> JobEnding<Waiters.Response> {
+        var done = JobEnding<Waiters.Response>(results: processJobs.finish(job, with: result))
+        done.turns = runTurnOfJob.removeValue(forKey: job).map { runs.end($0, as: WorkState(ending: result), now: now) } ?? []
+        done.rooms = releaseSource(of: job)
+        return done
+    }
+
+    /// Process job `holder`'s run holds the source `key` of `bytes`
+    /// (counted once per key, however many hold it); a run holds one source.
     mutating func holdSource(_ key: String, bytes: Int, for holder: UInt64) {
         guard sourceHolds[holder] == nil else { return }
         sourceHolds[holder] = key
@@ -136,7 +173,7 @@ struct PipelineState<Waiters: PipelineWaiters> {
     }
 
     /// `holder`'s run ended: the waiters its bytes leaving let in. Nothing
-    /// for a holder that holds nothing (its data job failed).
+    /// for a run that holds nothing (its data job failed).
     mutating func releaseSource(of holder: UInt64) -> [Waiters.Room] {
         guard let key = sourceHolds.removeValue(forKey: holder) else { return [] }
         return sourceBytes.release(key)
@@ -180,10 +217,11 @@ typealias LivePipelineState = PipelineState<PipelineContinuations>
 /// it lets go, by the views over it: ``JobRegistry``, ``PipelineQueue`` and
 /// ``SourceBytesGate``.
 final class PipelineCore: Sendable {
-    let state: Locked<LivePipelineState>
+    private let state: Locked<LivePipelineState>
     /// The time aging is measured by; tests move it by hand.
     let clock: @Sendable () -> ContinuousClock.Instant
     private let nextTurn = Atomic<UInt64>(1)
+    private let entries = Atomic<Int>(0)
 
     init(sourceByteLimit: Int, downloads: Int, runs: Int, agingInterval: Duration?,
          clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
@@ -191,7 +229,21 @@ final class PipelineCore: Sendable {
         state = Locked(LivePipelineState(downloads: downloads, runs: runs, agingInterval: agingInterval, sourceByteLimit: sourceByteLimit))
     }
 
+    /// `change` made to the state under the core's one lock: the one door
+    /// into it, counted.
+    func withState<Result>(_ change: (inout LivePipelineState) -> sending Result) -> sending Result {
+        entries.add(1, ordering: .relaxed)
+        return state.withLock(change)
+    }
+
+    /// How many times the state has been entered so far: what a test
+    /// counts a request's trips into the core by.
+    var entryCount: Int { entries.load(ordering: .relaxed) }
+
     func makeTurnID() -> UInt64 {
         nextTurn.wrappingAdd(1, ordering: .relaxed).oldValue
     }
 }
+
+// What a job's end leaves to do crosses out of the core's lock.
+extension PipelineState.JobEnding: Sendable where Result: Sendable, Waiters.Room: Sendable, Waiters.Turn: Sendable {}

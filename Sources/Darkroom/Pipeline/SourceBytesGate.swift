@@ -17,7 +17,7 @@ final class SourceBytesGate: Sendable {
 
     /// `change` applied to the window, under the core's lock.
     private func withWindow<Result>(_ change: (inout SourceBytesWindow<CheckedContinuation<Void, Never>>) -> sending Result) -> sending Result {
-        core.state.withLock { change(&$0.sourceBytes) }
+        core.withState { change(&$0.sourceBytes) }
     }
 
     var held: Int { withWindow { $0.held } }
@@ -30,7 +30,7 @@ final class SourceBytesGate: Sendable {
         let id = nextWaiter.wrappingAdd(1, ordering: .relaxed).newValue
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                if core.state.withLock({ $0.askRoom(id, for: job, continuation: continuation) }) {
+                if core.withState({ $0.askRoom(id, for: job, continuation: continuation) }) {
                     continuation.resume()
                 } else if Task.isCancelled {
                     // Cancelled before the handler could see the waiter.
@@ -42,15 +42,10 @@ final class SourceBytesGate: Sendable {
         }
     }
 
-    /// A processing run of bytes given in memory holds them, as `holder`;
-    /// a downloaded source's are held for each of its data job's waiters
-    /// as it arrives.
-    func hold(_ key: String, bytes: Int, for holder: UInt64) {
-        core.state.withLock { $0.holdSource(key, bytes: bytes, for: holder) }
-    }
-
-    /// `holder`'s run ended (or never began): its hold, if any, ends.
-    func release(_ holder: UInt64) {
-        for waiter in core.state.withLock({ $0.releaseSource(of: holder) }) { waiter.resume() }
+    /// Process job `job`'s run of bytes given in memory holds them until
+    /// the job ends (a downloaded source's are held for its runs as it
+    /// arrives).
+    func hold(_ key: String, bytes: Int, for job: UInt64) {
+        core.withState { $0.holdSource(key, bytes: bytes, for: job) }
     }
 }

@@ -27,6 +27,23 @@ import TestSupport
         }
     }
 
+    /// A cold miss takes the core's lock a handful of times, whatever the
+    /// source's size: joining and finishing its two jobs, a turn for each
+    /// of its two slots, room for its download, its bytes' release; its
+    /// download's progress, which nobody listens to, never enters it.
+    @Test func aColdMissEntersTheCoreAFewTimes() async throws {
+        let f = try await PipelineFixture.make()
+        try await cleaningUp({ await f.close() }) { () async throws in
+            await f.pipeline.waitForDiskWrites()
+            let before = f.pipeline.core.entryCount
+            let answer = try await f.pipeline.image(for: f.request("/photos/Garden.jpg"))
+            let entries = f.pipeline.core.entryCount - before
+            #expect(answer.cacheType == nil && f.origin.requests("/photos/Garden.jpg") == 1)
+            print("a cold miss entered the core \(entries) times")
+            #expect(entries <= 8, "a cold miss entered the core \(entries) times")
+        }
+    }
+
     /// A miss goes to the I/O threads once before its download: the
     /// result, the source's copy and the remembered failure are read in
     /// one trip (they were three, one after the other).

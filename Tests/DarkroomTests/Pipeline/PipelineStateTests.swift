@@ -114,23 +114,29 @@ import Testing
     }
 
     /// A downloaded source's bytes count from the moment they arrive: the
-    /// data job's end holds them for its waiters before its download's room
-    /// ends, so the next download waits although no run has begun.
+    /// data job's end holds them for the runs waiting on it before its
+    /// download's room ends, so the next download waits although no run
+    /// has begun; the same step passes its download slot on.
     @Test func aSourcesBytesCountFromArrivalUntilItsLastRunEnds() throws {
-        var state = State(downloads: 2, runs: 1, agingInterval: nil, sourceByteLimit: 100)
+        var state = State(downloads: 1, runs: 1, agingInterval: nil, sourceByteLimit: 100)
         let small = try started(process(&state, "photo.jpg/small", waiter: 1, .normal))
         let large = try started(process(&state, "photo.jpg/large", waiter: 2, .normal))
         let photo = try started(state.join("photo.jpg", in: \.dataJobs, of: .download, waiter: 10, priority: .normal, for: small, onEvent: nil))
         _ = state.join("photo.jpg", in: \.dataJobs, of: .download, waiter: 11, priority: .normal, for: large, onEvent: nil)
         let photoGoes = state.askRoom(50, for: photo, continuation: "photo")
         #expect(photoGoes)
+        let photoTurn = state.askTurn(60, of: .download, for: photo, priority: .normal, endsWithJob: true, continuation: "photo's turn", now: t0)
+        #expect(photoTurn == .runs)
+        let otherTurn = state.askTurn(61, of: .download, for: nil, priority: .normal, continuation: "other's turn", now: t0)
+        #expect(otherTurn == .waits)
         let smallWaits = state.dataJobs.wait(10, continuation: "small") == nil
         #expect(smallWaits)
 
         // The photo arrives (80 of the window's 100 bytes); neither run has its turn yet.
         let bytes = SourceData(data: Data(count: 80), format: .jpeg)
-        let ended = state.finishSource(photo, with: .success(bytes))
+        let ended = state.finishSource(photo, with: .success(bytes), now: t0)
         #expect(ended.results == ["small"], "the waiter waiting is resumed; the other finds the value when it waits")
+        #expect(ended.turns == ["other's turn"], "the download's slot passes on in the same step")
         #expect(ended.rooms.isEmpty)
         #expect(state.sourceBytes.held == 80, "held once, for both versions")
 
@@ -139,30 +145,31 @@ import Testing
         #expect(!nextGoes, "80 bytes wait for their runs: no room for another 80")
 
         // One run ends: the other still holds the photo.
-        let afterSmall = state.releaseSource(of: 10)
-        #expect(afterSmall.isEmpty)
-        let again = state.releaseSource(of: 10)
-        #expect(again.isEmpty, "a holder releases once")
+        let afterSmall = state.finishRun(small, with: .failure(.cancelled), now: t0)
+        #expect(afterSmall.rooms.isEmpty)
+        let again = state.releaseSource(of: small)
+        #expect(again.isEmpty, "a run releases once")
         #expect(state.sourceBytes.held == 80)
         // The last run ends: the next download goes.
-        let afterLarge = state.releaseSource(of: 11)
-        #expect(afterLarge == ["next"])
+        let afterLarge = state.finishRun(large, with: .failure(.cancelled), now: t0)
+        #expect(afterLarge.rooms == ["next"])
         #expect(state.sourceBytes.held == 0)
     }
 
     /// A failed download holds nothing, and still ends its room.
     @Test func aFailedDownloadHoldsNothing() throws {
         var state = State(downloads: 1, runs: 1, agingInterval: nil, sourceByteLimit: 100)
-        let first = try started(state.join("first.jpg", in: \.dataJobs, of: .download, waiter: 10, priority: .normal, onEvent: nil))
+        let run = try started(process(&state, "first.jpg/small", waiter: 1, .normal))
+        let first = try started(state.join("first.jpg", in: \.dataJobs, of: .download, waiter: 10, priority: .normal, for: run, onEvent: nil))
         let firstGoes = state.askRoom(50, for: first, continuation: "first")
         #expect(firstGoes)
         let second = try started(state.join("second.jpg", in: \.dataJobs, of: .download, waiter: 20, priority: .normal, onEvent: nil))
         let secondGoes = state.askRoom(51, for: second, continuation: "second")
         #expect(!secondGoes, "the first download takes the window's share of its one slot")
-        let ended = state.finishSource(first, with: .failure(DarkroomError(.httpStatus, "404")))
+        let ended = state.finishSource(first, with: .failure(DarkroomError(.httpStatus, "404")), now: t0)
         #expect(ended.rooms == ["second"])
         #expect(state.sourceBytes.held == 0)
-        let released = state.releaseSource(of: 10)
+        let released = state.releaseSource(of: run)
         #expect(released.isEmpty)
     }
 }
