@@ -6,6 +6,9 @@ SWIFT ?= swift
 # resampler run thousands of images in the suite. (Not in Package.swift:
 # SwiftPM refuses unsafe flags in a versioned dependency.)
 DEBUG_FLAGS ?= -Xcc -O2
+# The server's own build has every feature: faces (dlib) and video frames
+# (FFmpeg) are package traits, off for a library user unless asked.
+TRAITS ?= --traits Faces,Video
 export PATH := $(PATH):/opt/swift/usr/bin
 OUT ?= darkroom-out
 
@@ -15,50 +18,50 @@ bootstrap:
 	@scripts/bootstrap
 
 build: bootstrap
-	$(SWIFT) build $(DEBUG_FLAGS)
+	$(SWIFT) build $(TRAITS) $(DEBUG_FLAGS)
 
 release: bootstrap
-	$(SWIFT) build -c release --product darkroom
+	$(SWIFT) build $(TRAITS) -c release --product darkroom
 
 # The main job: the image server and the gallery, on the bundled sample
 # photos, at http://127.0.0.1:8080/ (PORT=... to change it).
 PORT ?= 8080
 run: release
-	$(SWIFT) run -c release --skip-build darkroom serve --port $(PORT)
+	$(SWIFT) run $(TRAITS) -c release --skip-build darkroom serve --port $(PORT)
 
 # Sepia thumbnails of the bundled sample photos, without the server.
 thumbnails: release
-	$(SWIFT) run -c release --skip-build darkroom process Sources/DarkroomServer/Resources/samples/photos/*.jpg \
+	$(SWIFT) run $(TRAITS) -c release --skip-build darkroom process Sources/DarkroomServer/Resources/samples/photos/*.jpg \
 		--resize 600 --filter sepia:0.8 -o $(OUT)/samples/
 	@echo "Sepia thumbnails written to $(OUT)/samples/"
 
 # The tests run where loopback is the only network (scripts/loopback-only).
 test: bootstrap
-	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
-	scripts/loopback-only $(SWIFT) test --skip-build --parallel
+	$(SWIFT) build $(TRAITS) --build-tests $(DEBUG_FLAGS)
+	scripts/loopback-only $(SWIFT) test $(TRAITS) --skip-build --parallel
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 
 # The whole suite while other processes keep every core busy: no test may
 # depend on how fast the machine is.
 test-busy: bootstrap
-	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
-	scripts/busy scripts/loopback-only $(SWIFT) test --skip-build --parallel
+	$(SWIFT) build $(TRAITS) --build-tests $(DEBUG_FLAGS)
+	scripts/busy scripts/loopback-only $(SWIFT) test $(TRAITS) --skip-build --parallel
 
 # The property test's long run (SurfacePropertyTests): random option
 # families and formats on the costliest sources, a new seed each run unless
 # DARKROOM_PROPERTY_SEED names one; `make test` runs 48 cases of a fixed seed.
 PROPERTY_CASES ?= 600
 property: bootstrap
-	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
+	$(SWIFT) build $(TRAITS) --build-tests $(DEBUG_FLAGS)
 	DARKROOM_PROPERTY_SEED=$${DARKROOM_PROPERTY_SEED:-$$(date +%s)} DARKROOM_PROPERTY_CASES=$(PROPERTY_CASES) \
-		scripts/loopback-only $(SWIFT) test --skip-build --filter SurfacePropertyTests
+		scripts/loopback-only $(SWIFT) test $(TRAITS) --skip-build --filter SurfacePropertyTests
 
 # The correctness matrix in full (CorrectnessMatrixTests): every geometry
 # family on every source format at 64 x 48, 2560 x 1600 and near the pixel
 # limit, with and without a resize; `make test` runs the 2560 x 1600 slice.
 matrix: bootstrap
-	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
-	DARKROOM_MATRIX=full scripts/loopback-only $(SWIFT) test --skip-build --filter CorrectnessMatrixTests
+	$(SWIFT) build $(TRAITS) --build-tests $(DEBUG_FLAGS)
+	DARKROOM_MATRIX=full scripts/loopback-only $(SWIFT) test $(TRAITS) --skip-build --filter CorrectnessMatrixTests
 
 # The container image, localhost/darkroom:latest (IMAGE=... to name it),
 # built with podman from Debian's packages alone (scripts/image says how).
@@ -84,8 +87,8 @@ docs: bootstrap
 # the cache serves compared with a clean run's output.
 CRASH_KILLS ?= 100
 crash-test: bootstrap
-	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
-	DARKROOM_CRASH_KILLS=$(CRASH_KILLS) scripts/loopback-only $(SWIFT) test --skip-build --filter 'KillTests|CrashSafetyTests'
+	$(SWIFT) build $(TRAITS) --build-tests $(DEBUG_FLAGS)
+	DARKROOM_CRASH_KILLS=$(CRASH_KILLS) scripts/loopback-only $(SWIFT) test $(TRAITS) --skip-build --filter 'KillTests|CrashSafetyTests'
 
 # Seconds each fuzz target runs in `make test` (`make fuzz`: FUZZ_SECONDS).
 TEST_FUZZ_SECONDS ?= 3
@@ -93,8 +96,8 @@ TEST_FUZZ_SECONDS ?= 3
 # Benchmarks print their figures; docs/benchmarks.md records them.
 bench:
 	@scripts/bootstrap --bench
-	$(SWIFT) build -c release --product darkroom
-	$(SWIFT) build -c release --product darkroom-bench
+	$(SWIFT) build $(TRAITS) -c release --product darkroom
+	$(SWIFT) build $(TRAITS) -c release --product darkroom-bench
 	.venv/bin/python bench/thumbnails.py --memory
 	python3 bench/fetch.py
 	python3 bench/book.py
@@ -109,7 +112,7 @@ bench:
 BENCH_ROUNDS ?= 3
 bench-servers:
 	@scripts/bootstrap --bench
-	$(SWIFT) build -c release --product darkroom
+	$(SWIFT) build $(TRAITS) -c release --product darkroom
 	.venv/bin/python bench/servers.py --rounds $(BENCH_ROUNDS) $(if $(BEFORE),--before $(BEFORE)) $(if $(ONLY),--only '$(ONLY)')
 
 # The realistic mix alone (bench-servers ends with it): a fixed Zipf
@@ -117,7 +120,7 @@ bench-servers:
 # nginx's proxy_cache (bench/mix.py).
 bench-mix:
 	@scripts/bootstrap --bench
-	$(SWIFT) build -c release --product darkroom
+	$(SWIFT) build $(TRAITS) -c release --product darkroom
 	.venv/bin/python bench/servers.py --mix --rounds $(BENCH_ROUNDS)
 
 # This build against an earlier one (BEFORE=its release binary): several
@@ -125,7 +128,7 @@ bench-mix:
 bench-before-after:
 	@test -n "$(BEFORE)" || { echo "BEFORE=path/to/an/earlier/release/darkroom"; exit 2; }
 	@scripts/bootstrap --bench
-	$(SWIFT) build -c release --product darkroom
+	$(SWIFT) build $(TRAITS) -c release --product darkroom
 	.venv/bin/python bench/before_after.py --before $(BEFORE)
 
 # Cold load for SOAK_SECONDS (600): RSS after the first minute, at the end,
@@ -133,7 +136,7 @@ bench-before-after:
 SOAK_SECONDS ?= 600
 soak:
 	@scripts/bootstrap --bench
-	$(SWIFT) build -c release --product darkroom
+	$(SWIFT) build $(TRAITS) -c release --product darkroom
 	.venv/bin/python bench/servers.py --soak $(SOAK_SECONDS)
 
 clean:
@@ -143,7 +146,7 @@ clean:
 # address sanitizer in a build folder of their own; FUZZ_SECONDS each (60).
 FUZZ_SECONDS ?= 60
 fuzz: bootstrap
-	$(SWIFT) build --product darkroom-fuzz --scratch-path .build/fuzz \
+	$(SWIFT) build $(TRAITS) --product darkroom-fuzz --scratch-path .build/fuzz \
 		-Xswiftc -sanitize=fuzzer,address -Xswiftc -DDARKROOM_FUZZING -Xcc -fsanitize=fuzzer-no-link,address
 	scripts/fuzz $(FUZZ_SECONDS)
 
@@ -163,11 +166,11 @@ fuzz: bootstrap
 # its checks are the compiler's own), its handlers in ASan's runtime.
 UBSAN_C = -Xcc -fsanitize=undefined -Xcxx -fsanitize=undefined
 sanitize: bootstrap
-	$(SWIFT) build --build-tests --sanitize=address $(UBSAN_C) --scratch-path .build/asan
+	$(SWIFT) build $(TRAITS) --build-tests --sanitize=address $(UBSAN_C) --scratch-path .build/asan
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 DARKROOM_SANITIZER=address \
-		scripts/loopback-only $(SWIFT) test --skip-build --no-parallel --sanitize=address $(UBSAN_C) --scratch-path .build/asan
-	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan -Xswiftc -DDARKROOM_TSAN_LOCKS
-	DARKROOM_SANITIZER=thread scripts/loopback-only $(SWIFT) test --skip-build --no-parallel --sanitize=thread --scratch-path .build/tsan -Xswiftc -DDARKROOM_TSAN_LOCKS
+		scripts/loopback-only $(SWIFT) test $(TRAITS) --skip-build --no-parallel --sanitize=address $(UBSAN_C) --scratch-path .build/asan
+	$(SWIFT) build $(TRAITS) --build-tests --sanitize=thread --scratch-path .build/tsan -Xswiftc -DDARKROOM_TSAN_LOCKS
+	DARKROOM_SANITIZER=thread scripts/loopback-only $(SWIFT) test $(TRAITS) --skip-build --no-parallel --sanitize=thread --scratch-path .build/tsan -Xswiftc -DDARKROOM_TSAN_LOCKS
 
 # A package that depends on Darkroom through a tagged git URL with `from:`,
 # built in release mode, thumbnails a corpus photo (about 10 minutes).

@@ -8,6 +8,14 @@ let package = Package(
         .library(name: "Darkroom", targets: ["Darkroom"]),
         .executable(name: "darkroom", targets: ["darkroom"]),
     ],
+    // The heavy native parts, off unless asked: a library user needs
+    // libvips and the fast path's codecs alone. The server's own build
+    // (the Makefile, the image) turns both on (`--traits Faces,Video`).
+    traits: [
+        .trait(name: "Faces", description: "Face detection (object gravity, blurring and drawing detections) by dlib, with LAPACK and BLAS."),
+        .trait(name: "Video", description: "Video sources answered by a frame, through FFmpeg's libraries, in a drawing child."),
+        .default(enabledTraits: []),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
@@ -86,7 +94,11 @@ let package = Package(
         // The only module that imports the C modules. Its API is `package`.
         .target(
             name: "DarkroomImaging",
-            dependencies: ["CVips", "CVipsOperations", "CCairo", "CImageFacts", "CThumbnail", "CFaces", "CVideo"]
+            dependencies: [
+                "CVips", "CVipsOperations", "CCairo", "CImageFacts", "CThumbnail",
+                .target(name: "CFaces", condition: .when(traits: ["Faces"])),
+                .target(name: "CVideo", condition: .when(traits: ["Video"])),
+            ]
         ),
         // The public library.
         .target(

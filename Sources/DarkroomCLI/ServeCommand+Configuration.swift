@@ -110,6 +110,9 @@ extension ServeCommand {
         }
         c.limits.encodingChild = DrawingChild.encoder
         if try videoThumbnails || env("VIDEO_THUMBNAILS").map({ try Self.boolean($0, "DARKROOM_VIDEO_THUMBNAILS") }) ?? false {
+            guard BuildFeatures.video else {
+                throw ValidationError("--video-thumbnails: this build of darkroom has no video (built without the package's Video trait)")
+            }
             var video = VideoThumbnails(command: [executable, "render-video-frame"])
             if let megabytes = try number(videoMaxMemoryMb, "VIDEO_MAX_MEMORY_MB", "video-max-memory-mb", minimum: 512, maximum: 65_536) {
                 video.maxMemory = megabytes << 20

@@ -1,4 +1,6 @@
+#if Faces
 internal import CFaces
+#endif
 internal import CVips
 
 /// A face found in an image, in that image's pixels.
@@ -34,6 +36,7 @@ extension VImage {
     /// asked before each call, and a true answer ends the search with an error.
     package func faces(side: Int, threshold: Double, through pass: PixelPass,
                        stop: () -> Bool = { false }) throws(VipsError) -> [FaceBox] {
+        #if Faces
         guard side > 0, width > 0, height > 0 else { return [] }
         var boxes: [(left: Double, top: Double, right: Double, bottom: Double, score: Double)] = []
         // Searches `pixels` (a grey copy `w` x `h` of the whole image),
@@ -104,7 +107,19 @@ extension VImage {
             let bottom = min(height, Int(box.bottom.rounded(.up)))
             return FaceBox(left: left, top: top, width: max(1, right - left), height: max(1, bottom - top), score: box.score)
         }
+        #else
+        throw VipsError(operation: "face detection", message: Self.noFaceDetection)
+        #endif
     }
+
+    /// Whether this build detects faces (the package's `Faces` trait).
+    #if Faces
+    package static let hasFaceDetection = true
+    #else
+    package static let hasFaceDetection = false
+    #endif
+
+    package static let noFaceDetection = "face detection is not in this build of Darkroom (built without its Faces trait)"
 }
 
 extension VImage {

@@ -1,4 +1,6 @@
+#if Video
 internal import CVideo
+#endif
 internal import CVips
 #if canImport(Glibc)
 import Glibc
@@ -28,6 +30,7 @@ package enum VideoFrames {
     /// keyframe at or before it with `keyframes`) as RGB pixels.
     package static func frame(_ data: [UInt8], second: Double, keyframes: Bool, maxPixels: Int, probeBytes: Int,
                               decode: Bool = true) -> Result<(Meta, RawPixels?), Failure> {
+        #if Video
         var meta = darkroom_video_meta()
         var message = [CChar](repeating: 0, count: 256)
         var rgb: UnsafeMutablePointer<UInt8>?
@@ -51,7 +54,19 @@ package enum VideoFrames {
         let count = facts.width * facts.height * 3
         let pixels = RawPixels(width: facts.width, height: facts.height, bands: 3, bytes: Array(UnsafeBufferPointer(start: rgb, count: count)))
         return .success((facts, pixels))
+        #else
+        return .failure(.unreadable(Self.notInThisBuild))
+        #endif
     }
+
+    /// Whether this build reads videos (the package's `Video` trait).
+    #if Video
+    package static let isAvailable = true
+    #else
+    package static let isAvailable = false
+    #endif
+
+    package static let notInThisBuild = "video frames are not in this build of Darkroom (built without its Video trait)"
 
     /// One stream of the container.
     package struct Stream: Sendable, Equatable {
@@ -67,6 +82,7 @@ package enum VideoFrames {
 
     /// The container's tags, in its order, and its streams; nothing decoded.
     package static func describe(_ data: [UInt8], probeBytes: Int) -> Result<(tags: [(String, String)], streams: [Stream]), Failure> {
+        #if Video
         let collected = Collected()
         var message = [CChar](repeating: 0, count: 256)
         let code = withExtendedLifetime(collected) {
@@ -88,6 +104,9 @@ package enum VideoFrames {
             return .failure(.unreadable(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
         }
         return .success((collected.tags, collected.streams))
+        #else
+        return .failure(.unreadable(Self.notInThisBuild))
+        #endif
     }
 
     private final class Collected {

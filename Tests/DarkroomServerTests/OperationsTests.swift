@@ -13,6 +13,9 @@ import TestSupport
             let health = try await server.get("/health")
             #expect(health.status == .ok)
             #expect(String(decoding: health.body, as: UTF8.self).contains("\"status\":\"ok\""))
+            // The suite's build has every trait: /health names them.
+            #expect(String(decoding: health.body, as: UTF8.self).contains("\"features\":\"faces,video\""),
+                    "\(String(decoding: health.body, as: UTF8.self))")
             let photo = origin.url("/photos/Aqua.jpg").absoluteString
             #expect(try await server.get("/img/_/w:32/plain/\(photo)").status == .ok)
             #expect(try await server.get("/img/_/w:32/plain/\(photo)").status == .ok)

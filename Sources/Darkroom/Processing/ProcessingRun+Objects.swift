@@ -16,6 +16,7 @@ extension ProcessingRun {
     /// The weight `classes` gives faces, or nil where it names none: faces
     /// are all the detector knows, so such a list finds nothing.
     func faceWeight(in classes: ObjectClasses) throws(DarkroomError) -> Double? {
+        guard BuildFeatures.faces else { throw .invalidOption(VImage.noFaceDetection) }
         guard classes.isValid else {
             throw .invalidOption("object classes '\(classes.identifier)': at most \(ObjectClasses.maxEntries) names of letters, digits, _ and -, with weights above 0")
         }

@@ -28,7 +28,7 @@ struct OperationsRoutes: Sendable {
                 guard result.width == 2 else { throw DarkroomError.cancelled }
                 // A shared cache that fails leaves the server answering (from
                 // the origin): degraded, still 200, so it stays in rotation.
-                var health = ["status": "ok", "libvips": VipsRuntime.version]
+                var health = ["status": "ok", "libvips": VipsRuntime.version, "features": BuildFeatures.names.joined(separator: ",")]
                 switch pipeline.sharedCache?.health {
                 case nil: break
                 case .ok: health["resultCache"] = "ok"
