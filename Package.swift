@@ -119,6 +119,13 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
+        // What the drawing children run on a stranger's bytes (a PDF page,
+        // an SVG, a video frame), in a process of their own: linked by
+        // the executable, never by the library.
+        .target(
+            name: "DarkroomChildren",
+            dependencies: ["Darkroom", "DarkroomImaging"]
+        ),
         // The web server: image URLs, the gallery, metrics. `darkroom serve`
         // runs the application that buildApplication(_:) makes, as the tests do.
         .target(
@@ -143,6 +150,7 @@ let package = Package(
             dependencies: [
                 "Darkroom",
                 "DarkroomServer",
+                "DarkroomChildren",
                 "CSandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Darkroom
+import DarkroomChildren
 import Foundation
 
 /// `darkroom render-pdf-page`: the child process that draws one PDF page

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Darkroom
+import DarkroomChildren
 import Foundation
 
 /// `darkroom render-svg`: the child process that draws one SVG document

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Darkroom
+import DarkroomChildren
 import Foundation
 #if canImport(Glibc)
 import Glibc

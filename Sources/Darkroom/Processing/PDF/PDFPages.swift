@@ -30,9 +30,9 @@ public struct PDFPages: Sendable, Hashable, Codable {
 }
 
 /// What the child process that draws a page does, in that process.
-public enum PDFPageDrawing {
+package enum PDFPageDrawing {
     /// How the child ends; its exit status.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// The page as an uncompressed PNG on standard output (0).
         case page(Data)
         /// The page asked is past the last; the count on standard output (3).
@@ -40,7 +40,7 @@ public enum PDFPageDrawing {
         /// poppler could not read the document; its reason (4).
         case unreadable(String)
 
-        public var status: Int32 {
+        package var status: Int32 {
             switch self {
             case .page: 0
             case .pageOutOfRange: 3
@@ -49,7 +49,7 @@ public enum PDFPageDrawing {
         }
 
         /// What the child writes on standard output.
-        public var output: Data {
+        package var output: Data {
             switch self {
             case .page(let png): png
             case .pageOutOfRange(let pages): Data("\(pages)".utf8)
@@ -59,43 +59,15 @@ public enum PDFPageDrawing {
     }
 
     /// The child's arguments after ``PDFPages/command``.
-    public static func arguments(page: Int, pages: Int = 1, box: (width: Int, height: Int), maxPixels: Int, maxMemory: Int,
+    package static func arguments(page: Int, pages: Int = 1, box: (width: Int, height: Int), maxPixels: Int, maxMemory: Int,
                                  maxSeconds: Int, background: Bool) -> [String] {
         ["--page", "\(page)", "--pages", "\(pages)", "--box", "\(box.width)x\(box.height)", "--max-pixels", "\(maxPixels)",
          "--max-memory", "\(maxMemory)", "--max-seconds", "\(maxSeconds)"] + (background ? [] : ["--no-background"])
     }
 
-    /// Draws page `page` (from 0) of `pdf`, and the `pages - 1` after it
-    /// where there are, stacked top to bottom, as an uncompressed PNG, at
-    /// the scale that covers `box` (0: that side not asked; neither: 72
-    /// pixels an inch), and within `maxPixels`. Call it only in a process
-    /// of its own, with its limits set: it runs poppler on the bytes.
-    public static func draw(_ pdf: Data, page: Int, pages count: Int = 1, box: (width: Int, height: Int), maxPixels: Int,
-                            background: Bool) -> Outcome {
-        do {
-            try VipsRuntime.start()
-            VipsRuntime.allowPDF()
-            return try withRawBytes(of: pdf) { raw throws(VipsError) -> Outcome in
-                let first = try VImage.loadPDF(raw, page: 0, scale: 1, transparent: !background)
-                let pages = max(1, first.pdfPageCount)
-                guard (0..<pages).contains(page) else { return .pageOutOfRange(pages: pages) }
-                let count = max(1, min(count, pages - page))
-                let header = page == 0 && count == 1 ? first : try VImage.loadPDF(raw, page: page, pages: count, scale: 1, transparent: !background)
-                let scale = Self.scale(width: header.width, height: header.height, box: box, maxPixels: maxPixels)
-                var image = scale == 1 ? header : try VImage.loadPDF(raw, page: page, pages: count, scale: scale, transparent: !background)
-                // On white, the alpha says nothing: dropped.
-                if background { image = try image.flattenedOnWhite() }
-                // In the child: its kernel limits bound it, the switch is never pulled.
-                return .page(Data(try VipsKillSwitch().armed(image) { pass throws(VipsError) in try image.storedPNG(pass) }))
-            }
-        } catch {
-            return .unreadable(error.message)
-        }
-    }
-
     /// The scale that covers the box (enlarging allowed, as vectors are
     /// drawn), then no more than `maxPixels`.
-    static func scale(width: Int, height: Int, box: (width: Int, height: Int), maxPixels: Int) -> Double {
+    package static func scale(width: Int, height: Int, box: (width: Int, height: Int), maxPixels: Int) -> Double {
         guard width > 0, height > 0 else { return 1 }
         let (w, h) = (Double(width), Double(height))
         var scale = switch (box.width > 0, box.height > 0) {

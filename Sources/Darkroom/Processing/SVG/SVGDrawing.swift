@@ -25,9 +25,9 @@ public struct SVGDrawing: Sendable, Hashable, Codable {
 }
 
 /// What the child process that draws an SVG does, in that process.
-public enum SVGDocumentDrawing {
+package enum SVGDocumentDrawing {
     /// How the child ends; its exit status.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// The drawing as an uncompressed PNG on standard output (0).
         case drawing(Data)
         /// librsvg could not read the document; its reason (4).
@@ -36,7 +36,7 @@ public enum SVGDocumentDrawing {
         /// scale; its size at that scale (5).
         case tooLarge(width: Int, height: Int)
 
-        public var status: Int32 {
+        package var status: Int32 {
             switch self {
             case .drawing: 0
             case .unreadable: 4
@@ -45,7 +45,7 @@ public enum SVGDocumentDrawing {
         }
 
         /// What the child writes on standard output.
-        public var output: Data {
+        package var output: Data {
             switch self {
             case .drawing(let png): png
             case .unreadable(let reason): Data(reason.prefix(500).utf8)
@@ -56,39 +56,15 @@ public enum SVGDocumentDrawing {
 
     /// The child's arguments after ``SVGDrawing/command``: the run's first
     /// resize (as JSON), which the drawing's scale meets, and its limits.
-    public static func arguments(firstResize: Resize?, maxResultDimension: Int, maxPixels: Int, maxMemory: Int, maxSeconds: Int) -> [String] {
+    package static func arguments(firstResize: Resize?, maxResultDimension: Int, maxPixels: Int, maxMemory: Int, maxSeconds: Int) -> [String] {
         let resize = firstResize.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
         return (resize.map { ["--resize", $0] } ?? []) + ["--max-result-dimension", "\(maxResultDimension)", "--max-pixels", "\(maxPixels)",
                                                          "--max-memory", "\(maxMemory)", "--max-seconds", "\(maxSeconds)"]
     }
 
-    /// Draws `svg` as an uncompressed PNG at the scale that meets
-    /// `firstResize`'s box (enlarging allowed, as a vector is drawn at the
-    /// size wanted), then no more than `maxPixels`. Call it only in a
-    /// process of its own, with its limits set: it runs librsvg.
-    public static func draw(_ svg: Data, firstResize: Resize?, maxResultDimension: Int, maxPixels: Int) -> Outcome {
-        do {
-            try VipsRuntime.start()
-            VipsRuntime.allowSVG()
-            return try withRawBytes(of: svg) { raw throws(VipsError) -> Outcome in
-                let header = try VImage.loadSVG(raw, scale: 1)
-                let scale = Self.scale(width: header.width, height: header.height, firstResize: firstResize,
-                                       maxResultDimension: maxResultDimension, maxPixels: maxPixels)
-                let image = scale == 1 ? header : try VImage.loadSVG(raw, scale: scale)
-                // Past the scale's floor, the size is known before a pixel is drawn.
-                let pixels = image.width.multipliedReportingOverflow(by: image.height)
-                if pixels.overflow || pixels.partialValue > maxPixels { return .tooLarge(width: image.width, height: image.height) }
-                // In the child: its kernel limits bound it, the switch is never pulled.
-                return .drawing(Data(try VipsKillSwitch().armed(image) { pass throws(VipsError) in try image.storedPNG(pass) }))
-            }
-        } catch {
-            return .unreadable(error.message)
-        }
-    }
-
     /// The scale to draw at: the first resize's, enlarging allowed, so
     /// that its box is met; then no more pixels than `maxPixels`.
-    static func scale(width: Int, height: Int, firstResize: Resize?, maxResultDimension: Int, maxPixels: Int) -> Double {
+    package static func scale(width: Int, height: Int, firstResize: Resize?, maxResultDimension: Int, maxPixels: Int) -> Double {
         guard width > 0, height > 0 else { return 1 }
         var scale = 1.0
         if var resize = firstResize, resize.gravity.isValid {
@@ -107,7 +83,7 @@ public enum SVGDocumentDrawing {
     /// `scale`, lowered as far as a drawing of `width` x `height` at it
     /// needs to hold no more than `maxPixels`, its sides rounded up as a
     /// renderer may round them.
-    static func withinPixels(_ scale: Double, width: Int, height: Int, maxPixels: Int) -> Double {
+    package static func withinPixels(_ scale: Double, width: Int, height: Int, maxPixels: Int) -> Double {
         let (w, h, limit) = (Double(width), Double(height), Double(maxPixels))
         var scale = scale
         if w * h * scale * scale > limit { scale *= (limit / (w * h * scale * scale)).squareRoot() }

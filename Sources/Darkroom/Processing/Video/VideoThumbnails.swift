@@ -36,9 +36,9 @@ public struct VideoThumbnails: Sendable, Hashable, Codable {
 }
 
 /// What the child process that draws a video frame does, in that process.
-public enum VideoFrameDrawing {
+package enum VideoFrameDrawing {
     /// How the child ends; its exit status.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// The frame as an uncompressed PNG on standard output (0).
         case frame(Data)
         /// No video stream, or none with a decoder here (3).
@@ -48,7 +48,7 @@ public enum VideoFrameDrawing {
         /// Frames larger than the pixel limit (5).
         case tooLarge(String)
 
-        public var status: Int32 {
+        package var status: Int32 {
             switch self {
             case .frame: 0
             case .noVideo: 3
@@ -57,7 +57,7 @@ public enum VideoFrameDrawing {
             }
         }
 
-        public var output: Data {
+        package var output: Data {
             switch self {
             case .frame(let png): png
             case .noVideo(let reason), .unreadable(let reason), .tooLarge(let reason): Data(reason.prefix(500).utf8)
@@ -67,48 +67,10 @@ public enum VideoFrameDrawing {
 
     /// The child's arguments after ``VideoThumbnails/command``; with
     /// `meta`, it describes the streams (JSON) instead of decoding a frame.
-    public static func arguments(second: Double, keyframes: Bool, maxPixels: Int, maxMemory: Int, maxSeconds: Int, probeBytes: Int,
+    package static func arguments(second: Double, keyframes: Bool, maxPixels: Int, maxMemory: Int, maxSeconds: Int, probeBytes: Int,
                                  meta: Bool = false) -> [String] {
         ["--second", "\(second)", "--max-pixels", "\(maxPixels)", "--max-memory", "\(maxMemory)", "--max-seconds", "\(maxSeconds)",
          "--probe-bytes", "\(probeBytes)"] + (keyframes ? ["--keyframes"] : []) + (meta ? ["--meta"] : [])
-    }
-
-    /// The container's tags and streams as ``VideoMetadata`` JSON, in
-    /// ``Outcome/frame(_:)``'s place. Call it only in the child.
-    public static func describe(_ video: Data, probeBytes: Int) -> Outcome {
-        switch VideoFrames.describe([UInt8](video), probeBytes: probeBytes) {
-        case .success(let described):
-            // Bounded: tags are a stranger's text.
-            let tags = described.tags.prefix(100).map { (String($0.0.prefix(100)), String($0.1.prefix(1000))) }
-            let metadata = VideoMetadata(tags: Dictionary(tags, uniquingKeysWith: { first, _ in first }),
-                                         streams: described.streams.prefix(100).map(VideoStream.init))
-            guard let json = try? JSONEncoder().encode(metadata) else { return .unreadable("the streams could not be written") }
-            return .frame(json)
-        case .failure(.noVideo(let reason)), .failure(.unreadable(let reason)), .failure(.tooLarge(let reason)):
-            return .unreadable(reason)
-        }
-    }
-
-    /// Decodes the frame at `second` of `video` as an uncompressed PNG.
-    /// Call it only in a process of its own, with its limits set: it runs
-    /// FFmpeg's demuxers and decoders on the bytes.
-    public static func draw(_ video: Data, second: Double, keyframes: Bool, maxPixels: Int, probeBytes: Int) -> Outcome {
-        switch VideoFrames.frame([UInt8](video), second: second, keyframes: keyframes, maxPixels: maxPixels, probeBytes: probeBytes) {
-        case .success((_, let pixels?)):
-            do {
-                return .frame(Data(try pixels.storedPNG()))
-            } catch {
-                return .unreadable(error.message)
-            }
-        case .success((_, nil)):
-            return .unreadable("no frame was decoded")
-        case .failure(.noVideo(let reason)):
-            return .noVideo(reason)
-        case .failure(.tooLarge(let reason)):
-            return .tooLarge(reason)
-        case .failure(.unreadable(let reason)):
-            return .unreadable(reason)
-        }
     }
 }
 
@@ -117,6 +79,10 @@ public enum VideoFrameDrawing {
 public struct VideoMetadata: Sendable, Hashable, Codable {
     public var tags: [String: String]
     public var streams: [VideoStream]
+
+    package init(tags: [String: String], streams: [VideoStream]) {
+        (self.tags, self.streams) = (tags, streams)
+    }
 }
 
 /// One stream of a video, by Pro's keys; what is unknown is left out.
@@ -130,14 +96,8 @@ public struct VideoStream: Sendable, Hashable, Codable {
     public var layout: String?
     public var language: String?
 
-    init(_ stream: VideoFrames.Stream) {
-        type = stream.type
-        codec = stream.codec
-        duration = stream.duration > 0 ? stream.duration : nil
-        bps = stream.bitsPerSecond > 0 ? stream.bitsPerSecond : nil
-        fps = stream.framesPerSecond > 0 ? stream.framesPerSecond : nil
-        frequency = stream.frequency > 0 ? stream.frequency : nil
-        layout = stream.layout.isEmpty ? nil : stream.layout
-        language = stream.language.isEmpty || stream.language == "und" ? nil : stream.language
+    package init(type: String, codec: String, duration: Double?, bps: Int?, fps: Double?, frequency: Int?, layout: String?, language: String?) {
+        (self.type, self.codec, self.duration, self.bps, self.fps) = (type, codec, duration, bps, fps)
+        (self.frequency, self.layout, self.language) = (frequency, layout, language)
     }
 }

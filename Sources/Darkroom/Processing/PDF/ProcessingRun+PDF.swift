@@ -3,6 +3,14 @@ import Foundation
 
 /// PDF sources: one page drawn by a child process (see ``PDFPages``), then
 /// run through the usual steps as the PNG it is.
+enum PDFSource: DrawnSource {
+    static let format = ImageFormat.pdf
+    static func run(_ run: ProcessingRun) throws(DarkroomError) -> ProcessedImage { try run.pdfRun() }
+    static func inspect(_ run: ProcessingRun, includeGPS: Bool, asked: InfoOptions) throws(DarkroomError) -> ImageInfo {
+        try run.pdfInspect(includeGPS: includeGPS, asked: asked)
+    }
+}
+
 extension ProcessingRun {
     /// The answer to a PDF source.
     func pdfRun() throws(DarkroomError) -> ProcessedImage {

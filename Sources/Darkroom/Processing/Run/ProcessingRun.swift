@@ -42,17 +42,14 @@ struct ProcessingRun {
 
     func runUntimed() throws(DarkroomError) -> ProcessedImage {
         try Self.startLibvips()
-        let isVideo = if case .image(.video) = ImageFormat.sniff(data) { true } else { false }
+        let format = try checkedFormat()
         // A video's is not checked, as imgproxy Pro does not.
-        if !isVideo, let expected = options.sourceHashsum, Hashsum.hex(of: data, expected.kind) != expected.hex {
+        if format != .video, let expected = options.sourceHashsum, Hashsum.hex(of: data, expected.kind) != expected.hex {
             throw DarkroomError(.notAnImage, "the source's \(expected.kind.rawValue) hashsum is not the one the URL gives")
         }
-        // Drawn by a child process, never read here.
-        if PDFPages.isPDF(data) { return try pdfRun() }
-        if isVideo { return try videoRun() }
-        let format = try checkedFormat()
         try killSwitch.check()
-        if format == .svg { return try svgRun() }
+        // Drawn by a child process, never read here.
+        if let drawn = Self.drawnSource(for: format) { return try drawn.run(self) }
         // The bytes stay valid, and libvips reads them in place, until the
         // last image made from them is released at the end of this closure.
         return try withRawBytes(of: data) { raw throws(DarkroomError) in

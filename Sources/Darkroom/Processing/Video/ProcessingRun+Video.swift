@@ -3,6 +3,14 @@ import Foundation
 
 /// Video sources: one frame decoded by a child process (see
 /// ``VideoThumbnails``), then run through the usual steps as the PNG it is.
+enum VideoSource: DrawnSource {
+    static let format = ImageFormat.video
+    static func run(_ run: ProcessingRun) throws(DarkroomError) -> ProcessedImage { try run.videoRun() }
+    static func inspect(_ run: ProcessingRun, includeGPS: Bool, asked: InfoOptions) throws(DarkroomError) -> ImageInfo {
+        try run.videoInspect(includeGPS: includeGPS, asked: asked)
+    }
+}
+
 extension ProcessingRun {
     /// The answer to a video source.
     func videoRun() throws(DarkroomError) -> ProcessedImage {

@@ -14,9 +14,7 @@ extension ProcessingRun {
         try Self.startLibvips()
         let format = try checkedFormat()
         try killSwitch.check()
-        if format == .svg { return try svgInspect(includeGPS: includeGPS, asked: asked) }
-        if format == .pdf { return try pdfInspect(includeGPS: includeGPS, asked: asked) }
-        if format == .video { return try videoInspect(includeGPS: includeGPS, asked: asked) }
+        if let drawn = Self.drawnSource(for: format) { return try drawn.inspect(self, includeGPS: includeGPS, asked: asked) }
         return try withRawBytes(of: data) { raw throws(DarkroomError) in
             _ = try checkedJPEGStructure(raw, format: format)
             var header = try load(raw, format: format, shrink: 1)

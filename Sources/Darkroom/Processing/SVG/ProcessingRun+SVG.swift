@@ -5,6 +5,14 @@ import NIOCore
 /// SVG sources: sanitised by Darkroom's own XML reader before anything
 /// else sees them, then answered as SVG or rendered by librsvg into pixels
 /// that run through the usual steps.
+enum SVGSource: DrawnSource {
+    static let format = ImageFormat.svg
+    static func run(_ run: ProcessingRun) throws(DarkroomError) -> ProcessedImage { try run.svgRun() }
+    static func inspect(_ run: ProcessingRun, includeGPS: Bool, asked: InfoOptions) throws(DarkroomError) -> ImageInfo {
+        try run.svgInspect(includeGPS: includeGPS, asked: asked)
+    }
+}
+
 extension ProcessingRun {
     /// The answer to an SVG source.
     func svgRun() throws(DarkroomError) -> ProcessedImage {
