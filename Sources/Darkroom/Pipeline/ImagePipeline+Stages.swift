@@ -142,7 +142,7 @@ extension ImagePipeline {
             let key = source.cacheKey
             let jobs = dataJobs
             let headers: [PassedHeader] = if case .urlWithHeaders(_, let headers) = source { headers } else { [] }
-            let jobKey = Self.dataJobKey(key, bypassingCaches: bypassingCaches)
+            let jobKey = Self.jobKey(key, bypassingCaches: bypassingCaches)
             let metrics = self.metrics
             return try await jobs.value(jobKey, waiter: id, priority: priority, for: dependent, onEvent: onEvent,
                                         joined: { coalesced in if coalesced { metrics.coalesced(stage: .download) } }) { context throws(DarkroomError) in
@@ -151,10 +151,10 @@ extension ImagePipeline {
         }
     }
 
-    /// The data job's key for a source: a download bypassing the caches
-    /// is a job of its own.
-    static func dataJobKey(_ sourceKey: String, bypassingCaches: Bool) -> String {
-        bypassingCaches ? bypassPrefix + sourceKey : sourceKey
+    /// A job's key: work that bypasses the caches (a download, a run) is
+    /// shared only with work that bypasses them too.
+    static func jobKey(_ key: String, bypassingCaches: Bool) -> String {
+        bypassingCaches ? bypassPrefix + key : key
     }
 
     /// The data job: a recent failure fails at once; a fresh disk copy is

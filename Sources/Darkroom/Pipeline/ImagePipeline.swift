@@ -233,8 +233,7 @@ public final class ImagePipeline: Sendable {
             if let hit = await storedResult(key) { return hit }
             throw DarkroomError(.notCached, "no cache has this image")
         }
-        // Work that reads no cache is shared only with work that reads none.
-        let jobKey = request.bypassesCache ? Self.bypassPrefix + key : key
+        let jobKey = Self.jobKey(key, bypassingCaches: request.bypassesCache)
         do {
             return try await processJobs.value(jobKey, waiter: id, priority: request.priority, refusable: request.admission == .unlessOverloaded,
                                                onEvent: onEvent, joined: { [metrics] coalesced in

@@ -136,20 +136,15 @@ final class JobRegistry<Value: Sendable>: Sendable {
     /// Callers waiting for a job's value, in all.
     var waiterCount: Int { withTable { $0.waiters.count } }
 
-    fileprivate func priority(of job: UInt64) -> WorkPriority {
-        withTable { $0.priority(of: job) } ?? .normal
-    }
 }
 
 /// What a job's work can do: name its job (to the turns and jobs it waits
-/// in, which follow the job's priority), read its priority, publish events
+/// in, which follow the job's priority), publish events
 /// (to its listeners, without entering the core).
 struct JobContext<Value: Sendable>: Sendable {
     fileprivate let registry: JobRegistry<Value>
     let job: UInt64
     fileprivate let listeners: JobListeners
-
-    var priority: WorkPriority { registry.priority(of: job) }
 
     func publish(_ event: PipelineEvent) { listeners.publish(event) }
 }

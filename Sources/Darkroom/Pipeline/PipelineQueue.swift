@@ -107,15 +107,10 @@ struct PipelineQueue: Sendable {
     ) async throws(DarkroomError) -> Value {
         let executor = self.executor
         return try await runInTurn(for: job, priority: priority, endsWithJob: endsWithJob) { () throws(DarkroomError) in
-            let killSwitch = KillSwitch()
             do {
-                return try await withTaskCancellationHandler {
-                    try await executor.run { () throws(DarkroomError) in
-                        try killSwitch.check()
-                        return try work(killSwitch)
-                    }
-                } onCancel: {
-                    killSwitch.pull()
+                return try await executor.runStoppable { killSwitch throws(DarkroomError) in
+                    try killSwitch.check()
+                    return try work(killSwitch)
                 }
             } catch {
                 throw DarkroomError.describing(error)

@@ -32,7 +32,10 @@ struct PipelineState<Waiters: PipelineWaiters> {
     var sourceHolds: [UInt64: String] = [:]
     /// The process job each data job's waiter is the work of.
     var runOfWaiter: [UInt64: UInt64] = [:]
-    /// The turn of each job whose turn ends with the job, by stage.
+    /// The turn of each job whose turn ends with the job, by stage. Kept
+    /// apart from the job's own link to its turn (``JobTable/link(_:turn:)``):
+    /// an abandoned job leaves its table before its work ends, and its
+    /// slot must still pass on then.
     var downloadTurnOfJob: [UInt64: UInt64] = [:]
     var runTurnOfJob: [UInt64: UInt64] = [:]
 

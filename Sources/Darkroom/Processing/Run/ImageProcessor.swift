@@ -28,14 +28,9 @@ public struct ImageProcessor: Sendable {
     ///
     /// - Throws: ``DarkroomError`` saying what was wrong with the input or options.
     public func process(_ data: Data, options: ProcessingOptions) async throws(DarkroomError) -> ProcessedImage {
-        let killSwitch = KillSwitch()
         do {
-            return try await withTaskCancellationHandler {
-                try await executor.run { () throws(DarkroomError) -> ProcessedImage in
-                    try Self.processBlocking(data, options: options, killSwitch: killSwitch)
-                }
-            } onCancel: {
-                killSwitch.pull()
+            return try await executor.runStoppable { killSwitch throws(DarkroomError) -> ProcessedImage in
+                try Self.processBlocking(data, options: options, killSwitch: killSwitch)
             }
         } catch let error as DarkroomError {
             throw error
@@ -54,25 +49,20 @@ public struct ImageProcessor: Sendable {
     public func info(of data: Data, limits: ImageLimits = ImageLimits(), includeGPS: Bool = false,
                      options asked: InfoOptions = InfoOptions(),
                      objectDetection: ObjectDetection = ObjectDetection()) async throws(DarkroomError) -> ImageInfo {
-        let killSwitch = KillSwitch()
         do {
-            return try await withTaskCancellationHandler {
-                try await executor.run { () throws(DarkroomError) -> ImageInfo in
-                    var options = ProcessingOptions(limits: limits)
-                    options.objectDetection = objectDetection
-                    (options.videoSecond, options.videoKeyframes) = (asked.videoSecond, asked.videoKeyframes)
-                    // Under the same deadline as an image.
-                    let run = ProcessingRun(data: data, options: options, killSwitch: killSwitch)
-                    var info = try run.withDeadline { () throws(DarkroomError) in try run.inspect(includeGPS: includeGPS, asked: asked) }
-                    // Of the source's bytes, as sent (an SVG's, not its drawing's).
-                    info.size = data.count
-                    if !asked.hashsums.isEmpty {
-                        info.hashsums = Dictionary(uniqueKeysWithValues: asked.hashsums.map { ($0.rawValue, Hashsum.hex(of: data, $0)) })
-                    }
-                    return info
+            return try await executor.runStoppable { killSwitch throws(DarkroomError) -> ImageInfo in
+                var options = ProcessingOptions(limits: limits)
+                options.objectDetection = objectDetection
+                (options.videoSecond, options.videoKeyframes) = (asked.videoSecond, asked.videoKeyframes)
+                // Under the same deadline as an image.
+                let run = ProcessingRun(data: data, options: options, killSwitch: killSwitch)
+                var info = try run.withDeadline { () throws(DarkroomError) in try run.inspect(includeGPS: includeGPS, asked: asked) }
+                // Of the source's bytes, as sent (an SVG's, not its drawing's).
+                info.size = data.count
+                if !asked.hashsums.isEmpty {
+                    info.hashsums = Dictionary(uniqueKeysWithValues: asked.hashsums.map { ($0.rawValue, Hashsum.hex(of: data, $0)) })
                 }
-            } onCancel: {
-                killSwitch.pull()
+                return info
             }
         } catch let error as DarkroomError {
             throw error

@@ -27,3 +27,18 @@ package final class KillSwitch: Sendable {
         if isPulled { throw .cancelled }
     }
 }
+
+extension BlockingExecutor {
+    /// Runs `work` on one of the executor's threads with a kill switch of
+    /// its own, which the calling task's cancellation pulls: a libvips
+    /// computation stops in the middle. What it throws is the work's own
+    /// error, or the pool's (when it has shut down).
+    func runStoppable<T: Sendable>(_ work: @escaping @Sendable (KillSwitch) throws(DarkroomError) -> T) async throws -> T {
+        let killSwitch = KillSwitch()
+        return try await withTaskCancellationHandler {
+            try await run { () throws(DarkroomError) in try work(killSwitch) }
+        } onCancel: {
+            killSwitch.pull()
+        }
+    }
+}
