@@ -40,9 +40,6 @@ extension ProcessingRun {
     /// stacked, as a PNG, from the child.
     func drawnPDFPage(_ page: Int, count: Int = 1, box: (width: Int, height: Int)) throws(DarkroomError) -> Data {
         let limits = options.limits
-        if data.count > limits.maxSourceBytes {
-            throw DarkroomError(.tooManyBytes, "the PDF is \(data.count) bytes, over the limit of \(limits.maxSourceBytes) bytes")
-        }
         guard let pdf = limits.pdfPages else {
             throw DarkroomError(.notAnImage, "the input is a PDF document, and PDF pages are not drawn here: libvips marks its PDF loader (poppler) untrusted (darkroom serve --pdf turns it on, in a child process of its own)")
         }

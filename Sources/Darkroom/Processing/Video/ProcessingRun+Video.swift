@@ -35,9 +35,6 @@ extension ProcessingRun {
     /// child; with `meta`, the streams' description (``VideoMetadata``).
     func decodedVideoFrame(meta: Bool = false) throws(DarkroomError) -> Data {
         let limits = options.limits
-        if data.count > limits.maxSourceBytes {
-            throw DarkroomError(.tooManyBytes, "the video is \(data.count) bytes, over the limit of \(limits.maxSourceBytes) bytes")
-        }
         guard let video = limits.videoThumbnails else {
             throw DarkroomError(.notAnImage, "the input is a video, and video frames are not read here (darkroom serve --video-thumbnails turns it on, in a child process of its own)")
         }
