@@ -81,7 +81,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
                          parsedURLs: images.parsedURLs, connectionLimits: connectionLimits, recorder: recorder).addMetrics(to: metricsRouter)
         services.append(Application(
             router: metricsRouter,
-            configuration: .init(address: .hostname(address.host, port: address.port), serverName: ServerConfiguration.serverName),
+            configuration: .init(address: .hostname(address.host, port: address.port), serverName: FrontFields.serverName),
             onServerRunning: { channel in
                 logger.notice("darkroom serves /metrics", metadata: ["address": "\(channel.localAddress?.description ?? "?")"])
                 await onMetricsRunning(channel.localAddress?.port ?? address.port)
@@ -90,9 +90,9 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     }
     return Application(
         router: router,
-        server: .darkroom(images: routerOnly ? nil : images, recorder: recorder, configuration: .init(additionalChannelHandlers: [DisconnectHandler()]),
+        server: .darkroom(images: routerOnly ? nil : images, fields: images.fields, recorder: recorder, configuration: .init(additionalChannelHandlers: [DisconnectHandler()]),
                           timeouts: configuration.connectionTimeouts, limits: connectionLimits),
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: ServerConfiguration.serverName),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: FrontFields.serverName),
         services: services,
         onServerRunning: { channel in
             logger.notice("darkroom is serving", metadata: ["address": "\(channel.localAddress?.description ?? "?")"])
@@ -122,21 +122,22 @@ func buildRouter(_ configuration: ServerConfiguration, pipeline: ImagePipeline, 
                  metrics: ServerMetrics, connections: ConnectionWatch = ConnectionWatch(), images: ImageRoutes? = nil,
                  connectionLimits: ConnectionLimits? = nil, recorder: RequestRecorder? = nil) -> Router<ServerContext> {
     let router = Router(context: ServerContext.self)
+    let images = images ?? ImageRoutes(pipeline: pipeline, configuration: configuration, connections: connections)
     // Outermost, so that errors reach the metrics middleware as errors and
     // still leave with the request's id.
-    router.add(middleware: RequestIDMiddleware())
+    router.add(middleware: FrontFieldsMiddleware(fields: images.fields))
     if configuration.tracing {
         router.add(middleware: RequestTracingMiddleware())
     }
     let recorder = recorder ?? RequestRecorder(factory: metrics.factory, accessLog: configuration.accessLog ? logger : nil)
     router.add(middleware: RequestMetricsMiddleware(recorder: recorder))
-    (images ?? ImageRoutes(pipeline: pipeline, configuration: configuration, connections: connections)).add(to: router)
+    images.add(to: router)
     router.add(middleware: FileMiddleware(Gallery.staticFolder, urlBasePath: "/gallery", cacheControl: .init([(MediaType(type: .any), [.noCache])]), logger: logger))
     router.add(middleware: FileMiddleware(Gallery.samplesFolder, urlBasePath: "/samples", logger: logger))
     GalleryRoutes(gallery: gallery).add(to: router)
     BookRoutes(gallery: gallery, books: books, signing: !configuration.signatures.isEmpty, limits: configuration.limits).add(to: router)
     let operations = OperationsRoutes(processor: ImageProcessor(), pipeline: pipeline, connections: connections, metrics: metrics,
-                                      parsedURLs: images?.parsedURLs, connectionLimits: connectionLimits, recorder: recorder)
+                                      parsedURLs: images.parsedURLs, connectionLimits: connectionLimits, recorder: recorder)
     operations.addHealth(to: router)
     if configuration.metricsAddress == nil { operations.addMetrics(to: router) }
     InfoRoutes(pipeline: pipeline, configuration: configuration, processor: ImageProcessor(), connections: connections).add(to: router)

@@ -5,10 +5,6 @@ import NIOCore
 /// Everything `darkroom serve` can be told, by flags or `DARKROOM_*`
 /// environment variables.
 public struct ServerConfiguration: Sendable {
-    /// The `Server` header of every answer, Hummingbird's and the event
-    /// loop's alike.
-    static let serverName = "darkroom"
-
     public var host = "127.0.0.1"
     /// 0: any free port.
     public var port = 8080

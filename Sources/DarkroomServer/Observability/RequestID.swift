@@ -44,26 +44,3 @@ enum RequestID {
     private static let prefix = UInt64.random(in: .min ... .max)
     private static let counter = Atomic<UInt64>(UInt64.random(in: .min ... .max))
 }
-
-/// Gives every request handled by the router its id: in the metadata of
-/// the request's logger (so every line logged for it carries `request_id`)
-/// and in the answer's `X-Request-ID`.
-struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let id = RequestID.id(carried: request.headers[RequestID.field])
-        var context = context
-        // Hummingbird's own id for the request is replaced by this one, so
-        // a line never names the request by two different ids.
-        context.logger[metadataKey: "request_id"] = .string(id)
-        context.logger[metadataKey: "hb.request.id"] = .string(id)
-        do {
-            var response = try await next(request, context)
-            response.headers[RequestID.field] = id
-            return response
-        } catch let error as any HTTPResponseError {
-            var response = try error.response(from: request, context: context)
-            response.headers[RequestID.field] = id
-            return response
-        }
-    }
-}

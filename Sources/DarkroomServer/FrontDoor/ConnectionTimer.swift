@@ -112,7 +112,12 @@ final class RequestPartsWatcher: ChannelDuplexHandler, RemovableChannelHandler {
     /// its answer is written.
     private var refusing = false
 
-    init(timer: ConnectionTimer) { self.timer = timer }
+    let fields: FrontFields
+
+    init(timer: ConnectionTimer, fields: FrontFields) {
+        self.timer = timer
+        self.fields = fields
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
@@ -174,7 +179,7 @@ final class RequestPartsWatcher: ChannelDuplexHandler, RemovableChannelHandler {
         let body = reason + "\n"
         var headers = HTTPHeaders([("content-type", "text/plain; charset=utf-8"), ("content-length", "\(body.utf8.count)"),
                                    ("connection", "close")])
-        headers.add(name: "server", value: ServerConfiguration.serverName)
+        fields.add(to: &headers, requestID: nil, image: false)
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
         let channel = context.channel

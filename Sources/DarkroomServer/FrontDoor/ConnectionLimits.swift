@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import NIOCore
+import NIOHTTP1
 import Synchronization
 import DarkroomImaging
 
@@ -86,12 +87,14 @@ final class ConnectionAdmission: ChannelInboundHandler, RemovableChannelHandler 
 
     let limits: ConnectionLimits
     let timer: ConnectionTimer
+    let fields: FrontFields
     private var client: String?
     private var refused = false
 
-    init(limits: ConnectionLimits, timer: ConnectionTimer) {
+    init(limits: ConnectionLimits, timer: ConnectionTimer, fields: FrontFields) {
         self.limits = limits
         self.timer = timer
+        self.fields = fields
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -114,8 +117,11 @@ final class ConnectionAdmission: ChannelInboundHandler, RemovableChannelHandler 
         if let reason = limits.admit(client) {
             refused = true
             let body = "too many connections: \(reason); try again later\n"
-            let answer = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\n"
-                + "Retry-After: 1\r\nConnection: close\r\n\r\n" + body
+            // Written before the HTTP codec (nothing of the request is read).
+            var headers = HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", "\(body.utf8.count)"),
+                                       ("Retry-After", "1"), ("Connection", "close")])
+            fields.add(to: &headers, requestID: nil, image: false)
+            let answer = "HTTP/1.1 503 Service Unavailable\r\n" + headers.map { "\($0.name): \($0.value)\r\n" }.joined() + "\r\n" + body
             let channel = context.channel
             context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: answer))).assumeIsolated().whenComplete { _ in
                 channel.close(promise: nil)

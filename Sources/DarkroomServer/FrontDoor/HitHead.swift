@@ -2,7 +2,7 @@ import Darkroom
 import NIOHTTP1
 
 /// The header fields of a URL's usual hit, a 200 to a request without
-/// conditions, but for `Date` and `X-Request-ID`: made at the URL's first
+/// conditions, but for the front door's own (``FrontFields``): made at the URL's first
 /// hit and kept with its parsed entry (``ParsedURLCache/Stored``), as
 /// building them on every hit (the file name's disposition, the length,
 /// two lists of fields) showed in a hit's profile.

@@ -17,6 +17,7 @@ struct ImageServerChannel: HTTPChannelHandler {
 
     let base: HTTP1Channel
     let images: ImageRoutes?
+    let fields: FrontFields
     let recorder: RequestRecorder
     let timeouts: ConnectionTimer.Timeouts
     let limits: ConnectionLimits
@@ -24,11 +25,11 @@ struct ImageServerChannel: HTTPChannelHandler {
     var responder: HTTPChannelHandler.Responder { base.responder }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        base.setup(channel: channel, logger: logger).flatMapThrowing { [images, recorder, timeouts, limits] value in
+        base.setup(channel: channel, logger: logger).flatMapThrowing { [images, fields, recorder, timeouts, limits] value in
             let operations = channel.pipeline.syncOperations
             let codec = try operations.handler(type: HTTP1ToHTTPServerCodec.self)
             let timer = ConnectionTimer(timeouts: timeouts)
-            let parts = RequestPartsWatcher(timer: timer)
+            let parts = RequestPartsWatcher(timer: timer, fields: fields)
             try operations.addHandler(parts, position: .before(codec))
             // Hits are answered socket-side of the parts watcher, so that
             // their parts are not looked at twice on the way out; the hits'
@@ -37,7 +38,7 @@ struct ImageServerChannel: HTTPChannelHandler {
                 let hits = CachedImageHandler(images: images, recorder: recorder, timer: timer, loop: channel.eventLoop)
                 try operations.addHandler(hits, position: .before(parts))
             }
-            try operations.addHandler(ConnectionAdmission(limits: limits, timer: timer), position: .first)
+            try operations.addHandler(ConnectionAdmission(limits: limits, timer: timer, fields: fields), position: .first)
             return value
         }
     }
@@ -50,10 +51,11 @@ struct ImageServerChannel: HTTPChannelHandler {
 extension HTTPServerBuilder {
     /// HTTP/1 with memory-cache hits answered by ``CachedImageHandler``
     /// (where `images` is given), each connection admitted and timed.
-    static func darkroom(images: ImageRoutes?, recorder: RequestRecorder, configuration: HTTP1Channel.Configuration,
+    static func darkroom(images: ImageRoutes?, fields: FrontFields, recorder: RequestRecorder, configuration: HTTP1Channel.Configuration,
                          timeouts: ConnectionTimer.Timeouts, limits: ConnectionLimits) -> HTTPServerBuilder {
         .init { responder in
-            ImageServerChannel(base: HTTP1Channel(responder: responder, configuration: configuration), images: images, recorder: recorder,
+            ImageServerChannel(base: HTTP1Channel(responder: responder, configuration: configuration), images: images, fields: fields,
+                               recorder: recorder,
                                timeouts: timeouts, limits: limits)
         }
     }
