@@ -17,7 +17,7 @@ struct RenderSVGCommand: ParsableCommand {
         shouldDisplay: false
     )
 
-    @Option(help: "The run's first resize, as JSON, whose box the drawing meets.") var resize: String?
+    @Option(help: "The plan of the drawing's scale, as JSON: the run's first resize, whose box the drawing meets, and the steps before it.") var plan: String?
     @Option(help: "The result limit the resize is measured under.") var maxResultDimension = 8192
     @Option(help: "The most pixels the drawing may have.") var maxPixels = 50_000_000
     @Option(help: "The most memory this process maps, in bytes.") var maxMemory = 1 << 30
@@ -26,17 +26,14 @@ struct RenderSVGCommand: ParsableCommand {
     func run() throws {
         guard maxPixels >= 1, (1...100_000).contains(maxResultDimension), ChildMemory.range.contains(maxMemory), (1...3600).contains(maxSeconds)
         else { throw ValidationError("out of range: --max-pixels, --max-result-dimension 1...100000, --max-memory, --max-seconds 1...3600") }
-        let firstResize = try resize.map { text in
-            do {
-                return try JSONDecoder().decode(Resize.self, from: Data(text.utf8))
-            } catch {
-                throw ValidationError("--resize is not a resize: \(error)")
-            }
+        let plan = try plan.map { text in
+            guard let plan = VectorDrawingOutput.plan(from: text) else { throw ValidationError("--plan is not a drawing's plan") }
+            return plan
         }
         // Limits first: nothing of the document is read before they hold.
         try ChildLimits.apply(memory: maxMemory, seconds: maxSeconds)
         let input = FileHandle.standardInput.readDataToEndOfFile()
-        let outcome = SVGDocumentDrawing.draw(input, firstResize: firstResize, maxResultDimension: maxResultDimension, maxPixels: maxPixels)
+        let outcome = SVGDocumentDrawing.draw(input, plan: plan, maxResultDimension: maxResultDimension, maxPixels: maxPixels)
         FileHandle.standardOutput.write(outcome.output)
         throw ExitCode(outcome.status)
     }

@@ -16,7 +16,7 @@ import TestSupport
 /// the result limit.
 ///
 /// `make test` runs the short slice (the geometry families on the 2560 x
-/// 1600 photo in every format); `make matrix` every family at every size,
+/// 1600 photo in every format, and on 64 x 48 drawings); `make matrix` every family at every size,
 /// up to one near the pixel limit (DARKROOM_MATRIX=full).
 @Suite(.serialized) struct CorrectnessMatrixTests {
     static var full: Bool { ProcessInfo.processInfo.environment["DARKROOM_MATRIX"] == "full" }
@@ -56,6 +56,11 @@ import TestSupport
                 guard let w = number(header.output), let h = number(tall.output) else { throw MatrixError("\(name): \(header.output)") }
                 made.append(Source(file: name, width: w, height: h))
             }
+        }
+        // Drawings at every size, and small ones in the slice too: a
+        // vector smaller than the box is drawn larger, whatever comes
+        // before the resize.
+        for (width, height) in full ? sizes : [(64, 48)] + sizes {
             let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"\(height)\"><rect width=\"\(width)\" height=\"\(height / 2)\" fill=\"#3060c0\"/><circle cx=\"\(width / 2)\" cy=\"\(height / 2)\" r=\"\(height / 3)\" fill=\"#e0a020\"/></svg>"
             try Data(svg.utf8).write(to: folder.appendingPathComponent("drawing-\(width)x\(height).svg"))
             made.append(Source(file: "drawing-\(width)x\(height).svg", width: width, height: height))

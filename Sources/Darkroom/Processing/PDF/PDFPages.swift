@@ -9,7 +9,7 @@ public import Foundation
 /// run's deadline, so that a hostile PDF can only ever end its own child.
 public struct PDFPages: Sendable, Hashable, Codable {
     /// The executable and its first arguments; the page, size and limits
-    /// follow (see ``PDFPageDrawing/arguments(page:box:maxPixels:maxMemory:maxSeconds:background:)``).
+    /// follow (see ``PDFPageDrawing/arguments(page:pages:plan:maxResultDimension:maxPixels:maxMemory:maxSeconds:background:)``).
     public var command: [String]
     /// The most memory the child may map, in bytes (1 GiB by default).
     public var maxMemory = 1 << 30
@@ -33,7 +33,8 @@ public struct PDFPages: Sendable, Hashable, Codable {
 package enum PDFPageDrawing {
     /// How the child ends; its exit status.
     package enum Outcome: Sendable, Equatable {
-        /// The page as an uncompressed PNG on standard output (0).
+        /// The page as an uncompressed PNG on standard output, after the
+        /// scale it was drawn at (``VectorDrawingOutput``) (0).
         case page(Data)
         /// The page asked is past the last; the count on standard output (3).
         case pageOutOfRange(pages: Int)
@@ -58,25 +59,22 @@ package enum PDFPageDrawing {
         }
     }
 
-    /// The child's arguments after ``PDFPages/command``.
-    package static func arguments(page: Int, pages: Int = 1, box: (width: Int, height: Int), maxPixels: Int, maxMemory: Int,
+    /// The child's arguments after ``PDFPages/command``: the page, the
+    /// plan of the drawing's scale (as JSON), and the limits.
+    package static func arguments(page: Int, pages: Int = 1, plan: VectorPlan?, maxResultDimension: Int, maxPixels: Int, maxMemory: Int,
                                  maxSeconds: Int, background: Bool) -> [String] {
-        ["--page", "\(page)", "--pages", "\(pages)", "--box", "\(box.width)x\(box.height)", "--max-pixels", "\(maxPixels)",
-         "--max-memory", "\(maxMemory)", "--max-seconds", "\(maxSeconds)"] + (background ? [] : ["--no-background"])
+        ["--page", "\(page)", "--pages", "\(pages)"] + (VectorDrawingOutput.argument(plan).map { ["--plan", $0] } ?? [])
+            + ["--max-result-dimension", "\(maxResultDimension)", "--max-pixels", "\(maxPixels)", "--max-memory", "\(maxMemory)",
+               "--max-seconds", "\(maxSeconds)"] + (background ? [] : ["--no-background"])
     }
 
-    /// The scale that covers the box (enlarging allowed, as vectors are
-    /// drawn), then no more than `maxPixels`.
-    package static func scale(width: Int, height: Int, box: (width: Int, height: Int), maxPixels: Int) -> Double {
+    /// The scale to draw at: the plan's (its first resize's box met,
+    /// enlarging allowed), else 1 (72 pixels an inch); then no more than
+    /// `maxPixels`, and at most 100 (poppler's own bound on a page's scale).
+    package static func scale(width: Int, height: Int, plan: VectorPlan?, maxResultDimension: Int, maxPixels: Int) -> Double {
         guard width > 0, height > 0 else { return 1 }
-        let (w, h) = (Double(width), Double(height))
-        var scale = switch (box.width > 0, box.height > 0) {
-        case (true, true): max(Double(box.width) / w, Double(box.height) / h)
-        case (true, false): Double(box.width) / w
-        case (false, true): Double(box.height) / h
-        case (false, false): 1.0
-        }
-        scale = SVGDocumentDrawing.withinPixels(scale, width: width, height: height, maxPixels: maxPixels)
+        let scale = plan?.scale(width: width, height: height, maxResultDimension: maxResultDimension, maxPixels: maxPixels)
+            ?? VectorPlan.withinPixels(1, width: width, height: height, maxPixels: maxPixels)
         return min(100, max(0.001, scale))
     }
 }

@@ -12,18 +12,15 @@ enum PDFSource: DrawnSource {
 }
 
 extension ProcessingRun {
-    /// The answer to a PDF source.
+    /// The answer to a PDF source: the page drawn at the scale its first
+    /// resize asks (``VectorPlan``), then the steps on it.
     func pdfRun() throws(DarkroomError) -> ProcessedImage {
         let asked = options.pages
-        return try runOfDrawing(try drawnPDFPage(asked.first, count: asked.count, box: firstResizeBox())).runUntimed()
-    }
-
-    /// The box the first resize asks for, in pixels at its device pixel
-    /// ratio: the page is drawn to cover it.
-    private func firstResizeBox() -> (width: Int, height: Int) {
-        guard case .resize(let resize)? = options.operations.first else { return (0, 0) }
-        let dpr = resize.dpr ?? 1
-        return (Int((Double(resize.width ?? 0) * dpr).rounded()), Int((Double(resize.height ?? 0) * dpr).rounded()))
+        let plan = VectorPlan(options.operations)
+        let (png, scale) = try drawnPDFPage(asked.first, count: asked.count, plan: plan)
+        var options = options
+        if plan != nil { options.operations = VectorPlan.steps(options.operations, drawnAt: scale) }
+        return try runOfDrawing(png, options: options).runUntimed()
     }
 
     /// What `/info` says of a PDF source: that of its page drawn at 72
@@ -31,14 +28,14 @@ extension ProcessingRun {
     func pdfInspect(includeGPS: Bool, asked: InfoOptions) throws(DarkroomError) -> ImageInfo {
         var onePage = asked
         onePage.page = 0
-        var info = try runOfDrawing(try drawnPDFPage(asked.page, box: (0, 0))).inspect(includeGPS: includeGPS, asked: onePage)
+        var info = try runOfDrawing(try drawnPDFPage(asked.page, plan: nil).png).inspect(includeGPS: includeGPS, asked: onePage)
         info.format = .pdf
         return info
     }
 
     /// Page `page` (from 0), and the `count - 1` after it where there are,
-    /// stacked, as a PNG, from the child.
-    func drawnPDFPage(_ page: Int, count: Int = 1, box: (width: Int, height: Int)) throws(DarkroomError) -> Data {
+    /// stacked, as a PNG, from the child; with the scale it drew at.
+    func drawnPDFPage(_ page: Int, count: Int = 1, plan: VectorPlan?) throws(DarkroomError) -> (png: Data, scale: Double) {
         let limits = options.limits
         guard let pdf = limits.pdfPages else {
             throw DarkroomError(.notAnImage, "the input is a PDF document, and PDF pages are not drawn here: libvips marks its PDF loader (poppler) untrusted (darkroom serve --pdf turns it on, in a child process of its own)")
@@ -48,12 +45,16 @@ extension ProcessingRun {
         }
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
         let (status, output) = try childDrawing(pdf.command, arguments: { memory in
-            PDFPageDrawing.arguments(page: page, pages: count, box: box, maxPixels: max(1, limits.maxSourcePixels), maxMemory: memory,
+            PDFPageDrawing.arguments(page: page, pages: count, plan: plan, maxResultDimension: limits.maxResultDimension,
+                                     maxPixels: max(1, limits.maxSourcePixels), maxMemory: memory,
                                      maxSeconds: seconds, background: pdf.background)
         }, maxMemory: pdf.maxMemory, what: "the PDF page")
         switch status {
         case PDFPageDrawing.Outcome.page(Data()).status:
-            return output
+            guard let drawing = VectorDrawingOutput.read(output) else {
+                throw DarkroomError(.corruptImage, "the PDF could not be read", underlying: "the drawing child's answer is cut short")
+            }
+            return drawing
         case PDFPageDrawing.Outcome.pageOutOfRange(pages: 0).status:
             let pages = Int(String(decoding: output, as: UTF8.self)) ?? 0
             throw .invalidOption("page \(page) was asked of a PDF with \(pages) page\(pages == 1 ? "" : "s") (counted from 0)")

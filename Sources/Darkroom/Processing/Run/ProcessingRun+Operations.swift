@@ -19,21 +19,7 @@ extension ProcessingRun {
         case .cropPlaced(let width, let height, let gravity, let aspect):
             // crop_objects, just before, takes precedence where it found objects.
             if layout.croppedToObjects { return image }
-            // Whole sides, fractions of them, or pixels.
-            func side(_ value: Double, of whole: Int) throws(DarkroomError) -> Int {
-                guard value.isFinite, (0...1_000_000).contains(value) else {
-                    throw .invalidOption("crop side \(value) is not from 0 (the whole side) to 1000000")
-                }
-                if value == 0 { return whole }
-                return value < 1 ? max(1, Int((Double(whole) * value).rounded())) : Int(value)
-            }
-            var size = (width: min(image.width, try side(width, of: image.width)), height: min(image.height, try side(height, of: image.height)))
-            if let aspect {
-                guard aspect.ratio.isFinite, CropAspect.ratioRange.contains(aspect.ratio) else {
-                    throw .invalidOption("crop aspect ratio \(aspect.ratio) is outside \(CropAspect.ratioRange.lowerBound)...\(CropAspect.ratioRange.upperBound.formatted())")
-                }
-                size = aspect.corrected(width: size.width, height: size.height, maxWidth: image.width, maxHeight: image.height)
-            }
+            let size = try CropAspect.placedSize(width: width, height: height, aspect: aspect, in: (image.width, image.height))
             return try cut(image, width: size.width, height: size.height, gravity: gravity)
         case .watermark(let watermark):
             return try self.watermark(image, watermark, offsetScale: layout.dprScale)

@@ -62,36 +62,35 @@ extension ProcessingRun {
         guard document.width <= Self.maxSVGSide, document.height <= Self.maxSVGSide else {
             throw DarkroomError(.tooManyPixels, "the SVG says it is \(document.width) x \(document.height) pixels; at most \(Self.maxSVGSide) a side can be drawn")
         }
-        var firstResize: Resize?
+        let plan = VectorPlan(options.operations)
+        let (png, scale) = try drawnSVG(document.data, plan: plan)
         var options = options
-        if case .resize(var resize)? = options.operations.first {
-            firstResize = resize
-            // Drawn at the zoom already: the resize on the drawing meets its
-            // box without zooming again.
-            (resize.zoomX, resize.zoomY) = (nil, nil)
-            options.operations[0] = .resize(resize)
-        }
-        return runOfDrawing(try drawnSVG(document.data, firstResize: firstResize), options: options)
+        if plan != nil { options.operations = VectorPlan.steps(options.operations, drawnAt: scale) }
+        return runOfDrawing(png, options: options)
     }
 
     /// The document drawn by the child (see ``SVGDrawing``), as an
-    /// uncompressed PNG: at the scale the first resize asks for (a vector
-    /// is drawn at the size wanted, larger too, as imgproxy draws it), cut
-    /// down to the pixel limit (imgproxy's guard: a huge declared size is
-    /// drawn smaller, not refused).
-    func drawnSVG(_ svg: Data, firstResize: Resize?) throws(DarkroomError) -> Data {
+    /// uncompressed PNG, with the scale it was drawn at: the scale the
+    /// first resize asks for (``VectorPlan``: a vector is drawn at the size
+    /// wanted, larger too, as imgproxy draws it), cut down to the pixel
+    /// limit (imgproxy's guard: a huge declared size is drawn smaller, not
+    /// refused).
+    func drawnSVG(_ svg: Data, plan: VectorPlan?) throws(DarkroomError) -> (png: Data, scale: Double) {
         let limits = options.limits
         guard let drawing = limits.svgDrawing else {
             throw DarkroomError(.notAnImage, "SVG sources are not drawn here: librsvg, which libvips marks untrusted, runs only in a drawing child (darkroom draws SVG in one unless started with --no-svg-render); asked without a format, an SVG is answered as SVG")
         }
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
         let (status, output) = try childDrawing(drawing.command, arguments: { memory in
-            SVGDocumentDrawing.arguments(firstResize: firstResize, maxResultDimension: limits.maxResultDimension,
+            SVGDocumentDrawing.arguments(plan: plan, maxResultDimension: limits.maxResultDimension,
                                          maxPixels: max(1, limits.maxSourcePixels), maxMemory: memory, maxSeconds: seconds)
         }, maxMemory: drawing.maxMemory, what: "the SVG", input: svg)
         switch status {
         case SVGDocumentDrawing.Outcome.drawing(Data()).status:
-            return output
+            guard let drawing = VectorDrawingOutput.read(output) else {
+                throw DarkroomError(.corruptImage, "the SVG could not be read by its renderer", underlying: "the drawing child's answer is cut short")
+            }
+            return drawing
         case SVGDocumentDrawing.Outcome.tooLarge(width: 0, height: 0).status:
             throw DarkroomError(.tooManyPixels, "the SVG drawn at the smallest scale would be \(String(decoding: output, as: UTF8.self)) pixels, over the limit of \(limits.maxSourcePixels)")
         default:

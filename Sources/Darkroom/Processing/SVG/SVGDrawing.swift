@@ -13,7 +13,7 @@ public import Foundation
 /// child.
 public struct SVGDrawing: Sendable, Hashable, Codable {
     /// The executable and its first arguments; the scale and limits follow
-    /// (see ``SVGDocumentDrawing/arguments(firstResize:maxResultDimension:maxPixels:maxMemory:maxSeconds:)``).
+    /// (see ``SVGDocumentDrawing/arguments(plan:maxResultDimension:maxPixels:maxMemory:maxSeconds:)``).
     public var command: [String]
     /// The most memory the child may map, in bytes (1 GiB by default).
     public var maxMemory = 1 << 30
@@ -28,7 +28,8 @@ public struct SVGDrawing: Sendable, Hashable, Codable {
 package enum SVGDocumentDrawing {
     /// How the child ends; its exit status.
     package enum Outcome: Sendable, Equatable {
-        /// The drawing as an uncompressed PNG on standard output (0).
+        /// The drawing as an uncompressed PNG on standard output, after the
+        /// scale it was drawn at (``VectorDrawingOutput``) (0).
         case drawing(Data)
         /// librsvg could not read the document; its reason (4).
         case unreadable(String)
@@ -54,44 +55,18 @@ package enum SVGDocumentDrawing {
         }
     }
 
-    /// The child's arguments after ``SVGDrawing/command``: the run's first
-    /// resize (as JSON), which the drawing's scale meets, and its limits.
-    package static func arguments(firstResize: Resize?, maxResultDimension: Int, maxPixels: Int, maxMemory: Int, maxSeconds: Int) -> [String] {
-        let resize = firstResize.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
-        return (resize.map { ["--resize", $0] } ?? []) + ["--max-result-dimension", "\(maxResultDimension)", "--max-pixels", "\(maxPixels)",
-                                                         "--max-memory", "\(maxMemory)", "--max-seconds", "\(maxSeconds)"]
+    /// The child's arguments after ``SVGDrawing/command``: the plan of the
+    /// drawing's scale (as JSON), and the limits.
+    package static func arguments(plan: VectorPlan?, maxResultDimension: Int, maxPixels: Int, maxMemory: Int, maxSeconds: Int) -> [String] {
+        (VectorDrawingOutput.argument(plan).map { ["--plan", $0] } ?? [])
+            + ["--max-result-dimension", "\(maxResultDimension)", "--max-pixels", "\(maxPixels)", "--max-memory", "\(maxMemory)", "--max-seconds", "\(maxSeconds)"]
     }
 
-    /// The scale to draw at: the first resize's, enlarging allowed, so
-    /// that its box is met; then no more pixels than `maxPixels`.
-    package static func scale(width: Int, height: Int, firstResize: Resize?, maxResultDimension: Int, maxPixels: Int) -> Double {
+    /// The scale to draw at: the plan's (its first resize's box met,
+    /// enlarging allowed), else 1; then no more pixels than `maxPixels`.
+    package static func scale(width: Int, height: Int, plan: VectorPlan?, maxResultDimension: Int, maxPixels: Int) -> Double {
         guard width > 0, height > 0 else { return 1 }
-        var scale = 1.0
-        if var resize = firstResize, resize.gravity.isValid {
-            resize.enlarge = true
-            let geometry = resize.geometry(sourceWidth: width, sourceHeight: height, maxResultDimension: maxResultDimension)
-            // Half a pixel more: librsvg's size rounds down, and the resize
-            // then takes the drawing to its exact size.
-            scale = max((Double(geometry.scaledWidth) + 0.5) / Double(width), (Double(geometry.scaledHeight) + 0.5) / Double(height))
-            if !scale.isFinite || scale <= 0 { scale = 1 }
-        }
-        scale = Self.withinPixels(scale, width: width, height: height, maxPixels: maxPixels)
-        // libvips' range; the pixel limit bounds what is drawn past its floor.
-        return min(100_000, max(0.001, scale))
-    }
-
-    /// `scale`, lowered as far as a drawing of `width` x `height` at it
-    /// needs to hold no more than `maxPixels`, its sides rounded up as a
-    /// renderer may round them.
-    package static func withinPixels(_ scale: Double, width: Int, height: Int, maxPixels: Int) -> Double {
-        let (w, h, limit) = (Double(width), Double(height), Double(maxPixels))
-        var scale = scale
-        if w * h * scale * scale > limit { scale *= (limit / (w * h * scale * scale)).squareRoot() }
-        // The square root meets the limit exactly; each side rounded up
-        // may pass it by a row or a column.
-        for _ in 0..<64 where (w * scale).rounded(.up) * (h * scale).rounded(.up) > limit {
-            scale *= 1 - 1 / max(w * scale, h * scale, 1)
-        }
-        return scale
+        if let plan { return plan.scale(width: width, height: height, maxResultDimension: maxResultDimension, maxPixels: maxPixels) }
+        return min(100_000, max(0.001, VectorPlan.withinPixels(1, width: width, height: height, maxPixels: maxPixels)))
     }
 }
