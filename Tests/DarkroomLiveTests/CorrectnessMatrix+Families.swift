@@ -85,6 +85,15 @@ extension CorrectnessMatrixTests {
             let scale = min(5000 / Double(w), 8192 / Double(h))
             return .sized((Int((Double(w) * scale).rounded()), Int((Double(h) * scale).rounded())))
         },
+        // Past the result limit: both sides scaled by one factor, as
+        // imgproxy's MAX_RESULT_DIMENSION, never one side cut alone.
+        // (A photo's answer is held to its size however many pixels it has;
+        // a drawing past the pixel limit is drawn smaller.)
+        Family("rs:fit:0:20000:1", short: true, ownsResize: true) { w, h, _, v in
+            let scale = min(20000 / Double(h), 8192 / Double(w), 8192 / Double(h))
+            let size = (Int((Double(w) * scale).rounded()), Int((Double(h) * scale).rounded()))
+            return v ? .sized(size) : .size(size.0, size.1)
+        },
         Family("z:0.5") { w, h, box, v in .sized(fit(w, h, box, v, zoom: 0.5)) },
         Family("ex:1:so") { w, h, box, v in box.map { .size($0, $0) } ?? .sized((w, h)) },
         // Without a box, an SVG is drawn at the ratio; a PDF page at its size.
