@@ -108,10 +108,13 @@ extension CorrectnessMatrixTests {
         // Areas blurred on the source before the resize, the sigma the
         // result's: past the cost rule (the areas' pixels times the sigma
         // there) a 4xx naming the step.
+        // A vector with a box is drawn at the box's scale first (imgproxy's
+        // scale-on-load), so its areas are blurred on the small drawing.
         Family("ba:5:0.1:0.1:0.3:0.3") { w, h, box, v in
             let (a, b) = fit(w, h, box, v)
-            let sigma = 5 * Double(w) / Double(a)
-            if Double(w) * 0.3 * Double(h) * 0.3 * sigma > maxKernelCost { return .refused("blur_areas") }
+            let (sw, sh) = v && box != nil ? (a, b) : (w, h)
+            let sigma = 5 * Double(sw) / Double(a)
+            if Double(sw) * 0.3 * Double(sh) * 0.3 * sigma > maxKernelCost { return .refused("blur_areas") }
             return .sized((a, b))
         },
         // Other answers' formats.
