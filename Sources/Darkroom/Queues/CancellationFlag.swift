@@ -1,10 +1,11 @@
 import Synchronization
 import DarkroomImaging
 
-/// How running work hears of a cancel, from any thread: the flag a
+/// How a queued item's work hears of a cancel, from any thread: the flag a
 /// ``WorkContext`` checks between steps, and the handlers it registers to
-/// stop a call in the middle (a processing run's kill switch). A queued
-/// item has one, and so has each of the pipeline's running turns.
+/// stop a call in the middle. Pulled by the cancellation of the item's
+/// task (blocking work runs on another thread, where the task cannot be
+/// asked), or by ``WorkItem/cancel()`` while the item waits.
 final class CancellationFlag: CancellationSource {
     private let cancelled = Atomic<Bool>(false)
     private let handlers = Locked<(next: UInt64, registered: [UInt64: @Sendable () -> Void])>((0, [:]))

@@ -50,6 +50,8 @@ public final class WorkItem<Value: Sendable>: Sendable {
     }
 
     public let id: UInt64
+    /// What the work's ``WorkContext`` reads: pulled by the cancellation
+    /// of the item's task while it runs (or by ``cancel()`` while it waits).
     private let cancellation = CancellationFlag()
     /// The work; dropped once run, with whatever it captured.
     private let work: Locked<Work?>
@@ -64,8 +66,10 @@ public final class WorkItem<Value: Sendable>: Sendable {
         /// Everyone told of the end: callers awaiting ``value`` and
         /// dependents alike, through this one list.
         var observers: [@Sendable (Result<Value, DarkroomError>) -> Void] = []
-        /// The runner running the item, while it runs.
-        var runner: Runner?
+        /// The task running the item, kept only while it runs.
+        var task: Task<Void, Never>?
+        /// A cancel came while running, before the task was kept.
+        var cancelRequested = false
     }
 
     init(id: UInt64, priority: WorkPriority, queue: WorkQueue, work: Work) {
@@ -89,25 +93,25 @@ public final class WorkItem<Value: Sendable>: Sendable {
         if waiting { queue.reprioritize(self, to: priority) }
     }
 
-    /// Cancels the item. Waiting work never starts; running work sees it at
-    /// its next check (and a libvips call under way stops). Either way the
-    /// item ends cancelled and publishes nothing.
+    /// Whether the item has been cancelled.
     public var isCancelled: Bool { cancellation.isCancelled }
 
+    /// Cancels the item. Waiting work never starts; running work's task is
+    /// cancelled, which its context sees at the next check (and a handler
+    /// registered with it stops a call under way). Either way the item
+    /// ends cancelled and publishes nothing.
     public func cancel() {
-        // The flag first: running work's handlers are called, and one
-        // added after this runs at once.
-        cancellation.cancel()
-        let (waiting, runner) = mutable.withLock { m in
-            (m.state == .waiting, m.state == .running ? m.runner : nil)
+        let (waiting, task) = mutable.withLock { m -> (Bool, Task<Void, Never>?) in
+            if m.state == .running { m.cancelRequested = true }
+            return (m.state == .waiting, m.state == .running ? m.task : nil)
         }
-        // After the lock: the runner cancels its task only if it is still
-        // on this item.
-        runner?.cancel(item: id)
         if waiting {
+            cancellation.cancel()
             queue.removeWaiting(self)
             complete(.failure(.cancelled))
         }
+        // After the lock: the task's handler pulls the context's flag.
+        task?.cancel()
     }
 
     /// The result, once the item has ended.
@@ -149,42 +153,50 @@ public final class WorkItem<Value: Sendable>: Sendable {
         if let ended { observer(ended) }
     }
 
-    /// Moves a waiting item to running on `runner`; false if it was
-    /// cancelled. Called by the queue as a runner takes the item.
-    func markRunning(on runner: Runner) -> Bool {
-        mutable.withLock { m in
+    /// Runs the item in a task of its own, its turn come; `whenEnded` is
+    /// told how it ended. False, and nothing run, when it was cancelled
+    /// while its turn came.
+    func launch(on executor: BlockingExecutor, whenEnded: @escaping @Sendable (WorkState) -> Void) -> Bool {
+        let running = mutable.withLock { m in
             guard m.state == .waiting else { return false }
             m.state = .running
-            m.runner = runner
-            runner.begin(id)
             return true
         }
+        guard running else { return false }
+        let task = Task {
+            await withTaskCancellationHandler {
+                await run(on: executor)
+            } onCancel: {
+                cancellation.cancel()
+            }
+            whenEnded(state)
+        }
+        let cancelled = mutable.withLock { m in
+            guard m.state == .running else { return false }
+            m.task = task
+            return m.cancelRequested
+        }
+        if cancelled { task.cancel() }
+        return true
     }
 
-    /// Runs the work, on the runner that took it.
-    func run(on executor: BlockingExecutor) async {
+    /// Runs the work, in the item's task.
+    private func run(on executor: BlockingExecutor) async {
         let context = WorkContext(item: self)
-        if context.isCancelled {
+        guard !context.isCancelled, let work = work.withLock({ w in defer { w = nil }; return w }) else {
             complete(.failure(.cancelled))
             return
         }
         let result: Result<Value, DarkroomError>
-        guard let work = work.withLock({ w in defer { w = nil }; return w }) else { return }
-        switch work {
-        case .blocking(let body):
-            do {
+        do {
+            switch work {
+            case .blocking(let body):
                 result = .success(try await executor.run { try body(context) })
-            } catch {
-                result = .failure(.describing(error))
-            }
-        case .async(let body):
-            // Inline on the runner's task: cancel() cancels that task, which
-            // then retires once this item has ended.
-            do {
+            case .async(let body):
                 result = .success(try await body(context))
-            } catch {
-                result = .failure(.describing(error))
             }
+        } catch {
+            result = .failure(.describing(error))
         }
         // Cancelled work publishes nothing, whatever it returned.
         complete(context.isCancelled ? .failure(.cancelled) : result)
@@ -192,22 +204,18 @@ public final class WorkItem<Value: Sendable>: Sendable {
 
     /// Ends the item once; later calls do nothing.
     func complete(_ result: Result<Value, DarkroomError>) {
-        let state = WorkState(ending: result)
-        typealias Ended = (observers: [@Sendable (Result<Value, DarkroomError>) -> Void], wasRunning: Bool)
-        let ended = mutable.withLock { m -> Ended? in
+        let observers = mutable.withLock { m -> [@Sendable (Result<Value, DarkroomError>) -> Void]? in
             guard !m.state.isTerminal else { return nil }
-            let wasRunning = m.state == .running
-            m.state = state
+            m.state = WorkState(ending: result)
             m.result = result
-            m.runner = nil
+            m.task = nil
             defer { m.observers = [] }
-            return (m.observers, wasRunning)
+            return m.observers
         }
-        guard let ended else { return }
+        guard let observers else { return }
         // The work (and what it captured) is let go, in its own lock.
         work.withLock { $0 = nil }
-        queue.itemEnded(state, wasRunning: ended.wasRunning)
-        for observer in ended.observers { observer(result) }
+        for observer in observers { observer(result) }
     }
 }
 
@@ -223,55 +231,9 @@ extension WorkItem: CancellationSource {}
 
 /// What a queue needs of an item, whatever its value.
 protocol QueuedWork: AnyObject, Sendable {
-    func markRunning(on runner: Runner) -> Bool
-    func run(on executor: BlockingExecutor) async
+    var id: UInt64 { get }
+    func launch(on executor: BlockingExecutor, whenEnded: @escaping @Sendable (WorkState) -> Void) -> Bool
     func fail(_ error: DarkroomError)
-}
-
-/// The task of one of a queue's runner loops, which a running item's
-/// cancel() cancels.
-///
-/// A cancel names the item it is for, so it never reaches an item the
-/// runner took afterwards: one atomic word holds the item being run and a
-/// cancelled bit, set only while that item is still the one running; the
-/// runner retires after an item cancelled through its task, before it can
-/// take another. Nothing is called under its lock, which guards the task.
-final class Runner: Sendable {
-    private static let cancelledBit: UInt64 = 1 << 63
-    /// The item being run (0: none), with ``cancelledBit`` once cancelled.
-    private let current = Atomic<UInt64>(0)
-    private let task = Locked<(task: Task<Void, Never>?, cancelRequested: Bool)>((nil, false))
-
-    func attach(_ task: Task<Void, Never>) {
-        let cancel = self.task.withLock { t in
-            t.task = task
-            return t.cancelRequested
-        }
-        if cancel { task.cancel() }
-    }
-
-    /// The runner starts `item` (item ids start at 1).
-    func begin(_ item: UInt64) {
-        current.store(item, ordering: .releasing)
-    }
-
-    /// The runner's item has ended. Returns true when it was cancelled
-    /// through the runner's task: the runner then retires.
-    func end() -> Bool {
-        current.exchange(0, ordering: .acquiringAndReleasing) & Self.cancelledBit != 0
-    }
-
-    /// Cancels the runner's task if it is running `item`.
-    func cancel(item: UInt64) {
-        guard current.compareExchange(expected: item, desired: item | Self.cancelledBit, ordering: .acquiringAndReleasing).exchanged else {
-            return
-        }
-        let task = self.task.withLock { t in
-            t.cancelRequested = true
-            return t.task
-        }
-        task?.cancel()
-    }
 }
 
 extension WorkItem: QueuedWork {

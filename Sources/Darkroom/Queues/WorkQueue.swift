@@ -17,6 +17,11 @@ import DarkroomImaging
 /// At most ``maxConcurrent`` items run at once; the rest wait, highest
 /// priority first, and a waiting item rises one level for every
 /// ``agingInterval`` it has waited, so nothing starves.
+///
+/// A thin face over the scheduler the pipeline's downloads and runs wait
+/// in (``TurnQueue``): an item asks for a turn as it is added (or once its
+/// dependencies have finished), runs in a task of its own when the turn
+/// comes, and a running item is cancelled through that task alone.
 public final class WorkQueue: Sendable {
     public let name: String
     public let maxConcurrent: Int
@@ -28,15 +33,21 @@ public final class WorkQueue: Sendable {
     private let gauges: QueueGauges
 
     private struct State {
-        var schedule: WorkSchedule<UInt64>
-        /// The work of each item waiting in the schedule, by id.
-        var waiting: [UInt64: any QueuedWork] = [:]
-        /// Slots in use: runner loops, each taking items until none is left.
-        var busy = 0
-        var suspended = false
-        var counts = WorkQueueCounts()
-        /// Items waiting on dependencies, not yet schedulable, kept alive here.
+        /// The items running and those waiting for a slot; a turn's
+        /// continuation is the item to start.
+        var turns: TurnQueue<any QueuedWork>
+        /// Items waiting on dependencies, not yet asking for a slot.
         var blocked: [UInt64: (work: any QueuedWork, wait: DependencyWait)] = [:]
+        /// Items that ended while they waited on dependencies.
+        var endedBlocked = WorkQueueCounts()
+
+        var counts: WorkQueueCounts {
+            var counts = turns.counts
+            counts.waiting += blocked.count
+            counts.failed += endedBlocked.failed
+            counts.cancelled += endedBlocked.cancelled
+            return counts
+        }
     }
 
     /// - Parameters:
@@ -60,7 +71,7 @@ public final class WorkQueue: Sendable {
         self.maxConcurrent = maxConcurrent
         self.agingInterval = agingInterval
         self.executor = executor
-        self.state = Locked(State(schedule: WorkSchedule(agingInterval: agingInterval)))
+        self.state = Locked(State(turns: TurnQueue(limit: maxConcurrent, agingInterval: agingInterval)))
         self.gauges = QueueGauges(name: name, factory: metricsFactory)
     }
 
@@ -86,16 +97,15 @@ public final class WorkQueue: Sendable {
 
     /// Stops starting new work; running work goes on.
     public func suspend() {
-        state.withLock { $0.suspended = true }
+        withState { $0.turns.suspend() }
     }
 
     /// Starts waiting work again.
     public func resume() {
-        state.withLock { $0.suspended = false }
-        pump()
+        start(withState { $0.turns.resume(now: clock()) })
     }
 
-    public var isSuspended: Bool { state.withLock { $0.suspended } }
+    public var isSuspended: Bool { state.withLock { $0.turns.isSuspended } }
 
     /// How many items are in each state now, and how many have ended so far.
     public var counts: WorkQueueCounts { state.withLock { $0.counts } }
@@ -103,175 +113,113 @@ public final class WorkQueue: Sendable {
     /// Items waiting at `priority` (before aging): what a test polls to see
     /// a priority change land.
     func waiting(at priority: WorkPriority) -> Int {
-        state.withLock { $0.schedule.count(at: priority) }
+        state.withLock { $0.turns.waiting(at: priority) }
     }
 
     /// Cancels every waiting item at or below `priority`, such as low-priority
     /// prefetching under memory pressure. Returns how many were cancelled.
     @discardableResult
     public func cancelWaiting(atOrBelow priority: WorkPriority = .veryHigh) -> Int {
-        let removed = state.withLock { s in s.schedule.removeAll(atOrBelow: priority).compactMap { s.waiting.removeValue(forKey: $0) } }
+        let removed = withState { $0.turns.cancelWaiting(atOrBelow: priority) }
         for work in removed { work.fail(.cancelled) }
         return removed.count
     }
 
     // MARK: - Internals
 
+    /// `change` under the queue's lock; the gauges are set from the counts
+    /// read in the same hold.
+    private func withState<Result: Sendable>(_ change: (inout State) -> Result) -> Result {
+        let (result, counts) = state.withLock { s in
+            let result = change(&s)
+            return (result, s.counts)
+        }
+        gauges.record(counts)
+        return result
+    }
+
     private func enqueue<Value>(_ work: WorkItem<Value>.Work, priority: WorkPriority, dependencies: [any WorkDependency]) -> WorkItem<Value> {
         // Made before the lock is taken: the queue's lock is the one every
-        // runner and every caller contends for, so it guards only the schedule.
+        // item and every caller contends for, so it guards only the turns.
         let item = WorkItem(id: nextID.add(1, ordering: .relaxed).oldValue, priority: priority, queue: self, work: work)
-        let counts = state.withLock { s in
-            s.counts.waiting += 1
-            if dependencies.isEmpty {
-                s.waiting[item.id] = item
-                s.schedule.insert(item.id, priority: priority, now: clock())
-            } else {
-                s.blocked[item.id] = (item, DependencyWait(count: dependencies.count))
-            }
-            return s.counts
+        if dependencies.isEmpty {
+            let answer = withState { $0.turns.ask(item.id, priority: priority, continuation: item, now: clock()) }
+            if answer == .runs { start([item]) }
+        } else {
+            withState { $0.blocked[item.id] = (item, DependencyWait(count: dependencies.count)) }
+            waitForDependencies(item, dependencies)
         }
-        record(counts)
-        if dependencies.isEmpty { pump() } else { waitForDependencies(item, dependencies) }
         return item
     }
 
-    /// Schedules `item` once every dependency has finished; fails it at once
-    /// if any is cancelled or fails (``DependencyWait`` holds the rule).
+    /// Asks a turn for `item` once every dependency has finished; fails it
+    /// at once if any is cancelled or fails (``DependencyWait`` holds the rule).
     private func waitForDependencies<Value>(_ item: WorkItem<Value>, _ dependencies: [any WorkDependency]) {
         for dependency in dependencies {
             dependency.onEnd { [self] ended in
-                // Settled under the queue's lock: the entry leaves the
-                // blocked ones once, whoever ends last or first fails.
-                let (outcome, work) = state.withLock { s -> (DependencyWait.Outcome, (any QueuedWork)?) in
+                // Settled under the queue's lock, with the turn asked in the
+                // same hold: the entry leaves the blocked ones once, and a
+                // cancel finds it either blocked or waiting for its turn.
+                // (The item's lock, for its priority, is taken inside the
+                // queue's; an item never calls its queue holding its own.)
+                let outcome = withState { s -> (DependencyWait.Outcome, TurnQueue<any QueuedWork>.Answer?) in
                     guard let outcome = s.blocked[item.id]?.wait.ended(ended) else { return (.waits, nil) }
-                    return (outcome, outcome == .waits ? nil : s.blocked.removeValue(forKey: item.id)?.work)
+                    switch outcome {
+                    case .waits:
+                        return (outcome, nil)
+                    case .ready:
+                        s.blocked[item.id] = nil
+                        return (outcome, s.turns.ask(item.id, priority: item.priority, continuation: item, now: clock()))
+                    case .failed:
+                        s.blocked[item.id] = nil
+                        s.endedBlocked.failed += 1
+                        return (outcome, nil)
+                    }
                 }
                 switch outcome {
-                case .waits:
-                    break
-                case .ready:
-                    // The item's state is read after the queue's lock, which
-                    // is never held with an item's; an item cancelled after
-                    // this is skipped when taken.
-                    guard let work, item.state == .waiting else { return }
-                    let priority = item.priority
-                    state.withLock { s in
-                        s.waiting[item.id] = work
-                        s.schedule.insert(item.id, priority: priority, now: clock())
-                    }
-                    pump()
-                case .failed(let state):
+                case (.ready, .runs?):
+                    start([item])
+                case (.failed(let state), _):
                     let reason = state == .cancelled ? "was cancelled" : "failed"
                     item.fail(DarkroomError(.dependencyFailed, "a dependency \(reason), so this work did not run"))
+                default:
+                    break
                 }
             }
         }
     }
 
-    /// Starts waiting work while there are free slots: each entry taken
-    /// holds a slot, and a cancelled one gives it back.
-    private func pump() {
-        while true {
-            let taken = state.withLock { s -> [any QueuedWork] in
-                guard !s.suspended else { return [] }
-                var taken: [any QueuedWork] = []
-                while s.busy < maxConcurrent, let id = s.schedule.popNext(now: clock()) {
-                    guard let work = s.waiting.removeValue(forKey: id) else { continue }
-                    s.busy += 1
-                    taken.append(work)
-                }
-                return taken
-            }
-            guard !taken.isEmpty else { return }
-            let freed = taken.filter { !start($0) }.count
-            guard freed > 0 else { return }
-            state.withLock { $0.busy -= freed }
+    /// Starts items given a turn, each in a task of its own; the turn of
+    /// one cancelled meanwhile goes straight to the next (a loop, not a
+    /// recursion, however many were cancelled).
+    private func start(_ started: [any QueuedWork]) {
+        var next = started
+        while !next.isEmpty {
+            let freed = next.filter { work in
+                !work.launch(on: executor, whenEnded: { [self] ended in endTurn(work.id, as: ended) })
+            }.map(\.id)
+            guard !freed.isEmpty else { return }
+            next = withState { s in freed.flatMap { s.turns.end($0, as: .cancelled, now: clock()) } }
         }
     }
 
-    /// Starts work taken from the schedule on a slot already counted, on
-    /// a runner of its own. False when the item was cancelled meanwhile.
-    private func start(_ work: any QueuedWork) -> Bool {
-        let runner = Runner()
-        guard work.markRunning(on: runner) else { return false }
-        countRunning()
-        runner.attach(Task { await runLoop(runner, first: work) })
-        return true
-    }
-
-    private func countRunning() {
-        record(state.withLock { s in
-            s.counts.waiting -= 1
-            s.counts.running += 1
-            return s.counts
-        })
-    }
-
-    private func runLoop(_ runner: Runner, first: any QueuedWork) async {
-        var next: (any QueuedWork)? = first
-        while let work = next {
-            await work.run(on: executor)
-            if runner.end() {
-                // The item it ran was cancelled through this task: retire,
-                // and let a fresh runner take over.
-                state.withLock { $0.busy -= 1 }
-                pump()
-                return
-            }
-            next = takeNext(for: runner)
-        }
-    }
-
-    /// The next item for this runner, marked running; nil when the runner
-    /// ends, its slot given back.
-    private func takeNext(for runner: Runner) -> (any QueuedWork)? {
-        while true {
-            // The slot is given back in the same lock that finds the
-            // schedule empty, so an item added meanwhile finds it free.
-            let taken = state.withLock { s -> (any QueuedWork)? in
-                while !s.suspended, let id = s.schedule.popNext(now: clock()) {
-                    if let work = s.waiting.removeValue(forKey: id) { return work }
-                }
-                s.busy -= 1
-                return nil
-            }
-            guard let work = taken else { return nil }
-            // The item's own lock, after the queue's: cancelled between its
-            // removal and now, it is skipped (its cancel counts it).
-            guard work.markRunning(on: runner) else { continue }
-            countRunning()
-            return work
-        }
+    private func endTurn(_ id: UInt64, as ended: WorkState) {
+        start(withState { $0.turns.end(id, as: ended, now: clock()) })
     }
 
     func reprioritize<Value>(_ item: WorkItem<Value>, to priority: WorkPriority) {
-        _ = state.withLock { $0.schedule.reprioritize(item.id, to: priority) }
+        withState { $0.turns.reprioritize(item.id, to: priority) }
     }
 
+    /// A waiting item was cancelled: it leaves the blocked ones or the
+    /// turns, counted as cancelled where it waited.
     func removeWaiting<Value>(_ item: WorkItem<Value>) {
-        state.withLock { s in
-            s.schedule.remove(item.id)
-            s.waiting[item.id] = nil
-        }
-    }
-
-    /// Counts an item's end.
-    func itemEnded(_ ended: WorkState, wasRunning: Bool) {
-        let counts = state.withLock { s in
-            if wasRunning { s.counts.running -= 1 } else { s.counts.waiting -= 1 }
-            switch ended {
-            case .finished: s.counts.finished += 1
-            case .failed: s.counts.failed += 1
-            case .cancelled: s.counts.cancelled += 1
-            case .waiting, .running: break
+        withState { s in
+            if s.blocked.removeValue(forKey: item.id) != nil {
+                s.endedBlocked.cancelled += 1
+            } else {
+                _ = s.turns.cancel(item.id)
             }
-            return s.counts
         }
-        record(counts)
-    }
-
-    private func record(_ counts: WorkQueueCounts) {
-        gauges.record(counts)
     }
 }

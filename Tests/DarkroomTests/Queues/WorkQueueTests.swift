@@ -168,7 +168,7 @@ import TestSupport
         item.cancel()
         await #expect(throws: DarkroomError.self) { try await item.value }
         #expect(await eventually { interrupted.isOpen }, "the running work was interrupted, not left to finish")
-        // The runner that ran it retired; a fresh one serves the next item.
+        // Its slot is free again: the next item runs.
         let next = queue.add { _ in 7 }
         #expect(try await next.value == 7)
         #expect(queue.counts.cancelled == 1 && queue.counts.finished == 1)
@@ -224,5 +224,37 @@ import TestSupport
         queue.resume()
         #expect(try await high.value == 2)
         #expect(low.state == .cancelled)
+    }
+
+    /// Many items, some cancelled while they wait or run, some depending
+    /// on others: the limit holds, every item ends once, and the counts
+    /// add up to what was added.
+    @Test func theLimitAndTheCountsHoldUnderCancelsAndDependencies() async throws {
+        let queue = WorkQueue(name: "test", maxConcurrent: 3)
+        let running = Atomic<Int>(0), peak = Atomic<Int>(0)
+        var items: [WorkItem<Int>] = []
+        for index in 0..<600 {
+            let dependencies: [any WorkDependency] = index % 7 == 0 && index > 0 ? [items[index - 1]] : []
+            let item = queue.add(priority: WorkPriority.allCases[index % WorkPriority.allCases.count], dependencies: dependencies) { _ in
+                peak.max(running.add(1, ordering: .relaxed).newValue, ordering: .relaxed)
+                defer { running.subtract(1, ordering: .relaxed) }
+                if index % 5 == 0 { try await Task.sleep(for: .milliseconds(1)) }
+                return index
+            }
+            items.append(item)
+            if index % 3 == 0 { items[index / 2].cancel() }
+        }
+        var ended = WorkQueueCounts()
+        for item in items {
+            do {
+                _ = try await item.value
+                ended.finished += 1
+            } catch {
+                if error.kind == .cancelled { ended.cancelled += 1 } else { ended.failed += 1 }
+            }
+        }
+        #expect(await eventually { queue.counts == ended })
+        #expect(ended.finished + ended.cancelled + ended.failed == 600 && ended.cancelled > 0)
+        #expect(peak.load(ordering: .relaxed) <= 3)
     }
 }
