@@ -33,28 +33,10 @@ import TestSupport
 
     /// The routes, warmed by one miss through the router; the miss's answer.
     func warmRoutes(_ test: @escaping @Sendable (ImageRoutes, RoutedServer.Answer) async throws -> Void) async throws {
-        var configuration = ServerConfiguration()
-        configuration.allowOrigin = Self.origin
-        let metrics = ServerMetrics()
-        var settings = pipelineConfiguration(for: configuration, metrics: metrics)
-        settings.diskCache = nil
-        let pipeline = try ImagePipeline(configuration: settings)
-        let books = try Fixtures.temporaryFolder("darkroom-front-door-books")
-        try await cleaningUp({
-            await pipeline.shutdown()
-            try? FileManager.default.removeItem(at: books)
-        }) {
-            let logger = Logger(label: "darkroom-test")
-            let connections = ConnectionWatch()
-            let routes = ImageRoutes(pipeline: pipeline, configuration: configuration, connections: connections, logger: logger)
-            let router = buildRouter(configuration, pipeline: pipeline, gallery: Gallery(list: try Gallery.sampleList(), pipeline: pipeline),
-                                     books: BookJobs(folder: books, lifetime: .seconds(60)), logger: logger, metrics: metrics,
-                                     connections: connections, images: routes)
-            try await Application(router: router).test(.router) { client in
-                let miss = try await RoutedServer(client: client).get(Self.path)
-                try #require(miss.status == .ok)
-                try await test(routes, miss)
-            }
+        try await withRoutes({ $0.allowOrigin = Self.origin }) { routes, client in
+            let miss = try await RoutedServer(client: client).get(Self.path)
+            try #require(miss.status == .ok)
+            try await test(routes, miss)
         }
     }
 

@@ -12,6 +12,13 @@ import TestSupport
 /// builds it for `configure`d settings (no disk cache).
 func withRouter(_ configure: (inout ServerConfiguration) -> Void = { _ in },
                 _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+    try await withRoutes(configure) { _, client in try await test(client) }
+}
+
+/// ``withRouter(_:_:)``, the test also handed the image routes the router
+/// serves: the front door's hit path must be given the same object.
+func withRoutes(_ configure: (inout ServerConfiguration) -> Void = { _ in },
+                _ test: @escaping @Sendable (ImageRoutes, any TestClientProtocol) async throws -> Void) async throws {
     var configuration = ServerConfiguration()
     configuration.limits.maxProcessingTime = unhurriedProcessingTime
     configure(&configuration)
@@ -28,12 +35,11 @@ func withRouter(_ configure: (inout ServerConfiguration) -> Void = { _ in },
         // passes them, so that /metrics has every series the server's has.
         let logger = Logger(label: "darkroom-test")
         let connections = ConnectionWatch()
+        let routes = ImageRoutes(pipeline: pipeline, configuration: configuration, connections: connections, logger: logger)
         let router = buildRouter(configuration, pipeline: pipeline, gallery: Gallery(list: try Gallery.sampleList(), pipeline: pipeline),
                                  books: BookJobs(folder: books, lifetime: .seconds(60)), logger: logger, metrics: metrics,
-                                 connections: connections,
-                                 images: ImageRoutes(pipeline: pipeline, configuration: configuration, connections: connections, logger: logger),
-                                 connectionLimits: ConnectionLimits(configuration.connections))
-        try await Application(router: router).test(.router, test)
+                                 connections: connections, images: routes, connectionLimits: ConnectionLimits(configuration.connections))
+        try await Application(router: router).test(.router) { client in try await test(routes, client) }
     }
 }
 

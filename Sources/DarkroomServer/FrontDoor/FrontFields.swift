@@ -21,26 +21,33 @@ struct FrontFields: Sendable {
         cors = allowOrigin.map { [("Access-Control-Allow-Origin", $0), ("Access-Control-Allow-Methods", "GET, OPTIONS")] } ?? []
     }
 
-    /// Each field for an answer, in order; `Date` and `Server` only where
-    /// Hummingbird does not write them (`byHummingbird` false).
-    private func each(requestID: String?, image: Bool, byHummingbird: Bool, _ body: (String, String) -> Void) {
-        if !byHummingbird {
-            body("Date", dates.now)
-            body("Server", Self.serverName)
-        }
-        if let requestID { body(RequestID.header, requestID) }
-        if image { for (name, value) in cors { body(name, value) } }
+    /// The fields the same on every answer of its kind: `Server`, and the
+    /// CORS fields on an image URL's. A URL's kept hit head (``HitHead``)
+    /// holds them, so that a hit adds only ``addPerAnswer(to:requestID:)``'s.
+    func addLasting(to headers: inout HTTPHeaders, image: Bool) {
+        headers.add(name: "Server", value: Self.serverName)
+        if image { for (name, value) in cors { headers.add(name: name, value: value) } }
     }
 
-    /// An answer written outside Hummingbird, in NIO's types.
+    /// The fields made for each answer: `Date` and the request's id.
+    func addPerAnswer(to headers: inout HTTPHeaders, requestID: String?) {
+        headers.add(name: "Date", value: dates.now)
+        if let requestID { headers.add(name: RequestID.header, value: requestID) }
+    }
+
+    /// Every field, on an answer written outside Hummingbird, in NIO's types.
     func add(to headers: inout HTTPHeaders, requestID: String?, image: Bool) {
-        each(requestID: requestID, image: image, byHummingbird: false) { headers.add(name: $0, value: $1) }
+        addPerAnswer(to: &headers, requestID: requestID)
+        addLasting(to: &headers, image: image)
     }
 
-    /// A router's answer; Hummingbird adds `Date` and `Server` as it writes it.
+    /// A router's answer: Hummingbird adds `Date` and `Server` as it writes it.
     func add(to headers: inout HTTPFields, requestID: String, image: Bool) {
-        each(requestID: requestID, image: image, byHummingbird: true) { name, value in
-            if let name = HTTPField.Name(name) { headers[name] = value }
+        headers[RequestID.field] = requestID
+        if image {
+            for (name, value) in cors {
+                if let name = HTTPField.Name(name) { headers[name] = value }
+            }
         }
     }
 }

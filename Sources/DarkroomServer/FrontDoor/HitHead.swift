@@ -2,7 +2,8 @@ import Darkroom
 import NIOHTTP1
 
 /// The header fields of a URL's usual hit, a 200 to a request without
-/// conditions, but for the front door's own (``FrontFields``): made at the URL's first
+/// conditions, but for those made for each answer (``FrontFields``'s
+/// `Date` and request id): made at the URL's first
 /// hit and kept with its parsed entry (``ParsedURLCache/Stored``), as
 /// building them on every hit (the file name's disposition, the length,
 /// two lists of fields) showed in a hit's profile.

@@ -36,8 +36,11 @@ extension ImageRoutes {
         var status = 200
         var headers: HTTPHeaders
         var body: ByteBuffer?
+        let requestID = RequestID.id(carried: request.headers[RequestID.header].first, new: newID)
         if ifNoneMatch.isEmpty, ifModifiedSince == nil, let head = usualHead(stored, hit) {
+            // The kept head has the lasting front fields already.
             headers = head.headers
+            self.fields.addPerAnswer(to: &headers, requestID: requestID)
             body = hit.image.bytes
         } else {
             let conditions = Conditions(ifNoneMatch: ifNoneMatch.isEmpty ? nil : ifNoneMatch.joined(separator: ","), ifModifiedSince: ifModifiedSince)
@@ -45,8 +48,8 @@ extension ImageRoutes {
             (status, fields, body) = answerParts(hit, conditions: conditions, cacheControl: cacheControl(expires: stored.entry.expires, response: hit).value,
                                                  headers: stored.entry.headers(for: hit.image.format))
             headers = HTTPHeaders(fields)
+            self.fields.add(to: &headers, requestID: requestID, image: true)
         }
-        self.fields.add(to: &headers, requestID: RequestID.id(carried: request.headers[RequestID.header].first, new: newID), image: true)
         return (HTTPResponseHead(version: request.version, status: HTTPResponseStatus(statusCode: status), headers: headers), body)
     }
 
@@ -58,7 +61,9 @@ extension ImageRoutes {
         guard !control.countsDown else { return nil }
         let (_, fields, _) = answerParts(hit, conditions: Conditions(), cacheControl: control.value,
                                          headers: stored.entry.headers(for: hit.image.format))
-        let head = stored.hitHead.storeIfNil(HitHead(for: hit, headers: HTTPHeaders(fields)))
+        var headers = HTTPHeaders(fields)
+        self.fields.addLasting(to: &headers, image: true)
+        let head = stored.hitHead.storeIfNil(HitHead(for: hit, headers: headers))
         return head.fits(hit) ? head : nil
     }
 }
