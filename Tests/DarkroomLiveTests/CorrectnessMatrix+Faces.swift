@@ -31,7 +31,7 @@ extension CorrectnessMatrixTests {
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
             try await cleaningUp({ try? await client.shutdown(); await server.stop() }) { () async throws in
                 let response = try await client.execute(HTTPClientRequest(url: server.base + "/info/_/do:1/plain/\(plainSource(origin.url("/faces.png")))"),
-                                                        timeout: .seconds(300))
+                                                        timeout: .seconds(Variants.sanitizer == nil ? 300 : 3600))
                 let body = Data(buffer: try await response.body.collect(upTo: 1 << 20))
                 let json = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any], "\(String(decoding: body, as: UTF8.self))")
                 let objects = json["objects"] as? [[String: Any]] ?? []

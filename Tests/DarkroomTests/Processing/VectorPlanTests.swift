@@ -42,6 +42,22 @@ import Testing
         // Drawn smaller, a pixel stays a pixel, never a fraction.
         #expect(VectorPlan.steps([.cropPlaced(width: 2, height: 2, gravity: .centre), .resize(Resize(width: 10, height: 10))], drawnAt: 0.1)[0]
                 == .cropPlaced(width: 1, height: 1, gravity: .centre))
+        // Drawn larger, a side stays within what a URL may write (more
+        // than any drawing has): the cut is the same, and no error names
+        // a side the URL never wrote.
+        let wide = VectorPlan.steps([.cropPlaced(width: 900_000, height: 10, gravity: .centre), .resize(Resize(width: 10, height: 10))], drawnAt: 3)
+        #expect(wide[0] == .cropPlaced(width: 1_000_000, height: 30, gravity: .centre))
+        #expect(try CropAspect.placedSize(width: 1_000_000, height: 30, aspect: nil, in: (640, 480)) == (640, 30))
+    }
+
+    @Test func svgAndPDFDrawingsKeepTheirLibrariesBounds() throws {
+        let plan = try #require(VectorPlan([.resize(Resize(width: 4000, height: 4000))]))
+        // A 1 x 1 drawing asked at 4000: libvips draws it, poppler stops at 100.
+        #expect(SVGDocumentDrawing.scale(width: 1, height: 1, plan: plan, maxResultDimension: 8192, maxPixels: 50_000_000) > 4000)
+        #expect(PDFPageDrawing.scale(width: 1, height: 1, plan: plan, maxResultDimension: 8192, maxPixels: 50_000_000) == 100)
+        // No plan: drawn at 1, lowered to the pixel limit, never under 0.001.
+        #expect(SVGDocumentDrawing.scale(width: 100, height: 100, plan: nil, maxResultDimension: 8192, maxPixels: 50_000_000) == 1)
+        #expect(PDFPageDrawing.scale(width: 1_000_000, height: 1_000_000, plan: nil, maxResultDimension: 8192, maxPixels: 100) == 0.001)
     }
 
     @Test func stepsWhoseSizeOnlyThePixelsDecideLeaveTheDrawingAtItsOwnSize() {

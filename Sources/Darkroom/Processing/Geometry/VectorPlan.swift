@@ -70,11 +70,20 @@ package struct VectorPlan: Sendable, Codable, Equatable {
         let geometry = resize.geometry(sourceWidth: w, sourceHeight: h, maxResultDimension: maxResultDimension)
         // Half a pixel more: a renderer's size rounds down, and the resize
         // then takes the drawing to its exact size.
-        var scale = max((Double(geometry.scaledWidth) + 0.5) / Double(w), (Double(geometry.scaledHeight) + 0.5) / Double(h))
-        if !scale.isFinite || scale <= 0 { scale = 1 }
-        scale = Self.withinPixels(scale, width: width, height: height, maxPixels: maxPixels)
-        // libvips' range; the pixel limit bounds what is drawn past its floor.
-        return min(100_000, max(0.001, scale))
+        let scale = max((Double(geometry.scaledWidth) + 0.5) / Double(w), (Double(geometry.scaledHeight) + 0.5) / Double(h))
+        return Self.withinPixels(scale.isFinite && scale > 0 ? scale : 1, width: width, height: height, maxPixels: maxPixels)
+    }
+
+    /// The scale an SVG or PDF drawing is made at: `plan`'s (its first
+    /// resize's box met), else 1; no more pixels than `maxPixels`; from
+    /// 0.001 to `ceiling`, the drawing library's own bound (the pixel
+    /// limit bounds what is drawn past the floor).
+    package static func drawingScale(of plan: VectorPlan?, width: Int, height: Int, maxResultDimension: Int, maxPixels: Int,
+                                     ceiling: Double) -> Double {
+        guard width > 0, height > 0 else { return 1 }
+        let scale = plan?.scale(width: width, height: height, maxResultDimension: maxResultDimension, maxPixels: maxPixels)
+            ?? withinPixels(1, width: width, height: height, maxPixels: maxPixels)
+        return min(ceiling, max(0.001, scale))
     }
 
     /// `operations` for a drawing made at `scale`: the first resize without
@@ -84,7 +93,10 @@ package struct VectorPlan: Sendable, Codable, Equatable {
         var steps = operations
         func scaled(_ value: Double) -> Double {
             // Pixels stay pixels (1 or more); fractions and 0 are kept.
-            abs(value) >= 1 ? (value < 0 ? -1 : 1) * max(1, (abs(value) * scale).rounded()) : value
+            // No further than the largest side a URL may write: more
+            // than any drawing has, so the cut is the same, and an
+            // error never names a number the URL did not.
+            abs(value) >= 1 ? (value < 0 ? -1 : 1) * min(1_000_000, max(1, (abs(value) * scale).rounded())) : value
         }
         for index in steps.indices {
             switch steps[index] {
@@ -164,7 +176,7 @@ package enum VectorDrawingOutput {
         guard output.count > 8 else { return nil }
         var bits: UInt64 = 0
         for (index, byte) in output.prefix(8).enumerated() { bits |= UInt64(byte) << (8 * UInt64(index)) }
-        let scale = Double(bitPattern: UInt64(littleEndian: bits))
+        let scale = Double(bitPattern: bits)
         guard scale.isFinite, scale > 0 else { return nil }
         return (Data(output.dropFirst(8)), scale)
     }

@@ -68,13 +68,10 @@ package enum PDFPageDrawing {
                "--max-seconds", "\(maxSeconds)"] + (background ? [] : ["--no-background"])
     }
 
-    /// The scale to draw at: the plan's (its first resize's box met,
-    /// enlarging allowed), else 1 (72 pixels an inch); then no more than
-    /// `maxPixels`, and at most 100 (poppler's own bound on a page's scale).
+    /// The scale to draw at (``VectorPlan/drawingScale(of:width:height:maxResultDimension:maxPixels:ceiling:)``;
+    /// 1 is 72 pixels an inch), at most 100: poppler's own bound on a page's scale.
     package static func scale(width: Int, height: Int, plan: VectorPlan?, maxResultDimension: Int, maxPixels: Int) -> Double {
-        guard width > 0, height > 0 else { return 1 }
-        let scale = plan?.scale(width: width, height: height, maxResultDimension: maxResultDimension, maxPixels: maxPixels)
-            ?? VectorPlan.withinPixels(1, width: width, height: height, maxPixels: maxPixels)
-        return min(100, max(0.001, scale))
+        VectorPlan.drawingScale(of: plan, width: width, height: height, maxResultDimension: maxResultDimension, maxPixels: maxPixels,
+                                ceiling: 100)
     }
 }

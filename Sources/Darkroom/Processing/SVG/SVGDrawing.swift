@@ -62,11 +62,10 @@ package enum SVGDocumentDrawing {
             + ["--max-result-dimension", "\(maxResultDimension)", "--max-pixels", "\(maxPixels)", "--max-memory", "\(maxMemory)", "--max-seconds", "\(maxSeconds)"]
     }
 
-    /// The scale to draw at: the plan's (its first resize's box met,
-    /// enlarging allowed), else 1; then no more pixels than `maxPixels`.
+    /// The scale to draw at (``VectorPlan/drawingScale(of:width:height:maxResultDimension:maxPixels:ceiling:)``),
+    /// at most libvips' own bound on a scale.
     package static func scale(width: Int, height: Int, plan: VectorPlan?, maxResultDimension: Int, maxPixels: Int) -> Double {
-        guard width > 0, height > 0 else { return 1 }
-        if let plan { return plan.scale(width: width, height: height, maxResultDimension: maxResultDimension, maxPixels: maxPixels) }
-        return min(100_000, max(0.001, VectorPlan.withinPixels(1, width: width, height: height, maxPixels: maxPixels)))
+        VectorPlan.drawingScale(of: plan, width: width, height: height, maxResultDimension: maxResultDimension, maxPixels: maxPixels,
+                                ceiling: 100_000)
     }
 }
