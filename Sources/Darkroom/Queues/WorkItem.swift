@@ -66,10 +66,8 @@ public final class WorkItem<Value: Sendable>: Sendable {
         /// Everyone told of the end: callers awaiting ``value`` and
         /// dependents alike, through this one list.
         var observers: [@Sendable (Result<Value, DarkroomError>) -> Void] = []
-        /// The task running the item, kept only while it runs.
-        var task: Task<Void, Never>?
-        /// A cancel came while running, before the task was kept.
-        var cancelRequested = false
+        /// The runner running the item, kept only while it runs.
+        var runner: Runner?
     }
 
     init(id: UInt64, priority: WorkPriority, queue: WorkQueue, work: Work) {
@@ -101,17 +99,15 @@ public final class WorkItem<Value: Sendable>: Sendable {
     /// registered with it stops a call under way). Either way the item
     /// ends cancelled and publishes nothing.
     public func cancel() {
-        let (waiting, task) = mutable.withLock { m -> (Bool, Task<Void, Never>?) in
-            if m.state == .running { m.cancelRequested = true }
-            return (m.state == .waiting, m.state == .running ? m.task : nil)
-        }
+        let (waiting, runner) = mutable.withLock { m in (m.state == .waiting, m.runner) }
         if waiting {
             cancellation.cancel()
             queue.removeWaiting(self)
             complete(.failure(.cancelled))
         }
-        // After the lock: the task's handler pulls the context's flag.
-        task?.cancel()
+        // After the lock: the runner cancels its task only if it is still
+        // on this item; the task's handler pulls the context's flag.
+        runner?.cancel(item: id)
     }
 
     /// The result, once the item has ended.
@@ -153,39 +149,32 @@ public final class WorkItem<Value: Sendable>: Sendable {
         if let ended { observer(ended) }
     }
 
-    /// Runs the item in a task of its own, its turn come; `whenEnded` is
-    /// told how it ended. False, and nothing run, when it was cancelled
-    /// while its turn came.
-    func launch(on executor: BlockingExecutor, whenEnded: @escaping @Sendable (WorkState) -> Void) -> Bool {
-        let running = mutable.withLock { m in
+    /// Moves a waiting item to running on `runner`, its turn come; false
+    /// when it was cancelled meanwhile.
+    func markRunning(on runner: Runner) -> Bool {
+        mutable.withLock { m in
             guard m.state == .waiting else { return false }
             m.state = .running
+            m.runner = runner
+            runner.begin(id)
             return true
         }
-        guard running else { return false }
-        let task = Task {
-            await withTaskCancellationHandler {
-                await run(on: executor)
-            } onCancel: {
-                cancellation.cancel()
-            }
-            whenEnded(state)
-        }
-        let cancelled = mutable.withLock { m in
-            guard m.state == .running else { return false }
-            m.task = task
-            return m.cancelRequested
-        }
-        if cancelled { task.cancel() }
-        return true
     }
 
-    /// Runs the work, in the item's task.
-    private func run(on executor: BlockingExecutor) async {
+    /// Runs the work in its runner's task, whose cancellation is the
+    /// item's (while it runs); how the item ended.
+    func run(on executor: BlockingExecutor) async -> WorkState {
+        await withTaskCancellationHandler {
+            await runWork(on: executor)
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+
+    private func runWork(on executor: BlockingExecutor) async -> WorkState {
         let context = WorkContext(item: self)
         guard !context.isCancelled, let work = work.withLock({ w in defer { w = nil }; return w }) else {
-            complete(.failure(.cancelled))
-            return
+            return complete(.failure(.cancelled))
         }
         let result: Result<Value, DarkroomError>
         do {
@@ -199,23 +188,25 @@ public final class WorkItem<Value: Sendable>: Sendable {
             result = .failure(.describing(error))
         }
         // Cancelled work publishes nothing, whatever it returned.
-        complete(context.isCancelled ? .failure(.cancelled) : result)
+        return complete(context.isCancelled ? .failure(.cancelled) : result)
     }
 
-    /// Ends the item once; later calls do nothing.
-    func complete(_ result: Result<Value, DarkroomError>) {
-        let observers = mutable.withLock { m -> [@Sendable (Result<Value, DarkroomError>) -> Void]? in
-            guard !m.state.isTerminal else { return nil }
+    /// Ends the item once; later calls do nothing. The state it ended in.
+    @discardableResult
+    func complete(_ result: Result<Value, DarkroomError>) -> WorkState {
+        let (state, observers) = mutable.withLock { m -> (WorkState, [@Sendable (Result<Value, DarkroomError>) -> Void]?) in
+            guard !m.state.isTerminal else { return (m.state, nil) }
             m.state = WorkState(ending: result)
             m.result = result
-            m.task = nil
+            m.runner = nil
             defer { m.observers = [] }
-            return m.observers
+            return (m.state, m.observers)
         }
-        guard let observers else { return }
+        guard let observers else { return state }
         // The work (and what it captured) is let go, in its own lock.
         work.withLock { $0 = nil }
         for observer in observers { observer(result) }
+        return state
     }
 }
 
@@ -232,12 +223,60 @@ extension WorkItem: CancellationSource {}
 /// What a queue needs of an item, whatever its value.
 protocol QueuedWork: AnyObject, Sendable {
     var id: UInt64 { get }
-    func launch(on executor: BlockingExecutor, whenEnded: @escaping @Sendable (WorkState) -> Void) -> Bool
+    func markRunning(on runner: Runner) -> Bool
+    func run(on executor: BlockingExecutor) async -> WorkState
     func fail(_ error: DarkroomError)
 }
 
 extension WorkItem: QueuedWork {
     func fail(_ error: DarkroomError) {
         complete(.failure(error))
+    }
+}
+
+/// The task that runs a queue's items one after another, as their turns
+/// pass from each to the next; a running item's ``WorkItem/cancel()``
+/// cancels it.
+///
+/// A cancel names the item it is for, so it never reaches an item the
+/// runner took afterwards: one atomic word holds the item being run and a
+/// cancelled bit, set only while that item is still the one running; the
+/// runner retires after an item cancelled through its task, before it can
+/// take another. Nothing is called under its lock, which guards the task.
+final class Runner: Sendable {
+    private static let cancelledBit: UInt64 = 1 << 63
+    /// The item being run (0: none), with ``cancelledBit`` once cancelled.
+    private let current = Atomic<UInt64>(0)
+    private let task = Locked<(task: Task<Void, Never>?, cancelRequested: Bool)>((nil, false))
+
+    func attach(_ task: Task<Void, Never>) {
+        let cancel = self.task.withLock { t in
+            t.task = task
+            return t.cancelRequested
+        }
+        if cancel { task.cancel() }
+    }
+
+    /// The runner starts `item` (item ids start at 1).
+    func begin(_ item: UInt64) {
+        current.store(item, ordering: .releasing)
+    }
+
+    /// The runner's item has ended. Returns true when it was cancelled
+    /// through the runner's task: the runner then retires.
+    func end() -> Bool {
+        current.exchange(0, ordering: .acquiringAndReleasing) & Self.cancelledBit != 0
+    }
+
+    /// Cancels the runner's task if it is running `item`.
+    func cancel(item: UInt64) {
+        guard current.compareExchange(expected: item, desired: item | Self.cancelledBit, ordering: .acquiringAndReleasing).exchanged else {
+            return
+        }
+        let task = self.task.withLock { t in
+            t.cancelRequested = true
+            return t.task
+        }
+        task?.cancel()
     }
 }

@@ -20,8 +20,9 @@ import DarkroomImaging
 ///
 /// A thin face over the scheduler the pipeline's downloads and runs wait
 /// in (``TurnQueue``): an item asks for a turn as it is added (or once its
-/// dependencies have finished), runs in a task of its own when the turn
-/// comes, and a running item is cancelled through that task alone.
+/// dependencies have finished) and runs when the turn comes, in the task
+/// of a runner that takes the turns passed to it; a running item is
+/// cancelled through that task alone.
 public final class WorkQueue: Sendable {
     public let name: String
     public let maxConcurrent: Int
@@ -189,22 +190,42 @@ public final class WorkQueue: Sendable {
         }
     }
 
-    /// Starts items given a turn, each in a task of its own; the turn of
-    /// one cancelled meanwhile goes straight to the next (a loop, not a
-    /// recursion, however many were cancelled).
+    /// Starts items given a turn, each on a runner of its own; the turn
+    /// of one cancelled meanwhile goes straight to the next.
     private func start(_ started: [any QueuedWork]) {
-        var next = started
-        while !next.isEmpty {
-            let freed = next.filter { work in
-                !work.launch(on: executor, whenEnded: { [self] ended in endTurn(work.id, as: ended) })
-            }.map(\.id)
-            guard !freed.isEmpty else { return }
-            next = withState { s in freed.flatMap { s.turns.end($0, as: .cancelled, now: clock()) } }
+        var granted = started
+        while true {
+            let runner = Runner()
+            guard let work = take(&granted, for: runner) else { return }
+            runner.attach(Task { await runLoop(runner, first: work) })
         }
     }
 
-    private func endTurn(_ id: UInt64, as ended: WorkState) {
-        start(withState { $0.turns.end(id, as: ended, now: clock()) })
+    /// The first of `granted` that is still waiting, marked running on
+    /// `runner`; the turns of those cancelled meanwhile are ended, and the
+    /// turns that passes on join `granted`. Nil when none is left.
+    private func take(_ granted: inout [any QueuedWork], for runner: Runner) -> (any QueuedWork)? {
+        while !granted.isEmpty {
+            let work = granted.removeFirst()
+            if work.markRunning(on: runner) { return work }
+            granted += withState { $0.turns.end(work.id, as: .cancelled, now: clock()) }
+        }
+        return nil
+    }
+
+    /// Runs items on `runner` while turns pass to it: an item's end gives
+    /// its slot to the next turn, which this task runs itself (others
+    /// granted at once get runners of their own). A runner whose task was
+    /// cancelled for its item retires, and hands the turns on.
+    private func runLoop(_ runner: Runner, first: any QueuedWork) async {
+        var next: (any QueuedWork)? = first
+        while let work = next {
+            let ended = await work.run(on: executor)
+            let retires = runner.end()
+            var granted = withState { $0.turns.end(work.id, as: ended, now: clock()) }
+            next = retires ? nil : take(&granted, for: runner)
+            start(granted)
+        }
     }
 
     func reprioritize<Value>(_ item: WorkItem<Value>, to priority: WorkPriority) {
