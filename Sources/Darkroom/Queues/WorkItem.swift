@@ -51,7 +51,8 @@ public final class WorkItem<Value: Sendable>: Sendable {
 
     public let id: UInt64
     /// What the work's ``WorkContext`` reads: pulled by the cancellation
-    /// of the item's task while it runs (or by ``cancel()`` while it waits).
+    /// of the task that runs the item (its runner's), or by ``cancel()``
+    /// while it waits.
     private let cancellation = CancellationFlag()
     /// The work; dropped once run, with whatever it captured.
     private let work: Locked<Work?>
@@ -94,10 +95,10 @@ public final class WorkItem<Value: Sendable>: Sendable {
     /// Whether the item has been cancelled.
     public var isCancelled: Bool { cancellation.isCancelled }
 
-    /// Cancels the item. Waiting work never starts; running work's task is
-    /// cancelled, which its context sees at the next check (and a handler
-    /// registered with it stops a call under way). Either way the item
-    /// ends cancelled and publishes nothing.
+    /// Cancels the item. Waiting work never starts; the task running work
+    /// is cancelled, which its context sees at the next check (and a
+    /// handler registered with it stops a call under way). Either way the
+    /// item ends cancelled and publishes nothing.
     public func cancel() {
         let (waiting, runner) = mutable.withLock { m in (m.state == .waiting, m.runner) }
         if waiting {

@@ -203,7 +203,7 @@ public final class WorkQueue: Sendable {
 
     /// The first of `granted` that is still waiting, marked running on
     /// `runner`; the turns of those cancelled meanwhile are ended, and the
-    /// turns that passes on join `granted`. Nil when none is left.
+    /// turns their ends pass on join `granted`. Nil when none is left.
     private func take(_ granted: inout [any QueuedWork], for runner: Runner) -> (any QueuedWork)? {
         while !granted.isEmpty {
             let work = granted.removeFirst()
