@@ -105,8 +105,8 @@ static inline void darkroom_vips_allow_svg(void) {
 
 /// PNG without compression or filters: a rendered image handed on to be
 /// read again at once, where deflate would only cost time.
-static inline int darkroom_vips_pngsave_stored(VipsImage *in, void **buf, size_t *len) {
-    return vips_pngsave_buffer(in, buf, len, "compression", 0, "filter", VIPS_FOREIGN_PNG_FILTER_NONE, "strip", TRUE, NULL);
+static inline int darkroom_vips_pngsave_stored(VipsImage *in, void **buf, size_t *len, int strip) {
+    return vips_pngsave_buffer(in, buf, len, "compression", 0, "filter", VIPS_FOREIGN_PNG_FILTER_NONE, "strip", strip, NULL);
 }
 
 /// Unblocks libvips' JPEG XL loader and saver, for a process that opts in.

@@ -18,16 +18,18 @@ struct EncodeImageCommand: ParsableCommand {
     )
 
     @Option(help: "The encoder and its settings, as JSON.") var encoder: String
+    @Flag(help: "Write on the metadata the PNG carries (EXIF, XMP, the colour profile).") var keepMetadata = false
+    @Option(help: "The EXIF copyright the answer keeps alone.") var copyright: String?
     @Option(help: "The most memory this process maps, in bytes.") var maxMemory = 2 << 30
     @Option(help: "The most CPU seconds this process uses, every thread's together.") var maxSeconds = 40
 
     func run() throws {
-        guard encoder.utf8.count <= 4096, ChildMemory.range.contains(maxMemory), (1...3600).contains(maxSeconds)
-        else { throw ValidationError("out of range: --encoder (at most 4096 bytes), --max-memory, --max-seconds 1...3600") }
+        guard encoder.utf8.count <= 4096, (copyright?.utf8.count ?? 0) <= 4096, ChildMemory.range.contains(maxMemory), (1...3600).contains(maxSeconds)
+        else { throw ValidationError("out of range: --encoder and --copyright (at most 4096 bytes), --max-memory, --max-seconds 1...3600") }
         // Limits first: nothing is read before they hold.
         try ChildLimits.apply(memory: maxMemory, seconds: maxSeconds)
         let input = FileHandle.standardInput.readDataToEndOfFile()
-        let outcome = ImageEncoding.encode(input, encoder: encoder)
+        let outcome = ImageEncoding.encode(input, encoder: encoder, keepsMetadata: keepMetadata, copyright: copyright)
         FileHandle.standardOutput.write(outcome.output)
         throw ExitCode(outcome.status)
     }

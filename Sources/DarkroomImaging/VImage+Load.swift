@@ -50,11 +50,13 @@ extension VImage {
     }
 
     /// The pixels as an uncompressed PNG, for a rendered image to be read
-    /// again as a source.
-    package func storedPNG(_ pass: PixelPass) throws(VipsError) -> [UInt8] {
+    /// again as a source, or an answer's pixels handed to the encoding
+    /// child; `strip` false carries the metadata the image keeps (EXIF,
+    /// XMP, the ICC profile, the resolution), which the child writes on.
+    package func storedPNG(_ pass: PixelPass, strip: Bool = true) throws(VipsError) -> [UInt8] {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
-        guard darkroom_vips_pngsave_stored(pointer, &buffer, &length) == 0, let buffer else {
+        guard darkroom_vips_pngsave_stored(pointer, &buffer, &length, strip ? 1 : 0) == 0, let buffer else {
             throw VipsError.fromBuffer(operation: "pngsave_buffer")
         }
         defer { g_free(buffer) }

@@ -67,7 +67,7 @@ package final class VipsKillSwitch: Sendable {
 }
 
 /// What every call that computes a chain's pixels asks for
-/// (``VImage/inMemory(_:)``, ``VImage/storedPNG(_:)``,
+/// (``VImage/inMemory(_:)``, ``VImage/storedPNG(_:strip:)``,
 /// ``VImage/encoded(_:through:)``): made only by
 /// ``VipsKillSwitch/armed(_:_:)``, so pixels outside the kill switch
 /// (and the cost rules the run checks before it arms it) do not compile.

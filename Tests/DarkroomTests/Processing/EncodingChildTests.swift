@@ -29,6 +29,25 @@ import TestSupport
         #expect(small.width == 300 && small.format == .avif)
     }
 
+    /// An answer that keeps metadata (imgproxy's default keeps the EXIF
+    /// copyright) is written by the child too, the metadata carried to it
+    /// in the PNG it reads: x265 never runs in the server.
+    @Test func answersThatKeepMetadataAreWrittenByTheChildWithIt() throws {
+        let source = try Fixtures.data("metadata.jpg")
+        func has(_ answer: ProcessedImage, _ text: String) -> Bool { answer.data.range(of: Data(text.utf8)) != nil }
+        var keeping = options(.heic)
+        keeping.output.stripMetadata = false
+        let kept = try ImageProcessor.processBlocking(source, options: keeping)
+        #expect(kept.format == .heic && has(kept, "TestCam") && has(kept, "Darkroom Test Photos"), "the EXIF written on")
+        let plain = try ImageProcessor.processBlocking(source, options: options(.heic))
+        #expect(has(plain, "Darkroom Test Photos") && !has(plain, "TestCam"), "the copyright alone, by default")
+        // With a child that cannot write, both fail: the child wrote them.
+        for var failing in [keeping, options(.heic)] {
+            failing.limits.encodingChild = EncodingChild(command: ["/bin/false"])
+            #expect(refusal(source, failing)?.kind == .cannotEncode)
+        }
+    }
+
     /// x265 on 9 megapixels of noise takes seconds; with a one-second
     /// limit the child is killed at the deadline (or by its own CPU limit)
     /// and the run says so.

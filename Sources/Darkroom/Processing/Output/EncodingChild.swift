@@ -66,25 +66,38 @@ public enum ImageEncoding {
     public static let formats: Set<ImageFormat> = [.heic, .avif, .gif, .webp]
 
     /// The child's arguments after ``EncodingChild/command``: the encoder
-    /// with its settings (as JSON) and the limits.
-    package static func arguments(encoder: VImage.Encoder, maxMemory: Int, maxSeconds: Int) -> [String] {
+    /// with its settings (as JSON), whether the metadata the PNG carries is
+    /// written on, and the limits.
+    /// `copyright`: the EXIF copyright the answer keeps alone, which a PNG
+    /// cannot carry as a field; the child sets it again.
+    package static func arguments(encoder: VImage.Encoder, keepsMetadata: Bool = false, copyright: String? = nil, maxMemory: Int,
+                                  maxSeconds: Int) -> [String] {
         let json = (try? JSONEncoder().encode(encoder)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        return ["--encoder", json, "--max-memory", "\(maxMemory)", "--max-seconds", "\(maxSeconds)"]
+        return ["--encoder", json] + (keepsMetadata ? ["--keep-metadata"] : []) + (copyright.map { ["--copyright", $0] } ?? [])
+            + ["--max-memory", "\(maxMemory)", "--max-seconds", "\(maxSeconds)"]
     }
 
     /// Writes `png` (the answer's pixels, as the parent computed them)
-    /// with `encoder`, given as ``arguments(encoder:maxMemory:maxSeconds:)``
-    /// writes it. Call it only in a process of its own, with its limits set.
-    public static func encode(_ png: Data, encoder json: String) -> Outcome {
+    /// with `encoder`, given as ``arguments(encoder:keepsMetadata:copyright:maxMemory:maxSeconds:)``
+    /// writes it; `keepsMetadata`: the metadata the PNG carries is written
+    /// on, with `copyright` set again. Call it only in a process of its own, with its limits set.
+    public static func encode(_ png: Data, encoder json: String, keepsMetadata: Bool = false, copyright: String? = nil) -> Outcome {
         guard let encoder = try? JSONDecoder().decode(VImage.Encoder.self, from: Data(json.utf8)), isWrittenHere(encoder) else {
             return .failed("the encoder or a setting is out of range")
         }
         do {
             try VipsRuntime.start()
             return try withRawBytes(of: png) { raw throws(VipsError) -> Outcome in
-                let image = try VImage.load(raw, loader: .png)
+                let loaded = try VImage.load(raw, loader: .png)
+                // The copyright kept alone, as the server's copy kept it;
+                // the colour profile the PNG carries stays.
+                let image = try copyright.map { copyright throws(VipsError) in
+                    try loaded.keepingMetadata(all: false, colourProfile: true, copyright: copyright)
+                } ?? loaded
                 // In the child: its kernel limits bound it, the switch is never pulled.
-                return .written(Data(try VipsKillSwitch().armed(image) { pass throws(VipsError) in try image.encoded(encoder, through: pass) }))
+                return .written(Data(try VipsKillSwitch().armed(image) { pass throws(VipsError) in
+                    try image.encoded(encoder, strip: !keepsMetadata, through: pass) { [UInt8]($0) }
+                }))
             }
         } catch {
             return .failed(error.message)

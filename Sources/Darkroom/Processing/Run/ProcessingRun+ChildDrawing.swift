@@ -74,19 +74,19 @@ extension ProcessingRun {
     /// Whether `image` is written as `format` by the encoding child: an
     /// encoder that cannot be stopped, at a size where its worst picture
     /// takes more than a moment (``EncodingChild/writes(_:pixels:)``), and
-    /// nothing but one frame's 8-bit pixels to hand over.
-    func writesInChild(_ image: VImage, as format: ImageFormat, strip: Bool) -> Bool {
+    /// one frame's 8-bit pixels to hand over, with the metadata it keeps.
+    func writesInChild(_ image: VImage, as format: ImageFormat) -> Bool {
         let frames = max(1, image.height / max(1, image.pageHeight))
-        return options.limits.encodingChild != nil && strip && frames == 1 && image.bytesPerSample == 1
+        return options.limits.encodingChild != nil && frames == 1 && image.bytesPerSample == 1
             && EncodingChild.writes(format, pixels: MemoryCost.product(image.width, image.height))
     }
 
     /// One encode of `image`: in the encoding child where
-    /// ``writesInChild(_:as:strip:)`` says, else here under the kill switch.
+    /// ``writesInChild(_:as:)`` says, else here under the kill switch.
     func writtenOnce(_ image: VImage, with encoder: VImage.Encoder, as format: ImageFormat, strip: Bool,
                      sourceFormat: ImageFormat) throws(DarkroomError) -> ByteBuffer {
-        if let child = options.limits.encodingChild, writesInChild(image, as: format, strip: strip) {
-            return try encodedInChild(image, encoder: encoder, name: format.rawValue.uppercased(), child: child, sourceFormat: sourceFormat)
+        if let child = options.limits.encodingChild, writesInChild(image, as: format) {
+            return try encodedInChild(image, encoder: encoder, strip: strip, name: format.rawValue.uppercased(), child: child, sourceFormat: sourceFormat)
         }
         return try computingPixels(of: image, sourceFormat: sourceFormat) { pass throws(VipsError) in
             try image.encoded(encoder, strip: strip, through: pass) { ByteBuffer(bytes: $0) }
@@ -95,8 +95,9 @@ extension ProcessingRun {
 
     /// `image` written with `encoder` by the encoding child (see
     /// ``EncodingChild``): its pixels computed here, under the kill switch,
-    /// into an uncompressed PNG the child reads; the answer read back.
-    func encodedInChild(_ image: VImage, encoder: VImage.Encoder, name: String, child: EncodingChild,
+    /// into an uncompressed PNG the child reads, with the metadata the
+    /// answer keeps (`strip` false); the answer read back.
+    func encodedInChild(_ image: VImage, encoder: VImage.Encoder, strip: Bool, name: String, child: EncodingChild,
                         sourceFormat: ImageFormat) throws(DarkroomError) -> ByteBuffer {
         // The pixels handed over, and the answer read back (never larger
         // than they are), both held here.
@@ -104,13 +105,14 @@ extension ProcessingRun {
         // Given back when the answer is here: a byte limit writes again.
         try reserveMemory(MemoryCost.product(pixels, 2), for: "writing the \(image.width) x \(image.height) image as \(name) in the encoder's child")
         defer { ledger.release(MemoryCost.product(pixels, 2)) }
-        let png = try computingPixels(of: image, sourceFormat: sourceFormat) { pass throws(VipsError) in try image.storedPNG(pass) }
+        let png = try computingPixels(of: image, sourceFormat: sourceFormat) { pass throws(VipsError) in try image.storedPNG(pass, strip: strip) }
+        let copyright = image.keptCopyrightAlone
         let seconds = max(1, Int(options.limits.maxProcessingTime.components.seconds))
         // The encoder's threads share the child's CPU limit: a core's
         // seconds each; the deadline bounds the time it takes.
         let cpuSeconds = min(3600, seconds * max(1, ProcessInfo.processInfo.activeProcessorCount))
         let (status, output) = try childDrawing(child.command, arguments: { memory in
-            ImageEncoding.arguments(encoder: encoder, maxMemory: memory, maxSeconds: cpuSeconds)
+            ImageEncoding.arguments(encoder: encoder, keepsMetadata: !strip, copyright: strip ? nil : copyright, maxMemory: memory, maxSeconds: cpuSeconds)
         }, maxMemory: child.maxMemory, what: "the \(name) answer",
                                                 input: Data(png), maxOutput: png.count + (1 << 20))
         guard status == ImageEncoding.Outcome.written(Data()).status else {

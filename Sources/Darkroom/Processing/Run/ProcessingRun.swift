@@ -328,7 +328,7 @@ struct ProcessingRun {
         // pixels handed to it and the answer read back.
         let choosesQuality = options.output.autoquality != nil && options.output.maxBytes == nil && !lossless && Autoquality.formats.contains(format)
         let fitsBytes = options.output.maxBytes != nil && OutputOptions.byteLimitedFormats.contains(format)
-        if !choosesQuality, !fitsBytes, writesInChild(image, as: format, strip: strip) {
+        if !choosesQuality, !fitsBytes, writesInChild(image, as: format) {
             return try writtenOnce(image, with: try encoder(quality), as: format, strip: strip, sourceFormat: sourceFormat)
         }
         // Twice the working set for 16-bit pixels.
