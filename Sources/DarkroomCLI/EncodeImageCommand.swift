@@ -24,8 +24,8 @@ struct EncodeImageCommand: ParsableCommand {
     @Option(help: "The most CPU seconds this process uses, every thread's together.") var maxSeconds = 40
 
     func run() throws {
-        guard encoder.utf8.count <= 4096, (copyright?.utf8.count ?? 0) <= 4096, ChildMemory.range.contains(maxMemory), (1...3600).contains(maxSeconds)
-        else { throw ValidationError("out of range: --encoder and --copyright (at most 4096 bytes), --max-memory, --max-seconds 1...3600") }
+        guard encoder.utf8.count <= 4096, (copyright?.utf8.count ?? 0) <= 65536, ChildMemory.range.contains(maxMemory), (1...3600).contains(maxSeconds)
+        else { throw ValidationError("out of range: --encoder (at most 4096 bytes), --copyright (an EXIF field: at most 65536), --max-memory, --max-seconds 1...3600") }
         // Limits first: nothing is read before they hold.
         try ChildLimits.apply(memory: maxMemory, seconds: maxSeconds)
         let input = FileHandle.standardInput.readDataToEndOfFile()

@@ -41,6 +41,11 @@ import TestSupport
         #expect(kept.format == .heic && has(kept, "TestCam") && has(kept, "Darkroom Test Photos"), "the EXIF written on")
         let plain = try ImageProcessor.processBlocking(source, options: options(.heic))
         #expect(has(plain, "Darkroom Test Photos") && !has(plain, "TestCam"), "the copyright alone, by default")
+        // A copyright is a stranger's text: one that looks like the
+        // child's own options stays the copyright.
+        let tricky = "--max-seconds=1 --keep-metadata"
+        let trickyAnswer = try ImageProcessor.processBlocking(try FormatTests.withCopyright(Array(tricky.utf8)), options: options(.heic))
+        #expect(has(trickyAnswer, tricky))
         // With a child that cannot write, both fail: the child wrote them.
         for var failing in [keeping, options(.heic)] {
             failing.limits.encodingChild = EncodingChild(command: ["/bin/false"])

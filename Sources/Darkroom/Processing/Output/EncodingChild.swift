@@ -69,11 +69,13 @@ public enum ImageEncoding {
     /// with its settings (as JSON), whether the metadata the PNG carries is
     /// written on, and the limits.
     /// `copyright`: the EXIF copyright the answer keeps alone, which a PNG
-    /// cannot carry as a field; the child sets it again.
+    /// cannot carry as a field; the child sets it again. A source's text,
+    /// so joined to its option: a value that looks like an option stays
+    /// a value.
     package static func arguments(encoder: VImage.Encoder, keepsMetadata: Bool = false, copyright: String? = nil, maxMemory: Int,
                                   maxSeconds: Int) -> [String] {
         let json = (try? JSONEncoder().encode(encoder)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        return ["--encoder", json] + (keepsMetadata ? ["--keep-metadata"] : []) + (copyright.map { ["--copyright", $0] } ?? [])
+        return ["--encoder", json] + (keepsMetadata ? ["--keep-metadata"] : []) + (copyright.map { ["--copyright=\($0)"] } ?? [])
             + ["--max-memory", "\(maxMemory)", "--max-seconds", "\(maxSeconds)"]
     }
 
