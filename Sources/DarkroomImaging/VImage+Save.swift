@@ -58,22 +58,23 @@ extension VImage {
         try VImage.make("icc_transform") { out in profile.withCString { darkroom_vips_icc_transform(pointer, out, $0) } }
     }
 
-    /// The EXIF copyright as the source's bytes say it (the photographer's
-    /// part), not libexif's rendering of it; nil when there is none or it
-    /// is blank.
     /// The copyright a copy made by ``keepingMetadata(all:colourProfile:copyright:)``
     /// keeps alone (no EXIF block of its own: a saver builds one from the
     /// field, a PNG carries none); nil for any other image.
     package var keptCopyrightAlone: String? {
         var length = 0
         guard darkroom_vips_exif_blob(pointer, &length) == nil, let field = field("exif-ifd0-Copyright") else { return nil }
-        // The field as the copy wrote it: the value, then its description.
+        // The field as darkroom_vips_keep_metadata (metadata.c) wrote it:
+        // the value, then its description.
         guard let open = field.range(of: " (Copyright, ASCII, ", options: .backwards) else { return nil }
         let value = String(field[..<open.lowerBound])
         let count = value.utf8.count + 1
         return field[open.lowerBound...] == " (Copyright, ASCII, \(count) components, \(count) bytes)" ? value : nil
     }
 
+    /// The EXIF copyright as the source's bytes say it (the photographer's
+    /// part), not libexif's rendering of it; nil when there is none or it
+    /// is blank.
     package var copyright: String? {
         var length = 0
         guard let blob = darkroom_vips_exif_blob(pointer, &length) else { return nil }
