@@ -16,4 +16,13 @@ int darkroom_vips_delays(VipsImage *image, int **delays);
 /// image as an animation.
 int darkroom_vips_join_frames(VipsImage **frames, int count, VipsImage *timing, VipsImage **out);
 
+/// The loop count (0: for ever), or -1 when the image has none.
+int darkroom_vips_loop(VipsImage *image);
+
+/// A copy of `in` as frames of `page_height` rows stacked top to bottom,
+/// with `count` delays (none when 0) and the loop count (none when
+/// negative): what a saver needs to write an animation whose fields were
+/// lost on the way (an uncompressed PNG handed to the encoding child).
+int darkroom_vips_set_frames(VipsImage *in, int page_height, const int *delays, int count, int loop, VipsImage **out);
+
 #endif

@@ -33,3 +33,32 @@ int darkroom_vips_join_frames(VipsImage **frames, int count, VipsImage *timing, 
     }
     return 0;
 }
+
+int darkroom_vips_loop(VipsImage *image) {
+    int loop = 0;
+    if (!vips_image_get_typeof(image, "loop") || vips_image_get_int(image, "loop", &loop) != 0) {
+        vips_error_clear();
+        return -1;
+    }
+    return loop;
+}
+
+int darkroom_vips_set_frames(VipsImage *in, int page_height, const int *delays, int count, int loop, VipsImage **out) {
+    int height = vips_image_get_height(in);
+    if (page_height < 1 || height % page_height != 0) {
+        vips_error("darkroom", "a frame height of %d does not divide the image's %d rows", page_height, height);
+        return -1;
+    }
+    if (vips_copy(in, out, NULL) != 0) {
+        return -1;
+    }
+    vips_image_set_int(*out, VIPS_META_PAGE_HEIGHT, page_height);
+    vips_image_set_int(*out, VIPS_META_N_PAGES, height / page_height);
+    if (count > 0) {
+        vips_image_set_array_int(*out, "delay", delays, count);
+    }
+    if (loop >= 0) {
+        vips_image_set_int(*out, "loop", loop);
+    }
+    return 0;
+}

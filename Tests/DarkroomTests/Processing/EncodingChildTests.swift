@@ -53,6 +53,52 @@ import TestSupport
         }
     }
 
+    /// An animation past the child's size is written there too: its
+    /// frames as one tall PNG, their height, delays and loop count as an
+    /// argument, and it comes back as the same animation.
+    @Test func animationsAreWrittenByTheChildWithTheirTiming() throws {
+        let source = try Fixtures.data("animated.gif")
+        let sourceLoop = try withRawBytes(of: source) { raw throws(VipsError) in try VImage.load(raw, loader: .gif).loopCount }
+        // Four frames of 960 x 640: 2.5 megapixels in all.
+        let enlarged = [ImageOperation.resize(Resize(width: 960, height: 640, enlarge: true))]
+        for format in [ImageFormat.webp, .gif] {
+            let answer = try ImageProcessor.processBlocking(source, options: options(format, enlarged))
+            let frames = try AnimationTests.frames(of: answer)
+            #expect(frames.count == 4 && frames.width == 960 && frames.height == 640, "\(format)")
+            #expect(frames.delays == [100, 200, 300, 400], "\(format)")
+            for (colour, expected) in zip(frames.colours, AnimationTests.colours) {
+                #expect(AnimationTests.close(colour, expected), "\(format): \(colour) for \(expected)")
+            }
+            let loop = try withRawBytes(of: [UInt8](answer.data)) { raw throws(VipsError) in try VImage.load(raw, loader: format.loader).loopCount }
+            #expect(loop == sourceLoop, "\(format)")
+            // With a child that cannot write, it fails: the child wrote it.
+            var failing = options(format, enlarged)
+            failing.limits.encodingChild = EncodingChild(command: ["/bin/false"])
+            #expect(refusal(source, failing)?.kind == .cannotEncode, "\(format)")
+        }
+        // Frames that do not fit the rows handed over are refused by the child.
+        let png = try RawPixels(width: 4, height: 6, bands: 3, bytes: [UInt8](repeating: 9, count: 72)).pngData()
+        let misfit = FrameTiming(pageHeight: 4, delays: [], loop: 0)
+        func json(_ value: some Encodable) throws -> String { String(decoding: try JSONEncoder().encode(value), as: UTF8.self) }
+        #expect(ImageEncoding.encode(Data(png), encoder: try json(VImage.Encoder.gif), frames: try json(misfit)).status == 4)
+    }
+
+    /// Pixels of more than 8 bits (`preserve_hdr`) go to the child as a
+    /// 16-bit PNG, and the answer keeps them as the server's own encoder
+    /// does: a 12-bit AVIF past 3.2 megapixels.
+    @Test func sixteenBitPixelsAreWrittenByTheChildAtTheirDepth() throws {
+        let source = try Fixtures.data("sixteen-bit.png")
+        var keeping = options(.avif, [.resize(Resize(width: 2000, height: 1700, mode: .fill, enlarge: true))])
+        keeping.output.preserveHDR = true
+        func highBitDepth(_ answer: ProcessedImage) throws -> Bool? {
+            try [UInt8](answer.data).withUnsafeBytes { try HEIFStructure.read($0)?.coding.highBitDepth }
+        }
+        let answer = try ImageProcessor.processBlocking(source, options: keeping)
+        #expect(try highBitDepth(answer) == true && answer.width == 2000 && answer.height == 1700)
+        keeping.limits.encodingChild = EncodingChild(command: ["/bin/false"])
+        #expect(refusal(source, keeping)?.kind == .cannotEncode, "the child wrote it")
+    }
+
     /// x265 on 9 megapixels of noise takes seconds; with a one-second
     /// limit the child is killed at the deadline (or by its own CPU limit)
     /// and the run says so.

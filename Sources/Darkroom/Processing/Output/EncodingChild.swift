@@ -67,35 +67,47 @@ public enum ImageEncoding {
 
     /// The child's arguments after ``EncodingChild/command``: the encoder
     /// with its settings (as JSON), whether the metadata the PNG carries is
-    /// written on, and the limits.
+    /// written on, an animation's frames, and the limits.
     /// `copyright`: the EXIF copyright the answer keeps alone, which a PNG
     /// cannot carry as a field; the child sets it again. A source's text,
     /// so joined to its option: a value that looks like an option stays
-    /// a value.
-    package static func arguments(encoder: VImage.Encoder, keepsMetadata: Bool = false, copyright: String? = nil, maxMemory: Int,
-                                  maxSeconds: Int) -> [String] {
-        let json = (try? JSONEncoder().encode(encoder)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        return ["--encoder", json] + (keepsMetadata ? ["--keep-metadata"] : []) + (copyright.map { ["--copyright=\($0)"] } ?? [])
-            + ["--max-memory", "\(maxMemory)", "--max-seconds", "\(maxSeconds)"]
+    /// a value. `frames`: the frame height, delays and loop count of an
+    /// animation, which the PNG (one tall image) cannot carry either.
+    package static func arguments(encoder: VImage.Encoder, keepsMetadata: Bool = false, copyright: String? = nil, frames: FrameTiming? = nil,
+                                  maxMemory: Int, maxSeconds: Int) -> [String] {
+        func json(_ value: some Encodable) -> String {
+            (try? JSONEncoder().encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        }
+        return ["--encoder", json(encoder)] + (keepsMetadata ? ["--keep-metadata"] : []) + (copyright.map { ["--copyright=\($0)"] } ?? [])
+            + (frames.map { ["--frames=\(json($0))"] } ?? []) + ["--max-memory", "\(maxMemory)", "--max-seconds", "\(maxSeconds)"]
     }
 
     /// Writes `png` (the answer's pixels, as the parent computed them)
-    /// with `encoder`, given as ``arguments(encoder:keepsMetadata:copyright:maxMemory:maxSeconds:)``
+    /// with `encoder`, given as ``arguments(encoder:keepsMetadata:copyright:frames:maxMemory:maxSeconds:)``
     /// writes it; `keepsMetadata`: the metadata the PNG carries is written
-    /// on, with `copyright` set again. Call it only in a process of its own, with its limits set.
-    public static func encode(_ png: Data, encoder json: String, keepsMetadata: Bool = false, copyright: String? = nil) -> Outcome {
+    /// on, with `copyright` set again; `frames`: the PNG's rows are an
+    /// animation's frames, written as one. Call it only in a process of
+    /// its own, with its limits set.
+    public static func encode(_ png: Data, encoder json: String, keepsMetadata: Bool = false, copyright: String? = nil,
+                              frames framesJSON: String? = nil) -> Outcome {
         guard let encoder = try? JSONDecoder().decode(VImage.Encoder.self, from: Data(json.utf8)), isWrittenHere(encoder) else {
             return .failed("the encoder or a setting is out of range")
         }
+        let frames = framesJSON.flatMap { try? JSONDecoder().decode(FrameTiming.self, from: Data($0.utf8)) }
+        guard framesJSON == nil || frames != nil else { return .failed("the frames are not the encoder's JSON") }
         do {
             try VipsRuntime.start()
             return try withRawBytes(of: png) { raw throws(VipsError) -> Outcome in
                 let loaded = try VImage.load(raw, loader: .png)
+                if let frames, !frames.fits(height: loaded.height) {
+                    return .failed("the frames do not fit the \(loaded.height) rows of the image")
+                }
                 // The copyright kept alone, as the server's copy kept it;
                 // the colour profile the PNG carries stays.
-                let image = try copyright.map { copyright throws(VipsError) in
+                let kept = try copyright.map { copyright throws(VipsError) in
                     try loaded.keepingMetadata(all: false, colourProfile: true, copyright: copyright)
                 } ?? loaded
+                let image = try frames.map { frames throws(VipsError) in try kept.withFrameTiming(frames) } ?? kept
                 // In the child: its kernel limits bound it, the switch is never pulled.
                 return .written(Data(try VipsKillSwitch().armed(image) { pass throws(VipsError) in
                     try image.encoded(encoder, strip: !keepsMetadata, through: pass) { [UInt8]($0) }

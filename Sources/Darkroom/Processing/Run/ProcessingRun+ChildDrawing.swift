@@ -73,12 +73,11 @@ extension ProcessingRun {
 
     /// Whether `image` is written as `format` by the encoding child: an
     /// encoder that cannot be stopped, at a size where its worst picture
-    /// takes more than a moment (``EncodingChild/writes(_:pixels:)``), and
-    /// one frame's 8-bit pixels to hand over, with the metadata it keeps.
+    /// takes more than a moment (``EncodingChild/writes(_:pixels:)``, every
+    /// frame of an animation counted); its pixels (16-bit ones too, kept
+    /// by `preserve_hdr`) go with the metadata and frame timing it keeps.
     func writesInChild(_ image: VImage, as format: ImageFormat) -> Bool {
-        let frames = max(1, image.height / max(1, image.pageHeight))
-        return options.limits.encodingChild != nil && frames == 1 && image.bytesPerSample == 1
-            && EncodingChild.writes(format, pixels: MemoryCost.product(image.width, image.height))
+        options.limits.encodingChild != nil && EncodingChild.writes(format, pixels: MemoryCost.product(image.width, image.height))
     }
 
     /// One encode of `image`: in the encoding child where
@@ -101,18 +100,21 @@ extension ProcessingRun {
                         sourceFormat: ImageFormat) throws(DarkroomError) -> ByteBuffer {
         // The pixels handed over, and the answer read back (never larger
         // than they are), both held here.
-        let pixels = MemoryCost.product(image.width, image.height, image.bands)
+        let pixels = MemoryCost.product(image.width, image.height, image.bands, image.bytesPerSample)
         // Given back when the answer is here: a byte limit writes again.
         try reserveMemory(MemoryCost.product(pixels, 2), for: "writing the \(image.width) x \(image.height) image as \(name) in the encoder's child")
         defer { ledger.release(MemoryCost.product(pixels, 2)) }
         let png = try computingPixels(of: image, sourceFormat: sourceFormat) { pass throws(VipsError) in try image.storedPNG(pass, strip: strip) }
-        let copyright = image.keptCopyrightAlone
+        let copyright = strip ? nil : image.keptCopyrightAlone
+        // An animation's frames go as one tall PNG; their height, delays
+        // and loop count as an argument.
+        let frames = image.frameTiming
         let seconds = max(1, Int(options.limits.maxProcessingTime.components.seconds))
         // The encoder's threads share the child's CPU limit: a core's
         // seconds each; the deadline bounds the time it takes.
         let cpuSeconds = min(3600, seconds * max(1, ProcessInfo.processInfo.activeProcessorCount))
         let (status, output) = try childDrawing(child.command, arguments: { memory in
-            ImageEncoding.arguments(encoder: encoder, keepsMetadata: !strip, copyright: strip ? nil : copyright, maxMemory: memory, maxSeconds: cpuSeconds)
+            ImageEncoding.arguments(encoder: encoder, keepsMetadata: !strip, copyright: copyright, frames: frames, maxMemory: memory, maxSeconds: cpuSeconds)
         }, maxMemory: child.maxMemory, what: "the \(name) answer",
                                                 input: Data(png), maxOutput: png.count + (1 << 20))
         guard status == ImageEncoding.Outcome.written(Data()).status else {
@@ -120,8 +122,8 @@ extension ProcessingRun {
         }
         // An encoder that failed inside (libaom short of memory under the
         // child's limit) may still end cleanly, with a file that holds no
-        // picture: the answer must read back at the image's size.
-        guard Self.readsBack(output, width: image.width, height: image.height) else {
+        // picture: the answer must read back at the image's (first frame's) size.
+        guard Self.readsBack(output, width: image.width, height: frames?.pageHeight ?? image.height) else {
             throw DarkroomError(.tooMuchMemory, "the \(name) encoder could not write the answer within the memory this request may use (its file holds no picture)")
         }
         return ByteBuffer(bytes: output)
