@@ -61,6 +61,9 @@ struct BookCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds one page's photo may take to prepare before it is stopped, 1...3600 (default 20). [DARKROOM_MAX_PROCESSING_SECONDS]")
     var maxProcessingSeconds: Int?
 
+    @Option(name: .long, help: "Memory one page's photo may hold while it is prepared, in MiB, 16...65536 (default: as darkroom serve's). [DARKROOM_MAX_REQUEST_MEMORY_MB]")
+    var maxRequestMemoryMb: Int?
+
     @Flag(name: .customLong("svg-render"), inversion: .prefixedNo, help: "Draw SVG photos with librsvg, in a sandboxed child process (on by default).")
     var svgRender = true
 
@@ -72,6 +75,7 @@ struct BookCommand: AsyncParsableCommand {
         guard margin.isFinite, (0...1000).contains(margin) else { throw ValidationError("--margin must be from 0 to 1000 (millimetres)") }
         guard workers >= 1 else { throw ValidationError("--workers must be at least 1") }
         _ = try ProcessingFlags.processingTime(maxProcessingSeconds)
+        _ = try ProcessingFlags.memoryBudget(maxRequestMemoryMb)
         guard fit == .fill || fit == .fit else { throw ValidationError("--fit must be fill or fit") }
         if let filter {
             do { _ = try ImageOperation(filter: filter) } catch { throw ValidationError("--filter \(filter): \(error.reason)") }
@@ -108,6 +112,7 @@ struct BookCommand: AsyncParsableCommand {
         request.quality = quality
         request.skipFailed = skipFailed
         request.limits.maxProcessingTime = try ProcessingFlags.processingTime(maxProcessingSeconds)
+        request.limits.maxDecodeMemory = try ProcessingFlags.memoryBudget(maxRequestMemoryMb)
         request.limits.svgDrawing = svgRender ? DrawingChild.svg : nil
         request.limits.encodingChild = DrawingChild.encoder
 

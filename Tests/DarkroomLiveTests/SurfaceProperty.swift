@@ -87,6 +87,16 @@ struct SurfaceProperty {
         ]
     }
 
+    /// Client hints, as a browser sends them (the `Sec-CH-` forms or the
+    /// old ones): a width anywhere up to the result limit, a pixel ratio
+    /// up to 8 (and a little past: refused or ignored, never a fault).
+    func clientHints(_ g: inout Generator) -> [(String, String)] {
+        let prefix = g.chance(50) ? "Sec-CH-" : ""
+        var hints = [("\(prefix)Width", "\(g.chance(20) ? resultLimit : g.int(0...resultLimit))")]
+        if g.chance(70) { hints.append(("\(prefix)DPR", g.number(0.5...9))) }
+        return hints
+    }
+
     /// A URL's options: up to four families, then a format.
     func options(_ g: inout Generator) -> String {
         var parts: [String] = []

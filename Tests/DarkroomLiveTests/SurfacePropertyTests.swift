@@ -81,7 +81,7 @@ import TestSupport
                 ["serve", "--cache-dir", folder.appendingPathComponent("cache").path, "--allow-private-networks",
                  "--max-processing-seconds", "\(Self.limitSeconds)", "--max-request-memory-mb", "\(Self.budgetMiB)",
                  "--max-source-pixels", "\(Self.pixelLimit)", "--max-result-dimension", "\(Self.resultLimit)",
-                 "--memory-cache-mb", "16", "--pdf", "--video-thumbnails",
+                 "--memory-cache-mb", "16", "--pdf", "--video-thumbnails", "--client-hints",
                  "--watermark", sourceFolder.appendingPathComponent("photo.jpg").path],
                 log: folder.appendingPathComponent("serve.log"))
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
@@ -107,12 +107,17 @@ import TestSupport
                     let options = property.options(&g)
                     let route = g.chance(10) ? "/info/_/do:1/" : "/img/_/\(options)/"
                     let path = route + "plain/\(plainSource(origin.url("/\(source)")))"
-                    let name = "case \(number) of seed \(Self.seed): \(route)\(source)"
+                    // Client hints reach the same steps by another path:
+                    // a width and a pixel ratio where the URL sets none.
+                    let hints = g.chance(25) ? property.clientHints(&g) : []
+                    let name = "case \(number) of seed \(Self.seed): \(route)\(source)\(hints.isEmpty ? "" : " with \(hints)")"
                     let leaves = number % 8 == 7
                     let started = ContinuousClock.now
                     let waitsBefore = CPUTime.waits(of: server.process.processIdentifier)
                     do {
-                        let response = try await client.execute(HTTPClientRequest(url: server.base + path),
+                        var request = HTTPClientRequest(url: server.base + path)
+                        for (field, value) in hints { request.headers.add(name: field, value: value) }
+                        let response = try await client.execute(request,
                                                                 timeout: leaves ? .milliseconds(300) : .seconds(120))
                         let body = try await response.body.collect(upTo: 64 << 20)
                         let took = ContinuousClock.now - started
@@ -122,7 +127,7 @@ import TestSupport
                         let waited = CPUTime.longestWait(of: server.process.processIdentifier, since: waitsBefore)
                         let status = Int(response.status.code)
                         statuses[status, default: 0] += 1
-                        log.append("\(number): \(status) in \(took.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 2)))), waited \(waited.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 2)))) \(path.prefix(160))")
+                        log.append("\(number): \(status) in \(took.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 2)))), waited \(waited.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 2)))) \(path.prefix(160))\(hints.isEmpty ? "" : " \(hints)")")
                         if !((200..<300).contains(status) || (400..<500).contains(status) || status == 503) {
                             failures.append("\(name): \(status) \(String(buffer: body).prefix(200))")
                         }

@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// Limits on one processing run: the source's size, checked before any
 /// pixel is decoded; what decoding it would cost (a JPEG's scans, the
 /// memory decoders would hold), estimated from its headers before anything
@@ -128,13 +130,16 @@ public struct ImageLimits: Sendable, Hashable, Codable {
 
     public static let `default` = ImageLimits()
 
-    /// The default memory budget of a run on this machine, read from the
-    /// cgroup once: a quarter of its memory limit where it has one (so two
-    /// runs at their budget and the memory cache's eighth leave room),
-    /// from 64 to 256 MiB; 256 MiB where there is none.
+    /// The default memory budget of a run on this machine, read once: a
+    /// quarter of the memory the process may use (the cgroup's limit where
+    /// it has one, else the machine's), so that two runs at their budget
+    /// and the memory cache's eighth leave room; from 64 to 512 MiB. The
+    /// ceiling is what a 12-megapixel photo needs as HEIC: x265 holds about
+    /// 320 MB resident for it whatever its settings, in the encoding
+    /// child, whose share comes out of this budget.
     public static let defaultDecodeMemory: Int = {
-        let ceiling = 256 << 20
-        guard let limit = LinuxMemoryPressureSource().read().limit, limit > 0 else { return ceiling }
-        return min(ceiling, max(64 << 20, limit / 4))
+        let cgroup = LinuxMemoryPressureSource().read().limit.flatMap { $0 > 0 ? $0 : nil }
+        let memory = cgroup ?? Int(clamping: ProcessInfo.processInfo.physicalMemory)
+        return min(512 << 20, max(64 << 20, memory / 4))
     }()
 }

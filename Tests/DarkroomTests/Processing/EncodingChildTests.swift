@@ -29,6 +29,20 @@ import TestSupport
         #expect(small.width == 300 && small.format == .avif)
     }
 
+    /// A 12-megapixel photo as HEIC within the default budget, where the
+    /// machine has the memory for it (a quarter of it is 512 MiB): x265
+    /// holds about 320 MB for it in the child (and maps up to 730 MB, as
+    /// its threads' arenas come), which 256 MiB gives only at times.
+    @Test(.enabled(if: ImageLimits.defaultDecodeMemory >= 512 << 20 && Variants.sanitizer == nil,
+                   "the default budget follows the machine's memory; a sanitizer lifts the child's limits"))
+    func aTwelveMegapixelPhotoIsWrittenAsHEICWithinTheDefaultBudget() throws {
+        let photo = try Corpus.data("Aqua.jpg")
+        let twelve = options(.heic, [.resize(Resize(width: 4000, height: 3000, mode: .fill, enlarge: true))])
+        #expect(twelve.limits.maxDecodeMemory == ImageLimits.defaultDecodeMemory)
+        let answer = try ImageProcessor.processBlocking(photo, options: twelve)
+        #expect(answer.format == .heic && answer.width == 4000 && answer.height == 3000)
+    }
+
     /// An answer that keeps metadata (imgproxy's default keeps the EXIF
     /// copyright) is written by the child too, the metadata carried to it
     /// in the PNG it reads: x265 never runs in the server.

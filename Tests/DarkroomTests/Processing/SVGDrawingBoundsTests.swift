@@ -51,7 +51,7 @@ struct SVGDrawingBoundsTests {
             #"<rect style="fill: url('data:image/png;base64,"# + png + #"')"/>"#,
             #"<style>rect { fill: url(data:image/png;base64,"# + png + #") }</style>"#,
         ]
-        let out = try sanitized(spellings.joined())
+        let out = try sanitized(spellings.joined(), limits: limits)
         // 100 MB each at four bytes a pixel: two fit 256 MiB, the third not.
         #expect(out.components(separatedBy: "data:image/png").count - 1 == 2, "\(out.prefix(400))")
     }
