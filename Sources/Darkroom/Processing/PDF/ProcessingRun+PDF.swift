@@ -44,9 +44,9 @@ extension ProcessingRun {
             throw .invalidOption("pages \(page) + \(count): the first is 0 to 100000, the count 1 to \(PageSelection.maxCount)")
         }
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
-        let (status, output) = try childDrawing(pdf.command, arguments: { memory in
+        let (status, output) = try childDrawing(pdf.command, arguments: { memory, pixels in
             PDFPageDrawing.arguments(page: page, pages: count, plan: plan, maxResultDimension: limits.maxResultDimension,
-                                     maxPixels: max(1, limits.maxSourcePixels), maxMemory: memory,
+                                     maxPixels: pixels, maxMemory: memory,
                                      maxSeconds: seconds, background: pdf.background)
         }, maxMemory: pdf.maxMemory, what: "the PDF page")
         switch status {

@@ -20,19 +20,23 @@ extension ProcessingRun {
     }
 
     /// Runs a child that draws a source (a PDF page, a video frame) under
-    /// the run's deadline and kill switch, reading back at most the pixel
-    /// limit's uncompressed PNG: its exit status and output, or the error
-    /// of a child ended by a limit (its own memory or CPU, or the deadline).
-    /// `arguments` gets the memory limit the child runs under: its
-    /// configured most (`maxMemory`) or less, as the request's budget
-    /// allows (``ChildMemory``), its working share held in the budget
-    /// while it runs.
+    /// the run's deadline and kill switch, reading back at most the
+    /// drawable pixels' uncompressed PNG: its exit status and output, or
+    /// the error of a child ended by a limit (its own memory or CPU, or the
+    /// deadline).
+    /// `arguments` gets the memory limit the child runs under (its
+    /// configured most, `maxMemory`, or less, as the request's budget
+    /// allows: ``ChildMemory``) and the most pixels it may draw (the pixel
+    /// limit, or less where the budget cannot hold its PNG beside the
+    /// child: ``ChildMemory/drawablePixels(limit:left:)``). The child's
+    /// resident base, its drawing and its working share are held in the
+    /// budget while it runs.
     /// `drawing` false: the child writes text (a description), at most 1 MiB.
     /// `input`: what the child reads (the source's bytes unless given);
     /// `maxOutput`: the most it may write, held by the caller's budget
-    /// already (a drawing's PNG at the pixel limit unless given).
-    func childDrawing(_ command: [String], arguments: (_ maxMemory: Int) -> [String], maxMemory: Int, what: String, drawing: Bool = true,
-                      input: Data? = nil, maxOutput given: Int? = nil) throws(DarkroomError) -> (status: Int32, output: Data) {
+    /// already (a drawing's PNG at the drawable pixels unless given).
+    func childDrawing(_ command: [String], arguments: (_ maxMemory: Int, _ maxPixels: Int) -> [String], maxMemory: Int, what: String,
+                      drawing: Bool = true, input: Data? = nil, maxOutput given: Int? = nil) throws(DarkroomError) -> (status: Int32, output: Data) {
         let limits = options.limits
         // Checked here for every child: a child maps its base before it
         // reads a byte.
@@ -40,20 +44,23 @@ extension ProcessingRun {
             throw .invalidOption("the child for \(what) may map \(maxMemory) bytes, outside \(ChildMemory.range)")
         }
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
-        // An uncompressed RGBA PNG of the pixel limit, and its headers.
-        let maxOutput = given ?? (drawing ? MemoryCost.product(limits.maxSourcePixels, 4) + limits.maxSourcePixels / 8 + (1 << 20) : 1 << 20)
-        if drawing, given == nil { try reserveMemory(maxOutput, for: "\(what) drawn at up to \(limits.maxSourcePixels) pixels") }
+        try reserveMemory(ChildMemory.residentBase, for: "the child that draws \(what): the \(ChildMemory.residentBase >> 20) MiB it holds before it works")
+        defer { ledger.release(ChildMemory.residentBase) }
+        let maxPixels = drawing && given == nil
+            ? ChildMemory.drawablePixels(limit: max(1, limits.maxSourcePixels), left: limits.maxDecodeMemory - ledger.held) : max(1, limits.maxSourcePixels)
+        let maxOutput = given ?? (drawing ? ChildMemory.pngBytes(maxPixels) : 1 << 20)
+        if drawing, given == nil { try reserveMemory(maxOutput, for: "\(what) drawn at up to \(maxPixels) pixels") }
         let granted = ChildMemory.limit(most: maxMemory, left: limits.maxDecodeMemory - ledger.held)
         let share = max(granted - ChildMemory.base, ChildMemory.minimumShare)
         try reserveMemory(share, for: "the child that draws \(what), beyond the \(ChildMemory.base >> 20) MiB every child maps")
         defer { ledger.release(share) }
-        let finished = try ChildProcess.run(command + arguments(granted), input: input ?? data, maxOutput: maxOutput,
+        let finished = try ChildProcess.run(command + arguments(granted, maxPixels), input: input ?? data, maxOutput: maxOutput,
                                             deadline: .now + limits.maxProcessingTime, killSwitch: killSwitch)
         if killSwitch.isPulled {
             throw killSwitch.hasExpired ? DarkroomError(.processingTimedOut, "drawing \(what) took longer than the limit of \(seconds) s and was stopped") : .cancelled
         }
         if finished.outputOverflowed {
-            throw DarkroomError(.tooManyPixels, "\(what) drawn was larger than the pixel limit of \(limits.maxSourcePixels) allows")
+            throw DarkroomError(.tooManyPixels, "\(what) drawn was larger than \(ChildMemory.pixelLimitSaid(maxPixels, limit: limits.maxSourcePixels))")
         }
         // Its memory or CPU limit (a crash, or libvips' own "out of
         // memory" at the address-space limit), or a crash in the parser:
@@ -113,7 +120,7 @@ extension ProcessingRun {
         // The encoder's threads share the child's CPU limit: a core's
         // seconds each; the deadline bounds the time it takes.
         let cpuSeconds = min(3600, seconds * max(1, ProcessInfo.processInfo.activeProcessorCount))
-        let (status, output) = try childDrawing(child.command, arguments: { memory in
+        let (status, output) = try childDrawing(child.command, arguments: { memory, _ in
             ImageEncoding.arguments(encoder: encoder, keepsMetadata: !strip, copyright: copyright, frames: frames, maxMemory: memory, maxSeconds: cpuSeconds)
         }, maxMemory: child.maxMemory, what: "the \(name) answer",
                                                 input: Data(png), maxOutput: png.count + (1 << 20))

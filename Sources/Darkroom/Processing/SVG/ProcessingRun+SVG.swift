@@ -81,9 +81,11 @@ extension ProcessingRun {
             throw DarkroomError(.notAnImage, "SVG sources are not drawn here: librsvg, which libvips marks untrusted, runs only in a drawing child (darkroom draws SVG in one unless started with --no-svg-render); asked without a format, an SVG is answered as SVG")
         }
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
-        let (status, output) = try childDrawing(drawing.command, arguments: { memory in
-            SVGDocumentDrawing.arguments(plan: plan, maxResultDimension: limits.maxResultDimension,
-                                         maxPixels: max(1, limits.maxSourcePixels), maxMemory: memory, maxSeconds: seconds)
+        var drawable = limits.maxSourcePixels
+        let (status, output) = try childDrawing(drawing.command, arguments: { memory, pixels in
+            drawable = pixels
+            return SVGDocumentDrawing.arguments(plan: plan, maxResultDimension: limits.maxResultDimension,
+                                                maxPixels: pixels, maxMemory: memory, maxSeconds: seconds)
         }, maxMemory: drawing.maxMemory, what: "the SVG", input: svg)
         switch status {
         case SVGDocumentDrawing.Outcome.drawing(Data()).status:
@@ -92,7 +94,7 @@ extension ProcessingRun {
             }
             return drawing
         case SVGDocumentDrawing.Outcome.tooLarge(width: 0, height: 0).status:
-            throw DarkroomError(.tooManyPixels, "the SVG drawn at the smallest scale would be \(String(decoding: output, as: UTF8.self)) pixels, over the limit of \(limits.maxSourcePixels)")
+            throw DarkroomError(.tooManyPixels, "the SVG drawn at the smallest scale would be \(String(decoding: output, as: UTF8.self)) pixels, more than \(ChildMemory.pixelLimitSaid(drawable, limit: limits.maxSourcePixels))")
         default:
             throw DarkroomError(.corruptImage, "the SVG could not be read by its renderer", underlying: String(decoding: output, as: UTF8.self))
         }

@@ -45,9 +45,11 @@ extension ProcessingRun {
         }
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
         let keyframes = options.videoKeyframes ?? video.keyframes
-        let (status, output) = try childDrawing(video.command, arguments: { memory in
-            VideoFrameDrawing.arguments(second: second, keyframes: keyframes, maxPixels: max(1, limits.maxSourcePixels),
-                                        maxMemory: memory, maxSeconds: seconds, probeBytes: video.probeBytes, meta: meta)
+        var drawable = limits.maxSourcePixels
+        let (status, output) = try childDrawing(video.command, arguments: { memory, pixels in
+            drawable = pixels
+            return VideoFrameDrawing.arguments(second: second, keyframes: keyframes, maxPixels: pixels,
+                                               maxMemory: memory, maxSeconds: seconds, probeBytes: video.probeBytes, meta: meta)
         }, maxMemory: video.maxMemory,
                                                 what: meta ? "the video's description" : "the video frame", drawing: !meta)
         let reason = String(decoding: output.prefix(500), as: UTF8.self)
@@ -57,7 +59,7 @@ extension ProcessingRun {
         case VideoFrameDrawing.Outcome.noVideo("").status:
             throw DarkroomError(.notAnImage, "the file has no video Darkroom can decode: \(reason)")
         case VideoFrameDrawing.Outcome.tooLarge("").status:
-            throw DarkroomError(.tooManyPixels, "the video's frames are larger than the limit of \(limits.maxSourcePixels) pixels")
+            throw DarkroomError(.tooManyPixels, "the video's frames are larger than \(ChildMemory.pixelLimitSaid(drawable, limit: limits.maxSourcePixels))")
         default:
             throw DarkroomError(.corruptImage, "the video could not be read", underlying: reason)
         }

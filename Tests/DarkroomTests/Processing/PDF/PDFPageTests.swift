@@ -108,10 +108,11 @@ import TestSupport
         #expect(try ImageProcessor.processBlocking(twoPages, options: options()).width == 200)
     }
 
-    /// The child's work is paid from the request's budget: with a budget
-    /// that leaves it 100 MiB past the output's reservation, the child runs
-    /// under its base and those 100 MiB, not the 4 GiB it may be given;
-    /// with none left, it never starts.
+    /// The child is paid from the request's budget: with a budget that
+    /// leaves it 100 MiB past what it holds before it works and the
+    /// output's reservation, the child runs under its base and those
+    /// 100 MiB, not the 4 GiB it may be given; with less than its resident
+    /// base, it never starts.
     @Test func theChildsMemoryComesOutOfTheRequestsBudget() throws {
         let large = TestPDF.document([.filled(0, 1, 0, width: 10_000, height: 10_000)])
         let pixels = 81_000_000
@@ -124,9 +125,9 @@ import TestSupport
             }
         }
         let granted = (ChildMemory.base + (100 << 20)) >> 20
-        let small = Variants.measuresMemory ? refusal(large, limited(budget: output + (100 << 20))) : nil
+        let small = Variants.measuresMemory ? refusal(large, limited(budget: ChildMemory.residentBase + output + (100 << 20))) : nil
         #expect(!Variants.measuresMemory || small?.kind == .tooComplex && small?.reason.contains("\(granted) MiB") == true, "\(String(describing: small))")
-        let none = refusal(large, limited(budget: output + (1 << 20)))
+        let none = refusal(large, limited(budget: ChildMemory.residentBase - (1 << 20)))
         #expect(none?.kind == .tooMuchMemory && none?.reason.contains("the child that draws the PDF page") == true, "\(String(describing: none))")
     }
 
