@@ -1,7 +1,9 @@
 """What a server answered, read from the bytes: the format, pixel size,
 chroma subsampling and JPEG quantisation tables that must match before two
-servers' rates are compared, and for information WebP's lossy or lossless
-coding, AVIF's bit depth and range, and the bytes. (WebP and AVIF
+servers' rates are compared, and for information JPEG's Huffman tables
+(made for the image, or the standard's that libjpeg writes unless asked:
+shown, not compared, as a side that cannot be asked would be refused), WebP's
+lossy or lossless coding, AVIF's bit depth and range, and the bytes. (WebP and AVIF
 qualities are not comparable across encoders: each side is asked for the
 same number.)"""
 import http.client
@@ -43,6 +45,27 @@ def _webp_coding(body):
     return None
 
 
+STANDARD_LUMA_DC = bytes([0, 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0])
+
+
+def _jpeg_huffman(body):
+    """"optimised" when the luminance DC table is not the JPEG standard's
+    example table (what libjpeg writes unless asked to optimise), else
+    "standard"."""
+    at = 2
+    while at + 4 <= len(body) and body[at] == 0xFF and body[at + 1] != 0xDA:
+        length = body[at + 2] << 8 | body[at + 3]
+        if body[at + 1] == 0xC4:
+            table = at + 4
+            while table + 17 <= at + 2 + length:
+                counts = body[table + 1:table + 17]
+                if body[table] == 0x00:
+                    return "standard" if counts == STANDARD_LUMA_DC else "optimised"
+                table += 17 + sum(counts)
+        at += 2 + length
+    return "?"
+
+
 def describe(body):
     """A dict: format, width, height, subsampling, and a line to print."""
     from PIL import Image, JpegImagePlugin
@@ -55,7 +78,8 @@ def describe(body):
     if fmt == "JPEG":
         sub = {0: "4:4:4", 1: "4:2:2", 2: "4:2:0"}.get(JpegImagePlugin.get_sampling(im), "?")
         tables = [list(t) for _, t in sorted(im.quantization.items())]
-        extra = f" luma-qtable-sum={sum(tables[0])} {'progressive' if im.info.get('progressive') else 'baseline'}"
+        extra = (f" luma-qtable-sum={sum(tables[0])} {'progressive' if im.info.get('progressive') else 'baseline'}"
+                 f" huffman-{_jpeg_huffman(body)}")
     elif fmt == "WEBP":
         sub = "lossless" if _webp_coding(body) == b"VP8L" else "4:2:0"
     elif fmt == "AVIF":

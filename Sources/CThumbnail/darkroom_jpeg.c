@@ -292,6 +292,9 @@ int dr_jpeg_encode(const uint8_t *pixels, int width, int height, int quality, ui
     s->cinfo.in_color_space = JCS_EXT_RGBX;
     jpeg_set_defaults(&s->cinfo);
     jpeg_set_quality(&s->cinfo, quality, TRUE);
+    // Huffman tables made for this image's coefficients, as libvips'
+    // saver is asked for them and as imgproxy and thumbor write JPEG.
+    s->cinfo.optimize_coding = TRUE;
     if (quality >= 90) {
         s->cinfo.comp_info[0].h_samp_factor = 1;
         s->cinfo.comp_info[0].v_samp_factor = 1;

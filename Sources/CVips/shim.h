@@ -256,12 +256,16 @@ static inline int darkroom_vips_sharpen(VipsImage *in, VipsImage **out, double s
 
 // MARK: - Saving (metadata stripped)
 
+// JPEG answers get Huffman tables made for their own coefficients
+// ("optimize_coding"), as imgproxy and thumbor write them: a second pass
+// over the coefficients for answers about 5% smaller.
+
 static inline int darkroom_vips_jpegsave(VipsImage *in, void **buf, size_t *len, int quality, int progressive, int strip) {
     return vips_jpegsave_buffer(in, buf, len,
                                 "Q", quality,
                                 "interlace", progressive,
                                 "strip", strip,
-                                "optimize_coding", FALSE,
+                                "optimize_coding", TRUE,
                                 NULL);
 }
 
@@ -310,7 +314,7 @@ static inline int darkroom_vips_jpegsave_tuned(VipsImage *in, void **buf, size_t
                                 "Q", quality,
                                 "interlace", progressive,
                                 "strip", strip,
-                                "optimize_coding", FALSE,
+                                "optimize_coding", TRUE,
                                 "subsample_mode", no_subsample ? VIPS_FOREIGN_SUBSAMPLE_OFF : VIPS_FOREIGN_SUBSAMPLE_AUTO,
                                 "trellis_quant", trellis,
                                 "overshoot_deringing", overshoot,

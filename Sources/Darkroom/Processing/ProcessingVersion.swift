@@ -18,8 +18,9 @@ public enum ProcessingVersion {
     /// scaling down). 4: AVIF at imgproxy's speed 8 (libvips effort 1).
     /// 5: text watermarks as imgproxy Pro draws them (markup, black sans 16).
     /// 6: every answer format written from the thumbnail path's pixels.
-    /// 7: AVIF sources through the thumbnail path.
-    public static let number = 7
+    /// 7: AVIF sources through the thumbnail path. 8: JPEG answers with
+    /// Huffman tables made for each image.
+    public static let number = 8
 
     /// The text in keys: the number and libvips' version.
     public static let current = "\(number)+vips\(VipsRuntime.version)"
