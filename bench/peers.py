@@ -5,7 +5,7 @@ file server, with image_filter, and as a proxy_cache in front of thumbor.
 Encoder settings, side by side (imgproxy's defaults, which are Darkroom's):
 
 | answer | darkroom (libvips)                         | thumbor 7.8 (Pillow 12)                     |
-| JPEG   | q80, 4:2:0, baseline                       | quality(80), 4:2:0, baseline, optimize=True |
+| JPEG   | q80, 4:2:0, baseline, Huffman optimised    | quality(80), 4:2:0, baseline, optimize=True |
 | WebP   | q79, effort 4 (libwebp method 4)           | quality 79, method 4 (Pillow's default)     |
 | AVIF   | q63, speed 8 (libvips effort 1), 4:2:0,    | quality 63, AVIF_SPEED 8, 4:2:0, libavif    |
 |        | 8 bits, libheif with libaom                | with libaom (Pillow's own AVIF, no plugin)  |

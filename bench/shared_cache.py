@@ -32,8 +32,11 @@ import tempfile
 import time
 import urllib.request
 
-import servers
-from servers import CORPUS, ROOT, free_port, nginx, start_darkroom, wait_for_quiet
+from load import percentile
+from peers import CORES, ROOT, darkroom, nginx
+from processes import Server, free_port, wait_for_quiet
+from report import machine
+from sources import CORPUS
 
 ACCESS, SECRET = "bench", "bench-secret"
 
@@ -53,7 +56,7 @@ def seaweedfs(scratch):
                "-s3", f"-s3.port={ports[6]}", f"-s3.port.grpc={ports[7]}", "-s3.port.iceberg=0", "-s3.port.lance=0",
                f"-s3.config={config}"]
     # Ready once it accepts the bucket (see main).
-    return servers.Server("seaweedfs", command, ports[6], ready=None), ports[6]
+    return Server("seaweedfs", command, ports[6], ready=None), ports[6]
 
 
 def s3(port, method, path, data=None):
@@ -79,11 +82,12 @@ def metric(port, name):
     return sum(float(line.split()[-1]) for line in text.splitlines() if line.startswith(name))
 
 
-def run_list(port, urls, scratch):
+def run_list(port, urls, scratch, quiet=()):
     """Every URL once, 16 clients on keep-alive connections; requests/s over
     the whole list and p99 (ms). (wrk cannot stop after a list: its rate
-    always counts its whole duration.)"""
-    wait_for_quiet()
+    always counts its whole duration.) `quiet`: servers whose work from the
+    phase before must end first."""
+    wait_for_quiet(list(quiet))
     pending = list(reversed(urls))
     lock = threading.Lock()
     latencies, failures = [], [0]
@@ -113,7 +117,7 @@ def run_list(port, urls, scratch):
     for thread in threads:
         thread.join()
     wall = time.perf_counter() - began
-    return {"rate": len(latencies) / wall, "p99": 1000 * servers.percentile(latencies, 99), "requests": len(latencies),
+    return {"rate": len(latencies) / wall, "p99": 1000 * percentile(latencies, 99), "requests": len(latencies),
             "non2xx": failures[0]}
 
 
@@ -139,24 +143,24 @@ def main():
             time.sleep(0.3)
 
         shared = ["--result-cache", "s3://bench/cache", "--s3-endpoint", f"http://127.0.0.1:{s3_port}", "--memory-cache-mb", "64"]
-        # start_darkroom passes the environment on: the replicas' S3 keys.
+        # peers.darkroom passes the environment on: the replicas' S3 keys.
         os.environ.update(AWS_ACCESS_KEY_ID=ACCESS, AWS_SECRET_ACCESS_KEY=SECRET)
-        plain = start_darkroom(args.darkroom, scratch, ["--memory-cache-mb", "64"])
+        plain = darkroom(args.darkroom, scratch, ["--memory-cache-mb", "64"])
         started.append(plain)
-        a = start_darkroom(args.darkroom, scratch, shared)
+        a = darkroom(args.darkroom, scratch, shared)
         started.append(a)
-        b = start_darkroom(args.darkroom, scratch, shared)
+        b = darkroom(args.darkroom, scratch, shared)
         started.append(b)
 
         def urls(tag):
             return [f"/img/_/rs:fit:512:512/q:80/plain/http://127.0.0.1:{origin.port}/c/{tag}{i}/{photos[i % len(photos)]}@jpg"
                     for i in range(args.rows)]
 
-        scratch_run = run_list(plain.port, urls("s"), scratch)
+        scratch_run = run_list(plain.port, urls("s"), scratch, started)
         list2 = urls("a")
         store_cpu = cpu_seconds(store.process.pid)
         a_cpu = cpu_seconds(a.pid)
-        miss_run = run_list(a.port, list2, scratch)
+        miss_run = run_list(a.port, list2, scratch, started)
         store_cpu = cpu_seconds(store.process.pid) - store_cpu
         a_cpu = cpu_seconds(a.pid) - a_cpu
         miss_wall = miss_run["requests"] / miss_run["rate"]
@@ -164,7 +168,7 @@ def main():
         while metric(a.port, "darkroom_s3_stores_total") < args.rows and time.time() < deadline:
             time.sleep(0.2)
         stored = metric(a.port, "darkroom_s3_stores_total")
-        hit_run = run_list(b.port, list2, scratch)
+        hit_run = run_list(b.port, list2, scratch, started)
         b_processed = metric(b.port, 'darkroom_stage_duration_seconds_count{stage="process"}')
         b_downloads = metric(b.port, "darkroom_download_bytes_total")
         b_hits = metric(b.port, 'darkroom_cache_hits_total{cache="s3"}')
@@ -189,7 +193,7 @@ def main():
         f"p99 {hit_run['p99']:.1f} vs {scratch_run['p99']:.1f} ms.",
         f"- A miss that also writes to S3 / one that does not: {miss_run['rate'] / scratch_run['rate']:.2f}x the rate "
         f"(the PUT follows the answer; mean PUT {1000 * put['sum'] / max(put['count'], 1):.1f} ms over {int(put['count'])}).",
-        f"- CPU during phase A ({miss_wall:.1f} s on {servers.CORES} cores): replica A {a_cpu:.1f} s, "
+        f"- CPU during phase A ({miss_wall:.1f} s on {CORES} cores): replica A {a_cpu:.1f} s, "
         f"SeaweedFS {store_cpu:.1f} s (the store shares the cores here; on its own machine that part leaves).",
         f"- Mean S3 GET on B: {1000 * get['sum'] / max(get['count'], 1):.1f} ms over {int(get['count'])}.",
         f"- Checks: A stored {int(stored)} of {args.rows}; B: {int(b_hits)} S3 hits, {int(b_processed)} processed, "
@@ -200,7 +204,7 @@ def main():
     if args.write:
         commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
         header = (f"\n## Shared result cache (S3)\n\n`.venv/bin/python bench/shared_cache.py --rows {args.rows} --write`, "
-                  f"{datetime.date.today().isoformat()}, commit {commit}, {servers.machine()}.\n\n")
+                  f"{datetime.date.today().isoformat()}, commit {commit}, {machine()}.\n\n")
         with open(os.path.join(ROOT, "docs", "benchmarks.md"), "a") as f:
             f.write(header + text + "\n")
 
