@@ -21,7 +21,6 @@ Usage: python3 bench/encoder_memory.py BINARY [--sides 2048,3000] [--formats ...
 """
 import argparse
 import http.client
-import http.server
 import os
 import random
 import struct
@@ -33,7 +32,7 @@ import time
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from processes import free_port, tree, wait_for  # noqa: E402
+from processes import FolderOrigin, free_port, tree, wait_for  # noqa: E402
 
 FORMATS = ["jpg", "png", "webp", "avif", "heic", "gif", "tiff", "bmp"]
 
@@ -49,17 +48,6 @@ def noise_png(path, side, seed):
     with open(path, "wb") as f:
         f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0))
                 + chunk(b"IDAT", zlib.compress(rows, 1)) + chunk(b"IEND", b""))
-
-
-class Origin:
-    """The noise files on loopback."""
-
-    def __init__(self, folder):
-        handler = lambda *a, **k: http.server.SimpleHTTPRequestHandler(*a, directory=folder, **k)  # noqa: E731
-        http.server.SimpleHTTPRequestHandler.log_message = lambda *a: None
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
 def status_kib(pid, field):
@@ -159,7 +147,7 @@ def main():
         os.mkdir(sources)
         for side in sides:
             noise_png(os.path.join(sources, f"noise-{side}.png"), side, side)
-        origin = Origin(sources)
+        origin = FolderOrigin(sources)
         print("| Side | Path | Answer | Status | Bytes | Seconds | Server rise (MiB) | Children (MiB) | Bytes a pixel |")
         print("|---|---|---|---|---|---|---|---|---|")
         for side in sides:

@@ -18,17 +18,15 @@ Usage: .venv/bin/python bench/floors.py .build/release/darkroom [--rounds 3] [--
 """
 import argparse
 import http.client
-import http.server
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from processes import cpu_seconds, free_port, wait_for  # noqa: E402
+from processes import FolderOrigin, cpu_seconds, free_port, wait_for  # noqa: E402
 from sources import make_sources  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -38,15 +36,6 @@ SIZE, QUALITY = 512, 80
 def floor(binary, files, rounds):
     out = subprocess.run([binary, "1", str(SIZE), str(QUALITY), str(rounds), *files], capture_output=True, text=True, check=True)
     return {k: float(v) for k, v in (line.split() for line in out.stdout.splitlines())}
-
-
-class Origin:
-    def __init__(self, folder):
-        handler = lambda *a, **k: http.server.SimpleHTTPRequestHandler(*a, directory=folder, **k)  # noqa: E731
-        http.server.SimpleHTTPRequestHandler.log_message = lambda *a: None
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
 def darkroom_cpu(binary, scratch, origin, names, requests_per_photo, serial):
@@ -93,7 +82,7 @@ def main():
         origin_dir, sets = make_sources(scratch, [], other_formats=False)
         tool = os.path.join(scratch, "jpeg_floor")
         subprocess.run(["cc", "-O2", "-o", tool, os.path.join(HERE, "jpeg_floor.c"), "-ljpeg"], check=True)
-        origin = Origin(origin_dir)
+        origin = FolderOrigin(origin_dir)
         print(f"{time.strftime('%Y-%m-%d')}, commit {commit}: .venv/bin/python bench/floors.py {args.binary} "
               f"--rounds {args.rounds} --requests-per-photo {args.requests_per_photo}")
         print("| sources | decode_at_scale, ms | decode_encode, ms | Darkroom, CPU ms an answer | Darkroom / decode_encode |")

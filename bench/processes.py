@@ -140,3 +140,17 @@ class Server:
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait()
+
+
+class FolderOrigin:
+    """A folder's files over HTTP on loopback, from a thread of this
+    process (a query string is ignored: a new one makes a new source URL
+    for the same file)."""
+
+    def __init__(self, folder):
+        import http.server
+        handler = lambda *a, **k: http.server.SimpleHTTPRequestHandler(*a, directory=folder, **k)  # noqa: E731
+        http.server.SimpleHTTPRequestHandler.log_message = lambda *a: None
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
