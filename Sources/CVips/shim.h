@@ -258,7 +258,8 @@ static inline int darkroom_vips_sharpen(VipsImage *in, VipsImage **out, double s
 
 // JPEG answers get Huffman tables made for their own coefficients
 // ("optimize_coding"), as imgproxy and thumbor write them: a second pass
-// over the coefficients for answers about 5% smaller.
+// over the coefficients for answers a few percent smaller (3.6% at 512 px
+// on the corpus photos).
 
 static inline int darkroom_vips_jpegsave(VipsImage *in, void **buf, size_t *len, int quality, int progressive, int strip) {
     return vips_jpegsave_buffer(in, buf, len,

@@ -25,11 +25,12 @@ extension VImage {
         return loop < 0 ? nil : loop
     }
 
-    /// A stack of frames' height, delays and loop count; nil for one page.
+    /// A stack of frames' height, delays (at most one a frame) and loop
+    /// count; nil for one page.
     package var frameTiming: FrameTiming? {
         let height = pageHeight
         guard height > 0, height < self.height else { return nil }
-        return FrameTiming(pageHeight: height, delays: frameDelays, loop: loopCount)
+        return FrameTiming(pageHeight: height, delays: Array(frameDelays.prefix(self.height / height)), loop: loopCount)
     }
 
     /// This image as frames stacked top to bottom with `timing`: what an
@@ -64,7 +65,6 @@ extension VImage {
         }
     }
 }
-
 
 /// What makes a stack of frames an animation: each frame's height, how
 /// long each shows (milliseconds) and how many times it plays (0: for
