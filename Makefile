@@ -20,7 +20,9 @@ bootstrap:
 build: bootstrap
 	$(SWIFT) build $(TRAITS) $(DEBUG_FLAGS)
 
-release: bootstrap
+# The server alone needs less than the tests: no browser, nginx or .venv.
+release:
+	@scripts/bootstrap --server
 	$(SWIFT) build $(TRAITS) -c release --product darkroom
 
 # The main job: the image server and the gallery, on the bundled sample
