@@ -14,24 +14,14 @@ int darkroom_vips_join_frames(VipsImage **frames, int count, VipsImage *timing, 
     if (vips_arrayjoin(frames, &joined, count, "across", 1, NULL) != 0) {
         return -1;
     }
-    // A copy, so that setting fields does not touch an image others hold.
-    int result = vips_copy(joined, out, NULL);
-    g_object_unref(joined);
-    if (result != 0) {
-        return -1;
-    }
-    vips_image_set_int(*out, VIPS_META_PAGE_HEIGHT, vips_image_get_height(frames[0]));
-    vips_image_set_int(*out, VIPS_META_N_PAGES, count);
+    // The fields set on a copy (darkroom_vips_set_frames), so that setting
+    // them does not touch an image others hold.
     int *delays = NULL;
-    int delay_count = 0;
-    if (vips_image_get_typeof(timing, "delay") && vips_image_get_array_int(timing, "delay", &delays, &delay_count) == 0) {
-        vips_image_set_array_int(*out, "delay", delays, delay_count < count ? delay_count : count);
-    }
-    int loop = 0;
-    if (vips_image_get_typeof(timing, "loop") && vips_image_get_int(timing, "loop", &loop) == 0) {
-        vips_image_set_int(*out, "loop", loop);
-    }
-    return 0;
+    int delay_count = darkroom_vips_delays(timing, &delays);
+    int result = darkroom_vips_set_frames(joined, vips_image_get_height(frames[0]), delays, delay_count < count ? delay_count : count,
+                                          darkroom_vips_loop(timing), out);
+    g_object_unref(joined);
+    return result;
 }
 
 int darkroom_vips_loop(VipsImage *image) {
