@@ -33,6 +33,11 @@ const void *darkroom_vips_exif_blob(VipsImage *image, size_t *length);
 /// reads back as the value alone ("value (title, format, n, n)").
 int darkroom_vips_keep_metadata(VipsImage *in, VipsImage **out, int keep_all, int keep_icc, const char *copyright);
 
+/// The copyright a copy made by darkroom_vips_keep_metadata keeps alone
+/// (no EXIF block of its own), read from the field it wrote; NULL for any
+/// other image. The caller frees it with g_free.
+char *darkroom_vips_kept_copyright(VipsImage *image);
+
 /// A copy of `in` whose resolution is `pixels_per_mm` both ways: what
 /// JPEG (JFIF), PNG (pHYs) and TIFF answers state as their DPI.
 int darkroom_vips_set_resolution(VipsImage *in, VipsImage **out, double pixels_per_mm);

@@ -35,6 +35,32 @@ const void *darkroom_vips_exif_blob(VipsImage *image, size_t *length) {
     return data;
 }
 
+/* A copyright kept alone is stored as libexif renders the field (the value,
+ * then its description), which is what vips' savers parse back into EXIF.
+ * Writer and reader share this one spelling. */
+static char *copyright_field(const char *value) {
+    size_t length = strlen(value);
+    return g_strdup_printf("%s (Copyright, ASCII, %zu components, %zu bytes)", value, length + 1, length + 1);
+}
+
+char *darkroom_vips_kept_copyright(VipsImage *image) {
+    size_t length = 0;
+    if (darkroom_vips_exif_blob(image, &length) != NULL) return NULL;
+    const char *field = darkroom_vips_field_string(image, "exif-ifd0-Copyright");
+    if (field == NULL) return NULL;
+    const char *open = g_strrstr(field, " (Copyright, ASCII, ");
+    if (open == NULL) return NULL;
+    char *value = g_strndup(field, (gsize)(open - field));
+    char *expected = copyright_field(value);
+    int same = strcmp(expected, field) == 0;
+    g_free(expected);
+    if (!same) {
+        g_free(value);
+        return NULL;
+    }
+    return value;
+}
+
 int darkroom_vips_keep_metadata(VipsImage *in, VipsImage **out, int keep_all, int keep_icc, const char *copyright) {
     int keep_copyright = copyright != NULL;
     if (vips_copy(in, out, NULL) != 0) {
@@ -52,8 +78,7 @@ int darkroom_vips_keep_metadata(VipsImage *in, VipsImage **out, int keep_all, in
     }
     g_strfreev(fields);
     if (keep_copyright && !keep_all) {
-        size_t length = strlen(copyright);
-        char *field = g_strdup_printf("%s (Copyright, ASCII, %zu components, %zu bytes)", copyright, length + 1, length + 1);
+        char *field = copyright_field(copyright);
         vips_image_set_string(*out, "exif-ifd0-Copyright", field);
         g_free(field);
     }

@@ -62,14 +62,9 @@ extension VImage {
     /// keeps alone (no EXIF block of its own: a saver builds one from the
     /// field, a PNG carries none); nil for any other image.
     package var keptCopyrightAlone: String? {
-        var length = 0
-        guard darkroom_vips_exif_blob(pointer, &length) == nil, let field = field("exif-ifd0-Copyright") else { return nil }
-        // The field as darkroom_vips_keep_metadata (metadata.c) wrote it:
-        // the value, then its description.
-        guard let open = field.range(of: " (Copyright, ASCII, ", options: .backwards) else { return nil }
-        let value = String(field[..<open.lowerBound])
-        let count = value.utf8.count + 1
-        return field[open.lowerBound...] == " (Copyright, ASCII, \(count) components, \(count) bytes)" ? value : nil
+        guard let value = darkroom_vips_kept_copyright(pointer) else { return nil }
+        defer { g_free(value) }
+        return String(cString: value)
     }
 
     /// The EXIF copyright as the source's bytes say it (the photographer's
