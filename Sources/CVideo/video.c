@@ -145,8 +145,59 @@ static int to_rgb(const AVFrame *frame, uint8_t **rgb, char *error, int error_si
     return DARKROOM_VIDEO_OK;
 }
 
-int darkroom_video_frame(const uint8_t *data, size_t size, double second, int keyframes, long long max_pixels,
-                         long long probe_bytes, darkroom_video_meta *meta, uint8_t **rgb, char *error, int error_size) {
+// Decodes the frame at `target` seconds (the keyframe at or before it with
+// `keyframes`; the last frame where the video ends first) into `kept`.
+// `fresh`: nothing has been decoded yet.
+static int decode_at(AVFormatContext *format, AVCodecContext *decoder, AVStream *stream, int index, double target,
+                     int keyframes, int fresh, AVPacket *packet, AVFrame *frame, AVFrame *kept, char *error, int error_size) {
+    int64_t target_ts = (int64_t)(target / av_q2d(stream->time_base));
+    if (stream->start_time != AV_NOPTS_VALUE) target_ts += stream->start_time;
+    // Every frame after the first seeks (backwards, to the keyframe at or
+    // before it) and starts the decoder afresh; the first at the start
+    // needs neither.
+    if (!fresh) avcodec_flush_buffers(decoder);
+    if (target > 0 || !fresh) av_seek_frame(format, index, target_ts, AVSEEK_FLAG_BACKWARD);
+    int have = 0, draining = 0, code = 0;
+    av_frame_unref(kept);
+    while (1) {
+        if (!draining) {
+            code = av_read_frame(format, packet);
+            if (code < 0) {
+                draining = 1;
+                avcodec_send_packet(decoder, NULL);
+            } else {
+                if (packet->stream_index == index) avcodec_send_packet(decoder, packet);
+                av_packet_unref(packet);
+            }
+        }
+        int stop = 0;
+        while ((code = avcodec_receive_frame(decoder, frame)) == 0) {
+            // The frame at the time asked: with keyframes, the first decoded
+            // after the seek (the keyframe before it); else the first at or
+            // past it. The last frame stands in when the video ends first.
+            av_frame_unref(kept);
+            av_frame_move_ref(kept, frame);
+            have = 1;
+            int64_t pts = kept->best_effort_timestamp;
+            if (keyframes || target == 0 || pts == AV_NOPTS_VALUE || pts >= target_ts) {
+                stop = 1;
+                break;
+            }
+        }
+        // Drained: nothing more will come (EAGAIN here would never end).
+        if (stop || (draining && (code == AVERROR_EOF || code == AVERROR(EAGAIN)))) break;
+        if (code != AVERROR(EAGAIN) && code != 0 && code != AVERROR_EOF) {
+            if (!have) return fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "its video could not be decoded", code);
+            break;
+        }
+    }
+    if (!have) return fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "no frame could be decoded", 0);
+    return DARKROOM_VIDEO_OK;
+}
+
+int darkroom_video_frames(const uint8_t *data, size_t size, const double *seconds, int count, int keyframes, long long max_pixels,
+                          long long probe_bytes, darkroom_video_meta *meta, void *context, darkroom_video_sink sink,
+                          char *error, int error_size) {
     memset(meta, 0, sizeof *meta);
     memory_source source = {data, size, 0};
     AVFormatContext *format = NULL;
@@ -182,7 +233,7 @@ int darkroom_video_frame(const uint8_t *data, size_t size, double second, int ke
         result = fail(error, error_size, DARKROOM_VIDEO_TOO_LARGE, "its frames are larger than the pixel limit", 0);
         goto done;
     }
-    if (!rgb) {
+    if (count <= 0) {
         result = DARKROOM_VIDEO_OK;
         goto done;
     }
@@ -198,58 +249,28 @@ int darkroom_video_frame(const uint8_t *data, size_t size, double second, int ke
         result = fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "the decoder could not be opened", code);
         goto done;
     }
-    double target = second < 0 ? 0 : second;
-    if (meta->duration > 0 && target > meta->duration) target = meta->duration;
-    int64_t target_ts = (int64_t)(target / av_q2d(stream->time_base));
-    if (stream->start_time != AV_NOPTS_VALUE) target_ts += stream->start_time;
-    if (target > 0) av_seek_frame(format, index, target_ts, AVSEEK_FLAG_BACKWARD);
-    int have = 0, draining = 0;
-    while (1) {
-        if (!draining) {
-            code = av_read_frame(format, packet);
-            if (code < 0) {
-                draining = 1;
-                avcodec_send_packet(decoder, NULL);
-            } else {
-                if (packet->stream_index == index) avcodec_send_packet(decoder, packet);
-                av_packet_unref(packet);
-            }
+    for (int i = 0; i < count; i++) {
+        double target = seconds[i] < 0 ? 0 : seconds[i];
+        if (meta->duration > 0 && target > meta->duration) target = meta->duration;
+        if ((result = decode_at(format, decoder, stream, index, target, keyframes, i == 0, packet, frame, kept, error, error_size)) != DARKROOM_VIDEO_OK) {
+            goto done;
         }
-        int stop = 0;
-        while ((code = avcodec_receive_frame(decoder, frame)) == 0) {
-            // The frame at the time asked: with keyframes, the first decoded
-            // after the seek (the keyframe before it); else the first at or
-            // past it. The last frame stands in when the video ends first.
-            av_frame_unref(kept);
-            av_frame_move_ref(kept, frame);
-            have = 1;
-            int64_t pts = kept->best_effort_timestamp;
-            if (keyframes || target == 0 || pts == AV_NOPTS_VALUE || pts >= target_ts) {
-                stop = 1;
-                break;
-            }
+        if ((long long)kept->width * kept->height > max_pixels) {
+            result = fail(error, error_size, DARKROOM_VIDEO_TOO_LARGE, "its frames are larger than the pixel limit", 0);
+            goto done;
         }
-        // Drained: nothing more will come (EAGAIN here would never end).
-        if (stop || (draining && (code == AVERROR_EOF || code == AVERROR(EAGAIN)))) break;
-        if (code != AVERROR(EAGAIN) && code != 0 && code != AVERROR_EOF) {
-            if (!have) {
-                result = fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "its video could not be decoded", code);
-                goto done;
-            }
-            break;
+        meta->width = kept->width;
+        meta->height = kept->height;
+        uint8_t *rgb = NULL;
+        if ((result = to_rgb(kept, &rgb, error, error_size)) != DARKROOM_VIDEO_OK) goto done;
+        int kept_going = sink(context, i, rgb, kept->width, kept->height);
+        free(rgb);
+        if (!kept_going) {
+            result = fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "the frame could not be kept", 0);
+            goto done;
         }
     }
-    if (!have) {
-        result = fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "no frame could be decoded", 0);
-        goto done;
-    }
-    if ((long long)kept->width * kept->height > max_pixels) {
-        result = fail(error, error_size, DARKROOM_VIDEO_TOO_LARGE, "its frames are larger than the pixel limit", 0);
-        goto done;
-    }
-    meta->width = kept->width;
-    meta->height = kept->height;
-    result = to_rgb(kept, rgb, error, error_size);
+    result = DARKROOM_VIDEO_OK;
 done:
     av_frame_free(&frame);
     av_frame_free(&kept);

@@ -25,4 +25,11 @@ int darkroom_vips_loop(VipsImage *image);
 /// lost on the way (an uncompressed PNG handed to the encoding child).
 int darkroom_vips_set_frames(VipsImage *in, int page_height, const int *delays, int count, int loop, VipsImage **out);
 
+/// Cells of one size joined left to right, `across` to a row, rows top to
+/// bottom (a sprite of video frames).
+int darkroom_vips_grid(VipsImage **cells, int count, int across, VipsImage **out);
+
+/// An 8-bit image of `bands` bands, black.
+int darkroom_vips_black(int width, int height, int bands, VipsImage **out);
+
 #endif

@@ -38,6 +38,10 @@ int darkroom_vips_keep_metadata(VipsImage *in, VipsImage **out, int keep_all, in
 /// other image. The caller frees it with g_free.
 char *darkroom_vips_kept_copyright(VipsImage *image);
 
+/// A copy of `in` with the string field `name` set to `value` (a PNG
+/// saved with strip off writes "png-comment-N-key" fields as text).
+int darkroom_vips_with_string(VipsImage *in, VipsImage **out, const char *name, const char *value);
+
 /// A copy of `in` whose resolution is `pixels_per_mm` both ways: what
 /// JPEG (JFIF), PNG (pHYs) and TIFF answers state as their DPI.
 int darkroom_vips_set_resolution(VipsImage *in, VipsImage **out, double pixels_per_mm);

@@ -52,3 +52,15 @@ int darkroom_vips_set_frames(VipsImage *in, int page_height, const int *delays, 
     }
     return 0;
 }
+
+int darkroom_vips_grid(VipsImage **cells, int count, int across, VipsImage **out) {
+    return vips_arrayjoin(cells, out, count, "across", across, NULL);
+}
+
+int darkroom_vips_black(int width, int height, int bands, VipsImage **out) {
+    VipsImage *black = NULL;
+    if (vips_black(&black, width, height, "bands", bands, NULL) != 0) return -1;
+    int result = vips_cast_uchar(black, out, NULL);
+    g_object_unref(black);
+    return result;
+}

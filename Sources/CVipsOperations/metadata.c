@@ -93,3 +93,9 @@ int darkroom_vips_icc_transform(VipsImage *in, VipsImage **out, const char *prof
     return vips_icc_transform(in, out, profile, "embedded", TRUE, "input_profile", "srgb",
                               "intent", VIPS_INTENT_RELATIVE, "depth", 8, NULL);
 }
+
+int darkroom_vips_with_string(VipsImage *in, VipsImage **out, const char *name, const char *value) {
+    if (vips_copy(in, out, NULL) != 0) return -1;
+    vips_image_set_string(*out, name, value);
+    return 0;
+}

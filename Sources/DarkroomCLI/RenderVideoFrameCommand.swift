@@ -26,15 +26,28 @@ struct RenderVideoFrameCommand: ParsableCommand {
     @Option(help: "The most CPU seconds this process uses.") var maxSeconds = 20
     @Option(help: "The most bytes read to find the streams.") var probeBytes = 5_000_000
     @Flag(help: "Describe the container's tags and streams as JSON instead.") var meta = false
+    @Option(help: "Lay out many frames as a sprite or stacked animation frames (a VideoSprite as JSON).") var sprite: String?
 
     func run() throws {
         guard VideoThumbnails.seconds.contains(second), maxPixels >= 1, ChildMemory.range.contains(maxMemory),
               (1...3600).contains(maxSeconds), VideoThumbnails.probeBytesRange.contains(probeBytes)
         else { throw ValidationError("out of range: --second 0...86400, --max-pixels, --max-memory, --max-seconds 1...3600, --probe-bytes") }
+        let layout = try sprite.map { (text) throws -> VideoSprite in
+            guard text.utf8.count <= 2_000, let layout = try? JSONDecoder().decode(VideoSprite.self, from: Data(text.utf8)) else {
+                throw ValidationError("--sprite is not a sprite's JSON")
+            }
+            if let problem = layout.problem { throw ValidationError("--sprite: \(problem)") }
+            return layout
+        }
         try ChildLimits.apply(memory: maxMemory, seconds: maxSeconds)
         let input = FileHandle.standardInput.readDataToEndOfFile()
-        let outcome = meta ? VideoFrameDrawing.describe(input, probeBytes: probeBytes)
-            : VideoFrameDrawing.draw(input, second: second, keyframes: keyframes, maxPixels: maxPixels, probeBytes: probeBytes)
+        let outcome = if meta {
+            VideoFrameDrawing.describe(input, probeBytes: probeBytes)
+        } else if let layout {
+            VideoFrameDrawing.drawSheet(input, sprite: layout, second: second, keyframes: keyframes, maxPixels: maxPixels, probeBytes: probeBytes)
+        } else {
+            VideoFrameDrawing.draw(input, second: second, keyframes: keyframes, maxPixels: maxPixels, probeBytes: probeBytes)
+        }
         FileHandle.standardOutput.write(outcome.output)
         throw ExitCode(outcome.status)
     }

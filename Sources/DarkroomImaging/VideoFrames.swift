@@ -30,17 +30,36 @@ package enum VideoFrames {
     /// keyframe at or before it with `keyframes`) as RGB pixels.
     package static func frame(_ data: [UInt8], second: Double, keyframes: Bool, maxPixels: Int, probeBytes: Int,
                               decode: Bool = true) -> Result<(Meta, RawPixels?), Failure> {
+        var frame: RawPixels?
+        return frames(data, seconds: decode ? [second] : [], keyframes: keyframes, maxPixels: maxPixels, probeBytes: probeBytes) { _, pixels in
+            frame = pixels
+            return true
+        }.map { ($0, frame) }
+    }
+
+    /// The stream's facts, and the frame at each of `seconds` (in their
+    /// order, one at a time; the keyframe at or before each with
+    /// `keyframes`) handed to `each` with its index as RGB pixels; `each`
+    /// returns false to stop, which fails the read.
+    package static func frames(_ data: [UInt8], seconds: [Double], keyframes: Bool, maxPixels: Int, probeBytes: Int,
+                               each: (Int, RawPixels) -> Bool) -> Result<Meta, Failure> {
         #if Video
         var meta = darkroom_video_meta()
         var message = [CChar](repeating: 0, count: 256)
-        var rgb: UnsafeMutablePointer<UInt8>?
-        let code = data.withUnsafeBufferPointer { buffer in
-            withUnsafeMutablePointer(to: &rgb) { out in
-                darkroom_video_frame(buffer.baseAddress, buffer.count, second, keyframes ? 1 : 0, Int64(maxPixels), Int64(probeBytes),
-                                     &meta, decode ? out : nil, &message, Int32(message.count))
+        let code = withoutActuallyEscaping(each) { each in
+            let sink = Sink(each)
+            return withExtendedLifetime(sink) {
+                data.withUnsafeBufferPointer { buffer in
+                    darkroom_video_frames(buffer.baseAddress, buffer.count, seconds, Int32(seconds.count), keyframes ? 1 : 0, Int64(maxPixels),
+                                          Int64(probeBytes), &meta, Unmanaged.passUnretained(sink).toOpaque(), { context, index, rgb, width, height in
+                        guard let context, let rgb, width > 0, height > 0 else { return 0 }
+                        let count = Int(width) * Int(height) * 3
+                        let pixels = RawPixels(width: Int(width), height: Int(height), bands: 3, bytes: Array(UnsafeBufferPointer(start: rgb, count: count)))
+                        return Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue().each(Int(index), pixels) ? 1 : 0
+                    }, &message, Int32(message.count))
+                }
             }
         }
-        defer { free(rgb) }
         let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         switch code {
         case 0: break
@@ -48,15 +67,16 @@ package enum VideoFrames {
         case -3: return .failure(.tooLarge(reason))
         default: return .failure(.unreadable(reason))
         }
-        let facts = Meta(width: Int(meta.width), height: Int(meta.height), duration: meta.duration, frameRate: meta.frame_rate,
-                         codec: Self.text(meta.codec), container: Self.text(meta.container))
-        guard let rgb else { return .success((facts, nil)) }
-        let count = facts.width * facts.height * 3
-        let pixels = RawPixels(width: facts.width, height: facts.height, bands: 3, bytes: Array(UnsafeBufferPointer(start: rgb, count: count)))
-        return .success((facts, pixels))
+        return .success(Meta(width: Int(meta.width), height: Int(meta.height), duration: meta.duration, frameRate: meta.frame_rate,
+                             codec: Self.text(meta.codec), container: Self.text(meta.container)))
         #else
         return .failure(.unreadable(Self.notInThisBuild))
         #endif
+    }
+
+    private final class Sink {
+        let each: (Int, RawPixels) -> Bool
+        init(_ each: @escaping (Int, RawPixels) -> Bool) { self.each = each }
     }
 
     /// Whether this build reads videos (the package's `Video` trait).

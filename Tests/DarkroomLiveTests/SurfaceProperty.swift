@@ -84,6 +84,8 @@ struct SurfaceProperty {
             "dpi:\(g.int(0...100_000))",
             "st:\(Data("rect { fill: #\(String(format: "%06x", g.int(0...0xFFFFFF))) } * { filter: blur(\(g.int(0...100))px) }".utf8).base64EncodedString().replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_"))",
             "bd:\(g.number(0.1...50))/g:obj:face",
+            "vtt:\(g.pick(["-1", "0.5", "1", "0"])):\(g.int(0...12)):\(g.int(0...12)):\(side(&g)):\(side(&g)):\(g.int(0...1)):\(g.int(0...1)):\(g.int(0...1)):\(g.number(0...1)):\(g.number(0...1))",
+            "vta:\(g.pick(["-1", "0.3", "1"])):\(g.int(0...1000)):\(g.int(0...40)):\(side(&g)):\(side(&g)):\(g.int(0...1)):\(g.int(0...1)):\(g.int(0...1))",
         ]
     }
 

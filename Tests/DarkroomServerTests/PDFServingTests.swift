@@ -76,4 +76,44 @@ import TestSupport
             }
         }
     }
+
+    /// `vtt` and `vta` by imgproxy's grammar: a sprite and an animation
+    /// through the URL, step 0 for one frame, bad values refused.
+    @Test func spritesAndAnimationsByImgproxysGrammar() async throws {
+        let folder = try Fixtures.temporaryFolder("darkroom-video")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try TestVideo.threeColours().write(to: folder.appendingPathComponent("colours.mp4"))
+        try await withRouter({
+            $0.localRoot = folder
+            $0.limits.videoThumbnails = VideoThumbnails(command: [DarkroomProcess.binary.path, "render-video-frame"])
+        }) { client in
+            let sprite = try await client.execute(uri: "/img/_/vts:0.5/vtt:1:3:1:80:60/f:png/plain/local:///colours.mp4", method: .get)
+            #expect(sprite.status == .ok, "\(String(buffer: sprite.body))")
+            let sheet = try RawPixels.decode([UInt8](Data(buffer: sprite.body)), loader: .png)
+            #expect(sheet.width == 240 && sheet.height == 60)
+            // Red, blue, green: each cell's strongest channel.
+            #expect([40, 120, 200].map { x in sheet.pixel(x: x, y: 30).indices.max { sheet.pixel(x: x, y: 30)[$0] < sheet.pixel(x: x, y: 30)[$1] } } == [0, 2, 1])
+            // The long name, with extend, trim, fill and a focus point.
+            let long = try await client.execute(uri: "/img/_/video_thumbnail_tile:-1:2:2:50:50:1:0:1:0:0.5/f:png/plain/local:///colours.mp4", method: .get)
+            #expect(long.status == .ok, "\(String(buffer: long.body))")
+            let cells = try RawPixels.decode([UInt8](Data(buffer: long.body)), loader: .png)
+            #expect(cells.width == 100 && cells.height == 100)
+            let animation = try await client.execute(uri: "/img/_/vta:1:200:3:80:60/f:gif/plain/local:///colours.mp4", method: .get)
+            #expect(animation.status == .ok && animation.headers[.contentType] == "image/gif", "\(String(buffer: animation.body))")
+            let frames = try withRawBytes(of: [UInt8](Data(buffer: animation.body))) { raw throws(VipsError) in
+                let image = try VImage.load(raw, loader: .gif)
+                return (image.pageCount, image.frameDelays)
+            }
+            #expect(frames.0 == 3 && frames.1 == [200, 200, 200], "\(frames)")
+            // Step 0 (imgproxy's default): one frame, as without the option.
+            let one = try await client.execute(uri: "/img/_/vtt:0:3:1:80:60/f:png/plain/local:///colours.mp4", method: .get)
+            #expect(one.status == .ok)
+            let oneFrame = try RawPixels.decode([UInt8](Data(buffer: one.body)), loader: .png)
+            #expect(oneFrame.width == 160)
+            for bad in ["vtt:1:0:1:80:60", "vtt:1:3:1", "vta:1:-5:3:80:60", "vta:1:100:5000:10:10", "vtt:1:2:2:80:60:1:0:1:2:0"] {
+                let refused = try await client.execute(uri: "/img/_/\(bad)/f:png/plain/local:///colours.mp4", method: .get)
+                #expect((400...499).contains(Int(refused.status.code)), "\(bad): \(String(buffer: refused.body))")
+            }
+        }
+    }
 }

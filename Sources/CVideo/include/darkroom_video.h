@@ -26,16 +26,21 @@ enum {
     DARKROOM_VIDEO_TOO_LARGE = -3,
 };
 
+/// Where darkroom_video_frames hands each frame: its index among the
+/// times asked and its packed RGB pixels, which the sink copies (they are
+/// freed after it returns). Returns 0 to stop.
+typedef int (*darkroom_video_sink)(void *context, int index, const uint8_t *rgb, int width, int height);
+
 /// Reads the video's streams (at most `probe_bytes` to find them) and its
-/// first video stream's size, codec and duration into `meta`; with
-/// `rgb` non-null, decodes the frame at `second` (clamped to the
-/// duration; with `keyframes`, the keyframe at or before it) into a
-/// malloc'd RGB buffer of `meta->width` x `meta->height` (free it with
-/// free()). A frame of more than `max_pixels` is refused before any
-/// frame is decoded. Returns one of the DARKROOM_VIDEO_ codes, the reason
-/// in `error`.
-int darkroom_video_frame(const uint8_t *data, size_t size, double second, int keyframes, long long max_pixels,
-                         long long probe_bytes, darkroom_video_meta *meta, uint8_t **rgb, char *error, int error_size);
+/// first video stream's size, codec and duration into `meta`; then, for
+/// each of the `count` times in `seconds` (each clamped to the duration;
+/// with `keyframes`, the keyframe at or before it), decodes that frame,
+/// one at a time, and hands it to `sink` as RGB. A frame of more than
+/// `max_pixels` is refused before any frame is decoded. Returns one of the
+/// DARKROOM_VIDEO_ codes, the reason in `error`.
+int darkroom_video_frames(const uint8_t *data, size_t size, const double *seconds, int count, int keyframes, long long max_pixels,
+                          long long probe_bytes, darkroom_video_meta *meta, void *context, darkroom_video_sink sink,
+                          char *error, int error_size);
 
 /// One stream of the container, as imgproxy Pro's `video_streams` lists it.
 typedef struct {

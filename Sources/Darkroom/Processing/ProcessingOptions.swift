@@ -30,6 +30,9 @@ public struct ProcessingOptions: Sendable, Hashable, Codable {
     /// (``VideoThumbnails``); imgproxy Pro's `vts` and `vtk`.
     public var videoSecond: Double?
     public var videoKeyframes: Bool?
+    /// Many of a video's frames in one answer, as a sprite or an animation
+    /// (imgproxy Pro's `vtt` and `vta`); nil: one frame.
+    public var videoSprite: VideoSprite?
     /// The checksum the source's bytes must have (imgproxy Pro's
     /// `hashsum`): another is refused before any decoding. Not checked
     /// for video sources, as Pro does not.
@@ -90,6 +93,7 @@ public struct ProcessingOptions: Sendable, Hashable, Codable {
         // A video's frame: the URL's time, else the server's.
         if let video = limits.videoThumbnails {
             parts.append("vts\(ImageOperation.format(videoSecond ?? video.second))\(videoKeyframes ?? video.keyframes ? "k" : "")")
+            if let videoSprite { parts.append(videoSprite.identifier) }
         }
         // A source with other bytes is refused: never answered from the
         // cache of one that has them.

@@ -69,6 +69,20 @@ extension ImageURLOptions {
             return value
         }
 
+        /// `vtt` and `vta`'s shared tail: the step (0: one frame, nil),
+        /// the frame's box, then extend, trim, fill and the focus point.
+        mutating func videoSprite(_ layout: VideoSprite.Layout) throws(ImageURLError) -> VideoSprite? {
+            let step = try number(0, "step", VideoSprite.steps) ?? 0
+            guard step != 0 else { return nil }
+            var sprite = VideoSprite(layout: layout, step: step, width: try whole(3, "width", VideoSprite.sides) ?? 0,
+                                     height: try whole(4, "height", VideoSprite.sides) ?? 0)
+            (sprite.extend, sprite.trim, sprite.fill) = (bool(5) ?? false, bool(6) ?? false, bool(7) ?? false)
+            sprite.focusX = try number(8, "focus x", VideoSprite.focus) ?? 0.5
+            sprite.focusY = try number(9, "focus y", VideoSprite.focus) ?? 0.5
+            if let problem = sprite.problem { throw .init("option '\(name)': \(problem)") }
+            return sprite
+        }
+
         /// Go's booleans (1, t, T, true, TRUE, True and their falses);
         /// anything else is false with a warning, as imgproxy reads it.
         mutating func bool(_ index: Int) -> Bool? {

@@ -235,6 +235,16 @@ extension ImageURLOptions {
             try a.need(1...1)
             o.videoKeyframes = a.bool(0)
         }
+        add("video_thumbnail_tile", "vtt") { o, a throws(ImageURLError) in
+            try a.need(5...10)
+            let columns = try a.whole(1, "columns", 0...VideoSprite.maxFrames) ?? 0, rows = try a.whole(2, "rows", 0...VideoSprite.maxFrames) ?? 0
+            o.videoSprite = try a.videoSprite(.tiles(columns: columns, rows: rows))
+        }
+        add("video_thumbnail_animation", "vta") { o, a throws(ImageURLError) in
+            try a.need(5...10)
+            let delay = try a.whole(1, "delay", VideoSprite.delays) ?? 0, frames = try a.whole(2, "frames", 0...VideoSprite.maxFrames) ?? 0
+            o.videoSprite = try a.videoSprite(.animation(delay: delay, frames: frames))
+        }
         add("pages", "pgs") { o, a throws(ImageURLError) in
             try a.need(1...1)
             o.pageSelection.count = try a.whole(0, "page count", 1...PageSelection.maxCount) ?? 1

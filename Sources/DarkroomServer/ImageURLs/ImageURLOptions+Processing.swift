@@ -120,7 +120,7 @@ extension ImageURLOptions {
         options.enforceThumbnail = enforceThumbnail
         options.pages = pageSelection
         options.objectsPosition = objectsPosition
-        (options.videoSecond, options.videoKeyframes) = (videoSecond, videoKeyframes)
+        (options.videoSecond, options.videoKeyframes, options.videoSprite) = (videoSecond, videoKeyframes, videoSprite)
         (options.sourceHashsum, options.svgStyle, options.output.dpi) = (sourceHashsum, style, dpi)
         return options
     }

@@ -57,6 +57,8 @@ public struct ImageURLOptions: Sendable, Hashable {
     /// A video source's frame (`vts`, `vtk`, imgproxy Pro's), over the server's.
     public var videoSecond: Double?
     public var videoKeyframes: Bool?
+    /// Many frames as a sprite or an animation (`vtt`, `vta`).
+    public var videoSprite: VideoSprite?
     /// imgproxy Pro's `aq`, over the server's autoquality.
     public var autoquality: AutoqualityOverride?
     /// Source formats answered unprocessed (`skp`).

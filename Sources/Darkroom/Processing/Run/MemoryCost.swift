@@ -6,7 +6,7 @@
 ///
 /// Each figure is the most seen, rounded up, so that an estimate is never
 /// below what the run takes.
-enum MemoryCost {
+package enum MemoryCost {
     /// Bytes a pixel that a decoder holding the whole image takes, besides
     /// libvips' copy of the pixels it hands on.
     static func wholeDecode(_ format: ImageFormat, bands: Int, bytesPerSample: Int, heif: HEIFStructure.Coding?) -> Int {
@@ -81,7 +81,7 @@ enum MemoryCost {
     }
 
     /// The product, or Int.max past it: sizes come from headers.
-    static func product(_ values: Int...) -> Int {
+    package static func product(_ values: Int...) -> Int {
         var result = 1
         for value in values {
             let (next, overflow) = result.multipliedReportingOverflow(by: max(0, value))

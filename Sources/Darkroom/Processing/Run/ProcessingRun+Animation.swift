@@ -17,7 +17,7 @@ extension ProcessingRun {
     /// that was only a preference; with none, the source's format, or WebP
     /// for a client that names its formats and takes WebP (every browser
     /// that takes WebP shows it animated).
-    private func animatedFormat(source: ImageFormat) -> ImageFormat? {
+    func animatedFormat(source: ImageFormat) -> ImageFormat? {
         let output = options.output
         if let format = output.format {
             return format.animates ? format : output.animationFormat
@@ -28,17 +28,25 @@ extension ProcessingRun {
 
     func runAnimation(_ raw: UnsafeRawBufferPointer, format: ImageFormat, frames: Int, outputFormat: ImageFormat,
                       source: ProcessedImage.SourceInfo) throws(DarkroomError) -> ProcessedImage {
-        // A search on every frame would cost each frame's time, and cuts
-        // that follow moving faces would differ in size.
-        guard !options.operations.contains(where: \.detectsObjects) else {
-            throw .invalidOption("the face options work on still images: ask for one frame of the animation (da:1, or a still format)")
-        }
         // Decoded whole (random access): each frame is cut out of the stack.
         let stack = try load(raw, format: format, shrink: 1, randomAccess: true, pages: frames)
         guard stack.height == stack.pageHeight * frames else {
             throw DarkroomError(.corruptImage, "the \(format.rawValue.uppercased()) animation's \(frames) frames are not of one size")
         }
         let orientation = options.autoRotate ? self.orientation(of: raw, format: format, header: stack) : 1
+        return try runFrames(of: stack, frames: frames, orientation: orientation, outputFormat: outputFormat, sourceFormat: format, source: source)
+    }
+
+    /// Each of `frames` frames of `stack` (frames of one size stacked top
+    /// to bottom, with their timing) through the steps, written again as
+    /// one animation.
+    func runFrames(of stack: VImage, frames: Int, orientation: Int, outputFormat: ImageFormat, sourceFormat format: ImageFormat,
+                   source: ProcessedImage.SourceInfo) throws(DarkroomError) -> ProcessedImage {
+        // A search on every frame would cost each frame's time, and cuts
+        // that follow moving faces would differ in size.
+        guard !options.operations.contains(where: \.detectsObjects) else {
+            throw .invalidOption("the face options work on still images: ask for one frame of the animation (da:1, or a still format)")
+        }
         var results: [VImage] = []
         for index in 0..<frames {
             try killSwitch.check()
