@@ -42,27 +42,29 @@ extension ServeCommand {
         let environment = ImgproxyEnvironment(original).merged(into: original)
         func env(_ name: String) -> String? { environment["DARKROOM_\(name)"].flatMap { $0.isEmpty ? nil : $0 } }
         func envFlag(_ name: String) -> Bool { ["1", "true", "yes"].contains(env(name)?.lowercased() ?? "") }
-        /// The flag, else `DARKROOM_NAME`, at least `minimum`; over
-        /// `maximum`, refused naming the flag, whichever gave it.
-        func number(_ flag: Int?, _ name: String, _ option: String, minimum: Int = 0, maximum: Int = .max) throws -> Int? {
+        /// The flag, else its variable, within its setting's range
+        /// (``ServeSettings``); out of it, refused naming the flag or the
+        /// variable, whichever gave it.
+        func number(_ flag: Int?, _ option: String) throws -> Int? {
+            let setting = ServeSettings.named(option)
+            let range = setting.range ?? 0...Int.max
             let value: Int
             if let flag {
-                guard flag >= minimum else { throw ValidationError("--\(option) must be at least \(minimum)") }
+                guard flag >= range.lowerBound else { throw ValidationError("--\(option) must be at least \(range.lowerBound)") }
                 value = flag
             } else {
-                guard let text = env(name) else { return nil }
-                guard let number = Int(text), number >= minimum else { throw ValidationError("DARKROOM_\(name)=\(text): expected a whole number of at least \(minimum)") }
+                guard let text = env(setting.variable) else { return nil }
+                guard let number = Int(text), number >= range.lowerBound else {
+                    throw ValidationError("DARKROOM_\(setting.variable)=\(text): expected a whole number of at least \(range.lowerBound)")
+                }
                 value = number
             }
-            guard value <= maximum else { throw ValidationError("--\(option) \(value) is over \(maximum)") }
+            guard value <= range.upperBound else { throw ValidationError("--\(option) \(value) is over \(range.upperBound)") }
             return value
         }
         var c = ServerConfiguration()
         c.host = host ?? env("HOST") ?? c.host
-        if let port = try number(port, "PORT", "port") {
-            guard port <= 65_535 else { throw ValidationError("--port \(port) is not a port (0...65535)") }
-            c.port = port
-        }
+        if let port = try number(port, "port") { c.port = port }
         c.list = list ?? env("LIST")
         if let folder = cacheDir ?? env("CACHE_DIR") { c.cacheFolder = URL(fileURLWithPath: folder) }
         if let folder = localRoot ?? env("LOCAL_ROOT") {
@@ -79,27 +81,27 @@ extension ServeCommand {
         for file in c.sourceCertificateAuthorities where !FileManager.default.isReadableFile(atPath: file) {
             throw ValidationError("--source-ca \(file) cannot be read")
         }
-        if let bytes = try number(maxSourceBytes, "MAX_SOURCE_BYTES", "max-source-bytes", minimum: 1) { c.limits.maxSourceBytes = bytes }
-        if let pixels = try number(maxSourcePixels, "MAX_SOURCE_PIXELS", "max-source-pixels", minimum: 1) { c.limits.maxSourcePixels = pixels }
-        if let side = try number(maxResultDimension, "MAX_RESULT_DIMENSION", "max-result-dimension", minimum: 1, maximum: 100_000) {
+        if let bytes = try number(maxSourceBytes, "max-source-bytes") { c.limits.maxSourceBytes = bytes }
+        if let pixels = try number(maxSourcePixels, "max-source-pixels") { c.limits.maxSourcePixels = pixels }
+        if let side = try number(maxResultDimension, "max-result-dimension") {
             c.limits.maxResultDimension = side
         }
-        if let seconds = try number(maxProcessingSeconds, "MAX_PROCESSING_SECONDS", "max-processing-seconds", minimum: 1, maximum: 3600) {
+        if let seconds = try number(maxProcessingSeconds, "max-processing-seconds") {
             c.limits.maxProcessingTime = .seconds(seconds)
         }
-        if let frames = try number(maxAnimationFrames, "MAX_ANIMATION_FRAMES", "max-animation-frames", minimum: 1, maximum: 10_000) {
+        if let frames = try number(maxAnimationFrames, "max-animation-frames") {
             c.limits.maxAnimationFrames = frames
         }
-        if let scans = try number(maxJPEGScans, "MAX_JPEG_SCANS", "max-jpeg-scans", minimum: 1, maximum: 10_000) {
+        if let scans = try number(maxJPEGScans, "max-jpeg-scans") {
             c.limits.maxJPEGScans = scans
         }
-        if let tiles = try number(maxHEIFTiles, "MAX_HEIF_TILES", "max-heif-tiles", minimum: 1, maximum: 10_000) {
+        if let tiles = try number(maxHEIFTiles, "max-heif-tiles") {
             c.limits.maxHEIFTiles = tiles
         }
-        if let frames = try number(maxSourceFrames, "MAX_SOURCE_FRAMES", "max-source-frames", minimum: 1, maximum: 1_000_000) {
+        if let frames = try number(maxSourceFrames, "max-source-frames") {
             c.limits.maxSourceFrames = frames
         }
-        if let megabytes = try number(maxRequestMemoryMb, "MAX_REQUEST_MEMORY_MB", "max-request-memory-mb", minimum: 16, maximum: 65_536) {
+        if let megabytes = try number(maxRequestMemoryMb, "max-request-memory-mb") {
             c.limits.maxDecodeMemory = megabytes << 20
         }
         c.limits.jpegXL = jpegXL || envFlag("JPEG_XL")
@@ -114,7 +116,7 @@ extension ServeCommand {
                 throw ValidationError("--video-thumbnails: this build of darkroom has no video (built without the package's Video trait)")
             }
             var video = VideoThumbnails(command: [executable, "render-video-frame"])
-            if let megabytes = try number(videoMaxMemoryMb, "VIDEO_MAX_MEMORY_MB", "video-max-memory-mb", minimum: 512, maximum: 65_536) {
+            if let megabytes = try number(videoMaxMemoryMb, "video-max-memory-mb") {
                 video.maxMemory = megabytes << 20
             }
             if let text = videoThumbnailSecond ?? env("VIDEO_THUMBNAIL_SECOND") {
@@ -126,14 +128,14 @@ extension ServeCommand {
             if let text = videoThumbnailKeyframes ?? env("VIDEO_THUMBNAIL_KEYFRAMES") {
                 video.keyframes = try Self.boolean(text, "--video-thumbnail-keyframes")
             }
-            if let bytes = try number(videoThumbnailProbeSize, "VIDEO_THUMBNAIL_PROBE_SIZE", "video-thumbnail-probe-size", minimum: 32, maximum: 100_000_000) {
+            if let bytes = try number(videoThumbnailProbeSize, "video-thumbnail-probe-size") {
                 video.probeBytes = bytes
             }
             c.limits.videoThumbnails = video
         }
         if pdf || envFlag("PDF") {
             var pages = PDFPages(command: [executable, "render-pdf-page"])
-            if let megabytes = try number(pdfMaxMemoryMb, "PDF_MAX_MEMORY_MB", "pdf-max-memory-mb", minimum: 512, maximum: 65_536) {
+            if let megabytes = try number(pdfMaxMemoryMb, "pdf-max-memory-mb") {
                 pages.maxMemory = megabytes << 20
             }
             if let text = pdfNoBackground ?? env("PDF_NO_BACKGROUND") { pages.background = try !Self.boolean(text, "--pdf-no-background") }
@@ -178,31 +180,31 @@ extension ServeCommand {
             c.objectDetection.fallbackToSmart = try Self.boolean(text, "--object-detection-fallback-to-smart-crop")
         }
         if let text = sanitizeSVG ?? env("SANITIZE_SVG") { c.limits.sanitizesSVG = try Self.boolean(text, "--sanitize-svg") }
-        if let seconds = try number(downloadTimeout, "DOWNLOAD_TIMEOUT", "download-timeout", minimum: 1) { c.downloadTimeout = .seconds(seconds) }
-        if let age = try number(cacheMaxAge, "CACHE_MAX_AGE", "cache-max-age") { c.cacheMaxAge = age }
-        if let waiting = try number(maxWaiting, "MAX_WAITING", "max-waiting") { c.maxWaitingFiltrations = waiting }
-        if let seconds = try number(keepAliveTimeout, "KEEP_ALIVE_TIMEOUT", "keep-alive-timeout", minimum: 1, maximum: 3600) {
+        if let seconds = try number(downloadTimeout, "download-timeout") { c.downloadTimeout = .seconds(seconds) }
+        if let age = try number(cacheMaxAge, "cache-max-age") { c.cacheMaxAge = age }
+        if let waiting = try number(maxWaiting, "max-waiting") { c.maxWaitingFiltrations = waiting }
+        if let seconds = try number(keepAliveTimeout, "keep-alive-timeout") {
             c.keepAliveTimeout = .seconds(seconds)
         }
-        if let seconds = try number(readRequestTimeout, "READ_REQUEST_TIMEOUT", "read-request-timeout", minimum: 1, maximum: 3600) {
+        if let seconds = try number(readRequestTimeout, "read-request-timeout") {
             c.readRequestTimeout = .seconds(seconds)
         }
-        if let connections = try number(maxConnections, "MAX_CONNECTIONS", "max-connections", minimum: 1, maximum: 1_000_000) {
+        if let connections = try number(maxConnections, "max-connections") {
             c.connections.maxConnections = connections
         }
-        if let connections = try number(maxConnectionsPerClient, "MAX_CONNECTIONS_PER_CLIENT", "max-connections-per-client", maximum: 1_000_000) {
+        if let connections = try number(maxConnectionsPerClient, "max-connections-per-client") {
             c.connections.maxPerClient = connections
         }
-        if let seconds = try number(shutdownTimeout, "SHUTDOWN_TIMEOUT", "shutdown-timeout") { c.shutdownTimeout = .seconds(seconds) }
-        if let seconds = try number(bookLifetime, "BOOK_LIFETIME", "book-lifetime", minimum: 1) { c.bookLifetime = .seconds(seconds) }
-        if let megabytes = try number(memoryCacheMb, "MEMORY_CACHE_MB", "memory-cache-mb") {
+        if let seconds = try number(shutdownTimeout, "shutdown-timeout") { c.shutdownTimeout = .seconds(seconds) }
+        if let seconds = try number(bookLifetime, "book-lifetime") { c.bookLifetime = .seconds(seconds) }
+        if let megabytes = try number(memoryCacheMb, "memory-cache-mb") {
             guard megabytes <= 1 << 20 else { throw ValidationError("--memory-cache-mb \(megabytes) is over 1048576 (1 TiB)") }
             c.memoryCacheBytes = megabytes << 20
         }
-        if let threads = try number(workers, "WORKERS", "workers", minimum: 1, maximum: 256) {
+        if let threads = try number(workers, "workers") {
             c.filtrationConcurrency = threads
         }
-        if let uses = try number(sourceMinUses, "SOURCE_MIN_USES", "source-min-uses", minimum: 1, maximum: 1000) {
+        if let uses = try number(sourceMinUses, "source-min-uses") {
             c.sourceMinUses = uses
         }
         let endpoint = s3Endpoint ?? env("S3_ENDPOINT")
@@ -212,7 +214,7 @@ extension ServeCommand {
         if let text = resultCache ?? env("RESULT_CACHE") {
             c.sharedCache = try Self.sharedCache(text, endpoint: endpoint, environment: s3Environment)
             c.sharedCache?.storesSources = sourceCache || envFlag("SOURCE_CACHE")
-            if let seconds = try number(resultCacheTimeout, "RESULT_CACHE_TIMEOUT", "result-cache-timeout", minimum: 1, maximum: 3600) {
+            if let seconds = try number(resultCacheTimeout, "result-cache-timeout") {
                 c.sharedCache?.client.timeout = .seconds(seconds)
             }
         } else if sourceCache {
@@ -269,7 +271,7 @@ extension ServeCommand {
             }
             c.userAgent = agent
         }
-        if let redirects = try number(maxRedirects, "MAX_REDIRECTS", "max-redirects", maximum: 20) { c.maxRedirects = redirects }
+        if let redirects = try number(maxRedirects, "max-redirects") { c.maxRedirects = redirects }
         if let origin = allowOrigin ?? env("ALLOW_ORIGIN") {
             // A header's value: visible ASCII, as `*` or an origin is.
             guard origin.utf8.count <= 256, origin.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {

@@ -27,11 +27,10 @@ import Yams
         return pod?["containers"] as? [[String: Any]] ?? []
     }
 
-    /// The variables `darkroom serve` documents: `[DARKROOM_NAME]` in its help.
+    /// The variables `darkroom serve` reads: its table's (``ServeSettings``).
     static var serveVariables: Set<String> {
-        let help = ServeCommand.helpMessage(columns: 10_000)
-        let names = help.matches(of: try! Regex(#"DARKROOM_[A-Z0-9_]+"#)).map { String(help[$0.range]) }
-        return Set(names)
+        let text = ServeSettings.all.map(\.variables).joined(separator: " ") + " " + ServeCommand.encoderSettingNames.map { "DARKROOM_\($0)" }.joined(separator: " ")
+        return Set(text.matches(of: try! Regex(#"DARKROOM_[A-Z0-9_]+"#)).map { String(text[$0.range]) })
     }
 
     @Test func everyServerVariableIsOneTheServerReadsWithAValueItAccepts() throws {
