@@ -21,6 +21,11 @@ public struct ImageInfo: Sendable, Hashable, Codable {
     /// A ThumbHash (evanw.github.io/thumbhash), in standard base64.
     public var thumbHash: String
 
+    /// Whether the format (with its MIME type), and the width and height,
+    /// are in the JSON (Pro's `f:0` and `d:0` leave them out).
+    public var answersFormat = true
+    public var answersDimensions = true
+
     // imgproxy Pro's fields.
     /// The source's size in bytes.
     public var size: Int?
@@ -85,9 +90,11 @@ public struct ImageInfo: Sendable, Hashable, Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(format, forKey: .format)
-        try container.encode(width, forKey: .width)
-        try container.encode(height, forKey: .height)
+        if answersFormat { try container.encode(format, forKey: .format) }
+        if answersDimensions {
+            try container.encode(width, forKey: .width)
+            try container.encode(height, forKey: .height)
+        }
         try container.encode(orientation, forKey: .orientation)
         try container.encode(frames, forKey: .frames)
         try container.encode(exif, forKey: .exif)
@@ -117,7 +124,7 @@ public struct ImageInfo: Sendable, Hashable, Codable {
         try container.encodeIfPresent(videoStreams, forKey: .videoStreams)
         var extra = encoder.container(keyedBy: ExtraKeys.self)
         try extra.encode(isAnimated, forKey: .animated)
-        try extra.encode(format.mimeType, forKey: .mimeType)
+        if answersFormat { try extra.encode(format.mimeType, forKey: .mimeType) }
     }
 
     private enum ExtraKeys: String, CodingKey { case animated, mimeType = "mime_type" }

@@ -2,6 +2,11 @@
 /// imgproxy Pro's info options. The defaults are Pro's: EXIF, IPTC and XMP
 /// on; everything that needs the pixels off.
 public struct InfoOptions: Sendable, Hashable {
+    /// The source's size in bytes, its format, and its width and height
+    /// (Pro's `s`, `f` and `d`, on unless asked off).
+    public var size = true
+    public var format = true
+    public var dimensions = true
     /// Every EXIF field, by libexif's titles ("Date and Time (Original)")
     /// or with `exifCanonicalNames` by the tag's name ("DateTimeOriginal").
     public var exif = true
@@ -62,7 +67,7 @@ public struct InfoOptions: Sendable, Hashable {
 
     /// Every option as text, for comparing and hashing.
     var key: String {
-        [exif, exifCanonicalNames, iptc, xmp, colourspace, bands, sampleFormat, pagesNumber, alpha, checkTransparency,
+        [size, format, dimensions, exif, exifCanonicalNames, iptc, xmp, colourspace, bands, sampleFormat, pagesNumber, alpha, checkTransparency,
          average, averageIgnoresTransparent, dominantColours, buildMissedColours, thumbHashHex, perceptualHash, detectObjects, videoMeta]
             .map { $0 ? "1" : "0" }.joined()
             + ":\(crop.map { "\($0.width)x\($0.height)@\($0.gravity.key)" } ?? "-"):\(paletteColours)"

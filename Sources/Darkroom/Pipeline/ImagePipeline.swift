@@ -206,8 +206,11 @@ public final class ImagePipeline: Sendable {
     }
 
     /// The source's bytes, through the caches and the network, unprocessed.
-    public func originalData(for source: ImageSource, priority: WorkPriority = .normal) async throws(DarkroomError) -> SourceData {
-        try await sourceData(for: source, priority: priority, onEvent: nil)
+    /// `bypassingCaches`: fetched anew, whatever the caches hold (the new
+    /// bytes are kept).
+    public func originalData(for source: ImageSource, priority: WorkPriority = .normal,
+                             bypassingCaches: Bool = false) async throws(DarkroomError) -> SourceData {
+        try await sourceData(for: source, priority: priority, onEvent: nil, bypassingCaches: bypassingCaches)
     }
 
     /// Reacts to memory pressure: empties the memory cache and cancels

@@ -81,8 +81,10 @@ public struct InfoURL: Sendable {
         func add(_ names: String..., rule: @escaping Rule) {
             for name in names { rules[name] = rule }
         }
-        // Always answered: the size, format and dimensions are in every answer.
-        add("size", "s", "format", "f", "dimensions", "d") { _, a throws(ImageURLError) in try a.need(1...1); _ = a.bool(0) }
+        // On unless asked off, as Pro's.
+        add("size", "s") { u, a throws(ImageURLError) in try a.need(1...1); u.info.size = a.bool(0) ?? true }
+        add("format", "f") { u, a throws(ImageURLError) in try a.need(1...1); u.info.format = a.bool(0) ?? true }
+        add("dimensions", "d") { u, a throws(ImageURLError) in try a.need(1...1); u.info.dimensions = a.bool(0) ?? true }
         add("exif") { u, a throws(ImageURLError) in
             try a.need(1...2)
             u.info.exif = a.bool(0) ?? true

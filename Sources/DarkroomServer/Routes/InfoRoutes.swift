@@ -31,7 +31,7 @@ struct InfoRoutes: Sendable {
         let answer: ImageInfo?
         do throws(DarkroomError) {
             answer = try await connections.run(on: context.channel) { () async throws(DarkroomError) -> ImageInfo? in
-                let source = try await pipeline.originalData(for: .url(url.source))
+                let source = try await pipeline.originalData(for: .url(url.source), bypassingCaches: url.imageOptions.bypassCache)
                 if let expected = url.expectedHashsum, Hashsum.hex(of: source.data, expected.kind) != expected.hex { return nil }
                 return try await processor.info(of: source.data, limits: url.imageOptions.limits(over: configuration.limits),
                                                 includeGPS: configuration.infoIncludesGPS, options: url.info,
@@ -51,14 +51,19 @@ struct InfoRoutes: Sendable {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "public, max-age=\(configuration.cacheMaxAge)"
+        // A URL's cache tags, as on image answers (Pro's `ct` on /info).
+        for field in configuration.cacheTagsFormat.fields(url.imageOptions.cacheTags) {
+            if let name = HTTPField.Name(field.name) { headers[name] = field.value }
+        }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(info))))
     }
 
     /// The URL, its signature checked first as for image URLs.
     static func verifiedURL(_ path: String, configuration: ServerConfiguration) throws(RouteError) -> InfoURL {
         try ImageRoutes.verifySignature(path, configuration: configuration)
-        let context = ImageURLOptions.Context(presets: configuration.infoPresets ?? configuration.presets,
+        var context = ImageURLOptions.Context(presets: configuration.infoPresets ?? configuration.presets,
                                               allowsSecurityOptions: configuration.allowSecurityOptions)
+        context.allowsBypassCache = configuration.allowBypassCache
         do {
             return try InfoURL(path: path, context: context, sources: configuration.sourceRules)
         } catch {

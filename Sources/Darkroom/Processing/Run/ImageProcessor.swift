@@ -58,7 +58,8 @@ public struct ImageProcessor: Sendable {
                 let run = ProcessingRun(data: data, options: options, killSwitch: killSwitch)
                 var info = try run.withDeadline { () throws(DarkroomError) in try run.inspect(includeGPS: includeGPS, asked: asked) }
                 // Of the source's bytes, as sent (an SVG's, not its drawing's).
-                info.size = data.count
+                info.size = asked.size ? data.count : nil
+                (info.answersFormat, info.answersDimensions) = (asked.format, asked.dimensions)
                 if !asked.hashsums.isEmpty {
                     info.hashsums = Dictionary(uniqueKeysWithValues: asked.hashsums.map { ($0.rawValue, Hashsum.hex(of: data, $0)) })
                 }
