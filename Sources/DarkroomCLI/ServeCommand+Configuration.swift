@@ -272,6 +272,11 @@ extension ServeCommand {
             c.userAgent = agent
         }
         if let redirects = try number(maxRedirects, "max-redirects") { c.maxRedirects = redirects }
+        if let code = try number(fallbackImageHttpCode, "fallback-image-http-code") {
+            guard code == 0 || code >= 100 else { throw ValidationError("--fallback-image-http-code \(code): expected 0 or an HTTP status, 100 to 599") }
+            c.fallbackImageStatus = code
+        }
+        c.fallbackImageTTL = try number(fallbackImageTtl, "fallback-image-ttl")
         if let origin = allowOrigin ?? env("ALLOW_ORIGIN") {
             // A header's value: visible ASCII, as `*` or an origin is.
             guard origin.utf8.count <= 256, origin.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {

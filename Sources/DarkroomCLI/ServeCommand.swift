@@ -95,6 +95,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: .setting("watermark-url")) var watermarkUrl: String?
     @Option(help: .setting("watermark-opacity")) var watermarkOpacity: Double?
     @Option(help: .setting("fallback-image-url")) var fallbackImageUrl: String?
+    @Option(help: .setting("fallback-image-http-code")) var fallbackImageHttpCode: Int?
+    @Option(help: .setting("fallback-image-ttl")) var fallbackImageTtl: Int?
     @Option(help: .setting("custom-response-header")) var customResponseHeader: [String] = []
     @Option(help: .setting("response-headers-passthrough")) var responseHeadersPassthrough: String?
     @Option(help: .setting("custom-request-header")) var customRequestHeader: [String] = []

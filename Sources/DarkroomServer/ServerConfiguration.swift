@@ -118,8 +118,14 @@ public struct ServerConfiguration: Sendable {
     /// Answered, processed with the URL's options, in place of a source
     /// that cannot be had (`--fallback-image FILE`): not found, failing,
     /// not an image, damaged. The answer says the source's own status in
-    /// `Darkroom-Source-Status` and is not cached by anyone.
+    /// `Darkroom-Source-Status`.
     public var fallbackImage: Data?
+    /// A fallback answer's status (imgproxy's `IMGPROXY_FALLBACK_IMAGE_HTTP_CODE`,
+    /// 200); 0: the status the source's error has.
+    public var fallbackImageStatus = 200
+    /// A fallback answer's `max-age` in seconds (imgproxy's
+    /// `IMGPROXY_FALLBACK_IMAGE_TTL`); nil or 0: ``cacheMaxAge``, as imgproxy's.
+    public var fallbackImageTTL: Int?
     /// `/info` answers include a photo's GPS position when its EXIF has one
     /// (`--info-gps`); off by default, since it says where someone was.
     public var infoIncludesGPS = false

@@ -231,7 +231,8 @@ import TestSupport
             let missing = try await client.execute(uri: "/img/_/rs:fill:50:30/plain/local:///photos/Nothing.jpg@png", method: .get)
             #expect(missing.status == .ok, "\(Self.text(missing))")
             #expect(missing.headers[HTTPField.Name(ImageRoutes.sourceStatus)!] == "404")
-            #expect(missing.headers[.cacheControl] == "no-store")
+            // As imgproxy: cached as images are, unless a lifetime of its own is set.
+            #expect(missing.headers[.cacheControl] == "public, max-age=31536000")
             let image = try RawPixels.decode(Array(buffer: missing.body), loader: .png)
             #expect((image.width, image.height) == (50, 30), "with the URL's options")
             // Not for the URL's own mistakes.
@@ -240,6 +241,14 @@ import TestSupport
             // A source that is there is itself.
             let there = try await client.execute(uri: "/img/_/rs:fill:50:30/plain/local:///photos/Aqua.jpg@png", method: .get)
             #expect(there.status == .ok && there.headers[HTTPField.Name(ImageRoutes.sourceStatus)!] == nil)
+        }
+        // imgproxy's FALLBACK_IMAGE_HTTP_CODE and FALLBACK_IMAGE_TTL.
+        for (status, code) in [(0, 404), (203, 203)] {
+            try await withRouter({ $0.fallbackImage = fallback; $0.fallbackImageStatus = status; $0.fallbackImageTTL = 60 }) { client in
+                let missing = try await client.execute(uri: "/img/_/rs:fill:50:30/plain/local:///photos/Nothing.jpg@png", method: .get)
+                #expect(Int(missing.status.code) == code && missing.headers[.cacheControl] == "public, max-age=60", "\(missing.status)")
+                #expect(try RawPixels.decode(Array(buffer: missing.body), loader: .png).width == 50, "the fallback image, whatever the status")
+            }
         }
     }
 

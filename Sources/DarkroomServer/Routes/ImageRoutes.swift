@@ -202,7 +202,16 @@ struct ImageRoutes: Sendable {
             try await pipeline.image(for: substitute)
         }) else { return nil }
         let headers = parsed.headers(for: response.image.format) + [(Self.sourceStatus, String(shown.httpStatus.code))]
-        return answer(response, request: request, cacheControl: "no-store", headers: headers)
+        // As imgproxy: the fallback's own lifetime, else the images'.
+        let age = configuration.fallbackImageTTL.flatMap { $0 > 0 ? $0 : nil } ?? configuration.cacheMaxAge
+        var fallbackAnswer = answer(response, request: request, cacheControl: "public, max-age=\(age)", headers: headers)
+        // Its status: imgproxy's 200 by default, 0 for the source's own; a
+        // 304 (the client has it) stays one.
+        if fallbackAnswer.status == .ok {
+            let code = configuration.fallbackImageStatus == 0 ? Int(shown.httpStatus.code) : configuration.fallbackImageStatus
+            fallbackAnswer.status = HTTPResponse.Status(code: code)
+        }
+        return fallbackAnswer
     }
 
     /// Errors of the source itself, which a fallback image stands in for;
