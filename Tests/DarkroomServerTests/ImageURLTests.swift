@@ -510,4 +510,13 @@ import Testing
             #expect(error?.message == EncryptedSource.reason, "\(String(describing: error))")
         }
     }
+
+    /// The URL holds a step's numbers to the ranges the run holds them to
+    /// (StepRanges): the upper bound is read, just past it refused.
+    @Test func stepNumbersAreHeldToTheRunsRanges() throws {
+        #expect(try parse("/_/pix:\(StepRanges.pixelateSize.upperBound)/plain/http://example.com/a.jpg").options.pixelate == 10_000)
+        for past in ["pix:10001", "bl:100.5", "sh:10.5", "sepia:1.5", "br:256", "co:100.5", "sa:100.5", "mc:1.5", "t:256"] {
+            #expect(throws: (any Error).self, "\(past)") { try parse("/_/\(past)/plain/http://example.com/a.jpg") }
+        }
+    }
 }

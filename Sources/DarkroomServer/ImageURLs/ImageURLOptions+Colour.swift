@@ -51,46 +51,46 @@ extension ImageURLOptions {
         table.add("adjust", "a") { o, a throws(ImageURLError) in
             // brightness:contrast:saturation, each optional.
             try a.need(1...3)
-            if let brightness = try a.number(0, "brightness", -255...255) { o.colour.brightness = Int(brightness.rounded()) }
-            if let contrast = try a.number(1, "contrast", 0...100) { o.colour.contrast = contrast }
-            if let saturation = try a.number(2, "saturation", 0...100) { o.colour.saturation = saturation }
+            if let brightness = try a.number(0, "brightness", Double(StepRanges.brightness.lowerBound)...Double(StepRanges.brightness.upperBound)) { o.colour.brightness = Int(brightness.rounded()) }
+            if let contrast = try a.number(1, "contrast", StepRanges.contrast) { o.colour.contrast = contrast }
+            if let saturation = try a.number(2, "saturation", StepRanges.saturation) { o.colour.saturation = saturation }
         }
         table.add("brightness", "br") { o, a throws(ImageURLError) in
             try a.need(1...1)
-            o.colour.brightness = try a.whole(0, "brightness", -255...255) ?? 0
+            o.colour.brightness = try a.whole(0, "brightness", StepRanges.brightness) ?? 0
         }
         // imgproxy Pro names both contrast and crop_objects `co`: one
         // argument is contrast, a scale and class names crop_objects.
         table.add("contrast", "co") { o, a throws(ImageURLError) in
             if a.name == "co", a.values.count > 1 { return try o.applyCropObjects(&a) }
             try a.need(1...1)
-            o.colour.contrast = try a.number(0, "contrast", 0...100) ?? 1
+            o.colour.contrast = try a.number(0, "contrast", StepRanges.contrast) ?? 1
         }
-        table.add("saturation", "sa") { o, a throws(ImageURLError) in try a.need(1...1); o.colour.saturation = try a.number(0, "saturation", 0...100) ?? 1 }
+        table.add("saturation", "sa") { o, a throws(ImageURLError) in try a.need(1...1); o.colour.saturation = try a.number(0, "saturation", StepRanges.saturation) ?? 1 }
         table.add("monochrome", "mc") { o, a throws(ImageURLError) in
             // intensity:colour; the colour the palette runs to from black.
             try a.need(1...2)
-            let intensity = try a.number(0, "intensity", 0...1) ?? 0
+            let intensity = try a.number(0, "intensity", StepRanges.fraction) ?? 0
             let tint = try a.colour(1) ?? RGBColour(red: 0xb3, green: 0xb3, blue: 0xb3)!
             o.colour.duotone = intensity > 0 ? (intensity, RGBColour(red: 0, green: 0, blue: 0)!, tint) : nil
         }
         table.add("duotone", "dt") { o, a throws(ImageURLError) in
             try a.need(1...3)
-            let intensity = try a.number(0, "intensity", 0...1) ?? 0
+            let intensity = try a.number(0, "intensity", StepRanges.fraction) ?? 0
             let shadows = try a.colour(1) ?? RGBColour(red: 0, green: 0, blue: 0)!
             let highlights = try a.colour(2) ?? RGBColour(red: 255, green: 255, blue: 255)!
             o.colour.duotone = intensity > 0 ? (intensity, shadows, highlights) : nil
         }
         table.add("colorize", "col") { o, a throws(ImageURLError) in
             try a.need(1...3)
-            let opacity = try a.number(0, "opacity", 0...1) ?? 0
+            let opacity = try a.number(0, "opacity", StepRanges.fraction) ?? 0
             let tint = try a.colour(1) ?? RGBColour(red: 0, green: 0, blue: 0)!
             o.colour.colorize = opacity > 0 ? (opacity, tint, a.bool(2) ?? false) : nil
         }
         table.add("gradient", "gr") { o, a throws(ImageURLError) in
             // opacity:colour:direction:start:stop; direction an angle or down, up, right, left.
             try a.need(1...5)
-            let opacity = try a.number(0, "opacity", 0...1) ?? 0
+            let opacity = try a.number(0, "opacity", StepRanges.fraction) ?? 0
             let tint = try a.colour(1) ?? RGBColour(red: 0, green: 0, blue: 0)!
             let (angle, start, stop) = try a.ramp(from: 2)
             o.colour.gradient = opacity > 0 ? (opacity, tint, angle, start, stop) : nil
@@ -98,7 +98,7 @@ extension ImageURLOptions {
         table.add("progressive_blur", "pbl") { o, a throws(ImageURLError) in
             // sigma:direction:start:stop, the direction as gradient's.
             try a.need(1...4)
-            let sigma = try a.number(0, "sigma", 0...100) ?? 0
+            let sigma = try a.number(0, "sigma", StepRanges.blurSigma) ?? 0
             let (angle, start, stop) = try a.ramp(from: 1)
             o.colour.progressiveBlur = sigma > 0 ? (sigma, angle, start, stop) : nil
         }
@@ -117,14 +117,14 @@ extension ImageURLOptions {
         }
         table.add("background_alpha", "bga") { o, a throws(ImageURLError) in
             try a.need(1...1)
-            o.backgroundAlpha = try a.number(0, "alpha", 0...1) ?? 1
+            o.backgroundAlpha = try a.number(0, "alpha", StepRanges.fraction) ?? 1
         }
         table.add("blur_areas", "ba") { o, a throws(ImageURLError) in
             // sigma:left:top:width:height, for as many areas as given.
             guard a.values.count >= 1, (a.values.count - 1).isMultiple(of: 4), a.values.count <= 1 + 4 * 64 else {
                 throw .init("option '\(a.name)' takes a sigma and, for each of up to 64 areas, left:top:width:height")
             }
-            let sigma = try a.number(0, "sigma", 0...100) ?? 0
+            let sigma = try a.number(0, "sigma", StepRanges.blurSigma) ?? 0
             var areas: [BlurArea] = []
             for start in stride(from: 1, to: a.values.count, by: 4) {
                 guard let left = try a.number(start, "left", 0...1), let top = try a.number(start + 1, "top", 0...1),
@@ -187,7 +187,7 @@ extension ImageURLOptions.Arguments {
             case "up": angle = 180
             case "left": angle = 90
             case "right": angle = 270
-            default: angle = try number(index, "direction", -3600...3600) ?? 0
+            default: angle = try number(index, "direction", StepRanges.angle) ?? 0
             }
         }
         let start = try number(index + 1, "start", 0...1) ?? 0, stop = try number(index + 2, "stop", 0...1) ?? 1

@@ -24,7 +24,7 @@ extension ImageURLOptions {
         table.add("objects_position", "obj_pos", "op") { o, a throws(ImageURLError) in o.objectsPosition = try a.objectsPosition() }
         table.add("blur_detections", "bd") { o, a throws(ImageURLError) in
             try a.need(1...(1 + ObjectClasses.maxEntries))
-            let sigma = try a.number(0, "sigma", 0...100) ?? 0
+            let sigma = try a.number(0, "sigma", StepRanges.blurSigma) ?? 0
             o.blurDetections = sigma > 0 ? DetectionBlur(sigma: sigma, classes: try a.objectClasses(from: 1, weighted: false)) : nil
         }
         table.add("draw_detections", "dd") { o, a throws(ImageURLError) in

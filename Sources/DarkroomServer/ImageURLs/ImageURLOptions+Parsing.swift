@@ -142,7 +142,7 @@ extension ImageURLOptions {
             // trim:THRESHOLD:COLOUR:EQUAL_HOR:EQUAL_VER; no threshold is off,
             // 0 cuts the exact colour.
             try a.need(1...4)
-            guard let threshold = try a.number(0, "threshold", 0...255) else {
+            guard let threshold = try a.number(0, "threshold", StepRanges.trimThreshold) else {
                 o.trim = nil
                 return
             }
@@ -183,15 +183,15 @@ extension ImageURLOptions {
         }
         add("blur", "bl") { o, a throws(ImageURLError) in
             try a.need(1...1)
-            o.blur = try a.number(0, "sigma", 0...100)
+            o.blur = try a.number(0, "sigma", StepRanges.blurSigma)
             if o.blur == 0 { o.blur = nil }
         }
         add("sharpen", "sh") { o, a throws(ImageURLError) in
             try a.need(1...1)
-            o.sharpen = try a.number(0, "sigma", 0...10)
+            o.sharpen = try a.number(0, "sigma", StepRanges.sharpenSigma)
             if o.sharpen == 0 { o.sharpen = nil }
         }
-        add("pixelate", "pix") { o, a throws(ImageURLError) in try a.need(1...1); o.pixelate = try a.size(0, "size") ?? 0 }
+        add("pixelate", "pix") { o, a throws(ImageURLError) in try a.need(1...1); o.pixelate = try a.whole(0, "size", StepRanges.pixelateSize) ?? 0 }
         add("watermark", "wm") { o, a throws(ImageURLError) in
             // wm:OPACITY:POSITION:X:Y:SCALE; an opacity of 0 is off.
             try a.need(1...7)
@@ -363,7 +363,7 @@ extension ImageURLOptions {
         }
         add("sepia") { o, a throws(ImageURLError) in
             try a.need(0...1)
-            o.sepia = try a.number(0, "intensity", 0...1) ?? ImageOperation.defaultSepiaIntensity
+            o.sepia = try a.number(0, "intensity", StepRanges.fraction) ?? ImageOperation.defaultSepiaIntensity
         }
         add("grayscale") { o, a throws(ImageURLError) in
             try a.need(0...1)

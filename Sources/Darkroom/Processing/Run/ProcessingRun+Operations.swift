@@ -26,7 +26,7 @@ extension ProcessingRun {
         case .trim(let threshold, let colour, let equalHorizontal, let equalVertical):
             return try trim(image, threshold: threshold, colour: colour, equalHorizontal: equalHorizontal, equalVertical: equalVertical)
         case .sepia(let intensity):
-            guard (0...1).contains(intensity) else { throw .invalidOption("sepia intensity \(intensity) is outside 0...1") }
+            guard StepRanges.fraction.contains(intensity) else { throw .invalidOption("sepia intensity \(intensity) is outside 0...1") }
             if intensity == 0 { return image }
             let matrix = ImageOperation.sepiaMatrix(intensity: intensity)
             // Small images (after a resize): in memory, in fixed point, at a
@@ -39,13 +39,13 @@ extension ProcessingRun {
         case .grayscale:
             return try vips("grayscale") { try image.grayscale().srgb8(transformingProfile: options.output.stripColourProfile) }
         case .adjust(let brightness, let contrast, let saturation):
-            guard (-255...255).contains(brightness) else { throw .invalidOption("brightness \(brightness) is outside -255...255") }
-            guard contrast.isFinite, (0...100).contains(contrast) else { throw .invalidOption("contrast \(contrast) is outside 0...100") }
-            guard saturation.isFinite, (0...100).contains(saturation) else { throw .invalidOption("saturation \(saturation) is outside 0...100") }
+            guard StepRanges.brightness.contains(brightness) else { throw .invalidOption("brightness \(brightness) is outside -255...255") }
+            guard contrast.isFinite, StepRanges.contrast.contains(contrast) else { throw .invalidOption("contrast \(contrast) is outside 0...100") }
+            guard saturation.isFinite, StepRanges.saturation.contains(saturation) else { throw .invalidOption("saturation \(saturation) is outside 0...100") }
             if brightness == 0, contrast == 1, saturation == 1 { return image }
             return try vips("adjusting the colours") { try image.adjusted(brightness: Double(brightness), contrast: contrast, saturation: saturation) }
         case .duotone(let intensity, let shadows, let highlights):
-            guard intensity.isFinite, (0...1).contains(intensity) else { throw .invalidOption("duotone intensity \(intensity) is outside 0...1") }
+            guard intensity.isFinite, StepRanges.fraction.contains(intensity) else { throw .invalidOption("duotone intensity \(intensity) is outside 0...1") }
             if intensity == 0 { return image }
             return try vips("duotone") { try image.duotoned(intensity: intensity, shadows: shadows.channels, highlights: highlights.channels) }
         case .unsharpMasking(let onDownscale, let weight, let divider):
@@ -59,19 +59,19 @@ extension ProcessingRun {
             }
             return try vips("unsharp masking") { try image.unsharpMasked(weight: weight, divider: divider) }
         case .gradient(let opacity, let colour, let angle, let start, let stop):
-            guard opacity.isFinite, (0...1).contains(opacity), angle.isFinite, (-3600...3600).contains(angle),
-                  start.isFinite, stop.isFinite, (0...1).contains(start), (0...1).contains(stop), start < stop
+            guard opacity.isFinite, StepRanges.fraction.contains(opacity), angle.isFinite, StepRanges.angle.contains(angle),
+                  start.isFinite, stop.isFinite, StepRanges.fraction.contains(start), StepRanges.fraction.contains(stop), start < stop
             else { throw .invalidOption("gradient: opacity and start < stop from 0 to 1, an angle in degrees") }
             if opacity == 0 { return image }
             return try vips("gradient") { try image.gradient(colour: colour.channels, opacity: opacity, angle: angle, start: start, stop: stop) }
         case .progressiveBlur(let sigma, let angle, let start, let stop):
-            guard sigma.isFinite, sigma > 0, sigma <= 100, angle.isFinite, (-3600...3600).contains(angle),
-                  start.isFinite, stop.isFinite, (0...1).contains(start), (0...1).contains(stop), start < stop
+            guard sigma.isFinite, sigma > 0, StepRanges.blurSigma.contains(sigma), angle.isFinite, StepRanges.angle.contains(angle),
+                  start.isFinite, stop.isFinite, StepRanges.fraction.contains(start), StepRanges.fraction.contains(stop), start < stop
             else { throw .invalidOption("progressive blur: sigma above 0 up to 100, start < stop from 0 to 1, an angle in degrees") }
             try checkCost(of: "progressive blur", sigma: sigma, on: image)
             return try vips("progressive blur") { try image.progressivelyBlurred(sigma: sigma, angle: angle, start: start, stop: stop) }
         case .backgroundWithAlpha(let colour, let alpha):
-            guard alpha.isFinite, (0...1).contains(alpha) else { throw .invalidOption("background alpha \(alpha) is outside 0...1") }
+            guard alpha.isFinite, StepRanges.fraction.contains(alpha) else { throw .invalidOption("background alpha \(alpha) is outside 0...1") }
             if alpha == 1 { return try flattened(image, onto: colour) }
             return try vips("filling the transparency") { try image.flattened(onto: colour.channels, alpha: alpha) }
         case .blurDetections(let sigma, let classes):
@@ -81,7 +81,7 @@ extension ProcessingRun {
         case .cropObjects(let scale, let classes):
             return try croppingToObjects(image, scale: scale, classes: classes, layout: &layout)
         case .blurAreas(let sigma, let areas):
-            guard sigma.isFinite, sigma > 0, sigma <= 100 else { throw .invalidOption("blur_areas sigma \(sigma) is outside 0...100") }
+            guard sigma.isFinite, sigma > 0, StepRanges.blurSigma.contains(sigma) else { throw .invalidOption("blur_areas sigma \(sigma) is outside 0...100") }
             guard areas.count <= 64, areas.allSatisfy({ [$0.left, $0.top, $0.width, $0.height].allSatisfy { $0.isFinite && (0...1).contains($0) } }) else {
                 throw .invalidOption("blur_areas takes at most 64 areas, each as fractions from 0 to 1")
             }
@@ -94,15 +94,15 @@ extension ProcessingRun {
             try checkCost(of: "blur_areas", sigma: scaled, pixels: min(blurred, Double(image.width) * Double(image.height)), on: image)
             return try vips("blurring areas") { try image.blurred(sigma: scaled, areas: rectangles) }
         case .colorize(let opacity, let colour, let keepAlpha):
-            guard opacity.isFinite, (0...1).contains(opacity) else { throw .invalidOption("colorize opacity \(opacity) is outside 0...1") }
+            guard opacity.isFinite, StepRanges.fraction.contains(opacity) else { throw .invalidOption("colorize opacity \(opacity) is outside 0...1") }
             if opacity == 0 { return image }
             return try vips("colorize") { try image.colourised(opacity: opacity, colour: colour.channels, keepingAlpha: keepAlpha) }
         case .blur(let sigma):
-            guard sigma > 0, sigma <= 100 else { throw .invalidOption("blur sigma \(sigma) is outside 0...100") }
+            guard sigma > 0, StepRanges.blurSigma.contains(sigma) else { throw .invalidOption("blur sigma \(sigma) is outside 0...100") }
             try checkCost(of: "blur", sigma: sigma, on: image)
             return try vips("blur") { try image.blurred(sigma: sigma) }
         case .sharpen(let sigma):
-            guard sigma > 0, sigma <= 10 else { throw .invalidOption("sharpen sigma \(sigma) is outside 0...10") }
+            guard sigma > 0, StepRanges.sharpenSigma.contains(sigma) else { throw .invalidOption("sharpen sigma \(sigma) is outside 0...10") }
             try checkCost(of: "sharpen", sigma: sigma, on: image)
             return try vips("sharpen") { try image.sharpened(sigma: sigma).srgb8(transformingProfile: options.output.stripColourProfile) }
         case .rotate(let degrees):
@@ -118,7 +118,7 @@ extension ProcessingRun {
             if vertical { flipped = try vips("flip") { try flipped.flipped(horizontally: false) } }
             return flipped
         case .pixelate(let size):
-            guard (1...10_000).contains(size) else { throw .invalidOption("pixelate size \(size) is outside 1...10000") }
+            guard size >= 1, StepRanges.pixelateSize.contains(size) else { throw .invalidOption("pixelate size \(size) is outside 1...10000") }
             // A block larger than the image is the image's average.
             let block = min(size, image.width, image.height)
             if block <= 1 { return image }
@@ -141,7 +141,7 @@ extension ProcessingRun {
     /// The image without its border; see ``ImageOperation/trim(threshold:colour:equalHorizontal:equalVertical:)``.
     private func trim(_ image: VImage, threshold: Double, colour: RGBColour?, equalHorizontal: Bool,
                       equalVertical: Bool) throws(DarkroomError) -> VImage {
-        guard threshold.isFinite, (0...255).contains(threshold) else { throw .invalidOption("trim threshold \(threshold) is outside 0...255") }
+        guard threshold.isFinite, StepRanges.trimThreshold.contains(threshold) else { throw .invalidOption("trim threshold \(threshold) is outside 0...255") }
         guard image.width >= 3, image.height >= 3 else { return image }
         // In memory: the search reads every pixel and the cut reads them
         // again, which a sequentially decoded image cannot serve.

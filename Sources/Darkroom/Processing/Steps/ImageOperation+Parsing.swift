@@ -16,22 +16,23 @@ extension ImageOperation {
             guard let parsed = Double(argument), parsed.isFinite else {
                 throw .invalidOption("filter '\(name)': '\(argument)' is not a number")
             }
-            guard range.contains(parsed) else {
-                throw .invalidOption("filter '\(name)': \(argument) is outside \(Self.format(range.lowerBound))...\(Self.format(range.upperBound))")
+            // A sigma of 0 blurs nothing: above 0 here, as the run asks.
+            guard range.contains(parsed), name == "sepia" || parsed > 0 else {
+                throw .invalidOption("filter '\(name)': \(argument) is outside \(name == "sepia" ? "" : "above ")\(Self.format(range.lowerBound))...\(Self.format(range.upperBound))")
             }
             return parsed
         }
 
         switch name {
         case "sepia":
-            self = .sepia(intensity: try number(default: Self.defaultSepiaIntensity, range: 0...1))
+            self = .sepia(intensity: try number(default: Self.defaultSepiaIntensity, range: StepRanges.fraction))
         case "grayscale", "greyscale", "gray", "grey":
             guard argument == nil else { throw .invalidOption("filter 'grayscale' takes no argument") }
             self = .grayscale
         case "blur":
-            self = .blur(sigma: try number(default: nil, range: 0.1...100))
+            self = .blur(sigma: try number(default: nil, range: StepRanges.blurSigma))
         case "sharpen":
-            self = .sharpen(sigma: try number(default: 1, range: 0.1...10))
+            self = .sharpen(sigma: try number(default: 1, range: StepRanges.sharpenSigma))
         default:
             throw .invalidOption("unknown filter '\(parts[0])' (known: sepia[:INTENSITY], grayscale, blur:SIGMA, sharpen[:SIGMA])")
         }
