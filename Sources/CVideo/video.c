@@ -150,8 +150,13 @@ static int to_rgb(const AVFrame *frame, uint8_t **rgb, char *error, int error_si
 // `fresh`: nothing has been decoded yet.
 static int decode_at(AVFormatContext *format, AVCodecContext *decoder, AVStream *stream, int index, double target,
                      int keyframes, int fresh, AVPacket *packet, AVFrame *frame, AVFrame *kept, char *error, int error_size) {
-    int64_t target_ts = (int64_t)(target / av_q2d(stream->time_base));
-    if (stream->start_time != AV_NOPTS_VALUE) target_ts += stream->start_time;
+    // In the stream's time base, held inside int64 (a stranger's time base
+    // and start time may be anything).
+    double ticks = target / av_q2d(stream->time_base);
+    int64_t target_ts = ticks > -4.0e18 && ticks < 4.0e18 ? (int64_t)ticks : (ticks > 0 ? (int64_t)4e18 : 0);
+    if (stream->start_time != AV_NOPTS_VALUE && stream->start_time > -(int64_t)4e18 && stream->start_time < (int64_t)4e18) {
+        target_ts += stream->start_time;
+    }
     // Every frame after the first seeks (backwards, to the keyframe at or
     // before it) and starts the decoder afresh; the first at the start
     // needs neither.

@@ -52,7 +52,8 @@ public struct VideoSprite: Sendable, Hashable, Codable {
     /// How many frames the layout holds.
     public var frameCount: Int {
         switch layout {
-        case .tiles(let columns, let rows): columns * rows
+        // Saturating: a layout built in code may name any numbers.
+        case .tiles(let columns, let rows): columns.multipliedReportingOverflow(by: rows).overflow ? .max : columns * rows
         case .animation(_, let frames): frames
         }
     }
