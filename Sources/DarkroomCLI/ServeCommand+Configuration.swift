@@ -92,6 +92,21 @@ extension ServeCommand {
         if let frames = try number(maxAnimationFrames, "max-animation-frames") {
             c.limits.maxAnimationFrames = frames
         }
+        if let text = maxAnimationFrameResolution ?? env("MAX_ANIMATION_FRAME_RESOLUTION") {
+            guard let megapixels = Double(text), megapixels.isFinite, (0...10_000).contains(megapixels) else {
+                throw ValidationError("--max-animation-frame-resolution '\(text)' is not a number of megapixels from 0 to 10000")
+            }
+            c.limits.maxAnimationFramePixels = megapixels > 0 ? Int((megapixels * 1_000_000).rounded()) : nil
+        }
+        if let text = skipProcessingFormats ?? env("SKIP_PROCESSING_FORMATS") {
+            for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !name.isEmpty {
+                // A PDF or a video is always drawn: never passed on as it came.
+                guard let format = ImageFormat(name: name), format != .pdf, format != .video else {
+                    throw ValidationError("--skip-processing-formats: '\(name)' is not an image format")
+                }
+                c.encoder.skipProcessing.insert(format)
+            }
+        }
         if let scans = try number(maxJPEGScans, "max-jpeg-scans") {
             c.limits.maxJPEGScans = scans
         }

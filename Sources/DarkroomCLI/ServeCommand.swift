@@ -54,6 +54,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("sanitize-svg"), help: .setting("sanitize-svg")) var sanitizeSVG: String?
     @Flag(name: .customLong("jpeg-xl"), help: .setting("jpeg-xl")) var jpegXL = false
     @Option(help: .setting("max-animation-frames")) var maxAnimationFrames: Int?
+    @Option(help: .setting("max-animation-frame-resolution")) var maxAnimationFrameResolution: String?
+    @Option(help: .setting("skip-processing-formats")) var skipProcessingFormats: String?
     @Option(name: .customLong("max-jpeg-scans"), help: .setting("max-jpeg-scans")) var maxJPEGScans: Int?
     @Option(name: .customLong("max-heif-tiles"), help: .setting("max-heif-tiles")) var maxHEIFTiles: Int?
     @Option(help: .setting("max-source-frames")) var maxSourceFrames: Int?

@@ -69,4 +69,12 @@ import TestSupport
         let written = try String(contentsOf: page, encoding: .utf8)
         #expect(written == ServeSettings.markdown, "docs/settings.md is out of date: run the test with DARKROOM_RECORD_DOCS=1")
     }
+
+    @Test func skipFormatsAndTheFrameLimitAreRead() throws {
+        let flags = try ServeCommand.parse(["--skip-processing-formats", "webp, png", "--max-animation-frame-resolution", "0.5"]).serverConfiguration(environment: [:])
+        #expect(flags.encoder.skipProcessing == [.webp, .png] && flags.limits.maxAnimationFramePixels == 500_000)
+        let imgproxy = try ServeCommand.parse([]).serverConfiguration(environment: ["IMGPROXY_SKIP_PROCESSING_FORMATS": "gif", "IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION": "2"])
+        #expect(imgproxy.encoder.skipProcessing == [.gif] && imgproxy.limits.maxAnimationFramePixels == 2_000_000)
+        #expect(throws: (any Error).self) { try ServeCommand.parse(["--skip-processing-formats", "pdf"]).serverConfiguration(environment: [:]) }
+    }
 }

@@ -78,4 +78,20 @@ import TestSupport
             #expect(refused.status == .notFound && String(buffer: refused.body).contains("classifier"), "\(String(buffer: refused.body))")
         }
     }
+
+    /// imgproxy's IMGPROXY_SKIP_PROCESSING_FORMATS (a URL's skp over it) and
+    /// IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION, as server settings.
+    @Test func theServersSkipAndFrameLimits() async throws {
+        let jpeg = try Fixtures.data("landscape.jpg")
+        try await withRouter({ $0.localRoot = Fixtures.folder; $0.encoder.skipProcessing = [.jpeg] }) { client in
+            let passed = try await client.execute(uri: "/img/_/rs:fit:10:10/plain/local:///landscape.jpg@jpg", method: .get)
+            #expect(passed.status == .ok && Data(buffer: passed.body) == jpeg, "answered as it came")
+            let processed = try await client.execute(uri: "/img/_/rs:fit:10:10/skp:/plain/local:///landscape.jpg@jpg", method: .get)
+            #expect(processed.status == .ok && Data(buffer: processed.body) != jpeg, "the URL's empty skp processes it")
+        }
+        try await withRouter({ $0.localRoot = Fixtures.folder; $0.limits.maxAnimationFramePixels = 1_000 }) { client in
+            let refused = try await client.execute(uri: "/img/_/plain/local:///animated.gif@gif", method: .get)
+            #expect(refused.status == .unprocessableContent && String(buffer: refused.body).contains("a frame"), "\(String(buffer: refused.body))")
+        }
+    }
 }

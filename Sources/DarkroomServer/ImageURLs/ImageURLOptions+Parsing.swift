@@ -310,14 +310,15 @@ extension ImageURLOptions {
             o.format = a.values[0].lowercased()
         }
         add("skip_processing", "skp") { o, a throws(ImageURLError) in
-            o.skipProcessing = []
+            var formats: Set<ImageFormat> = []
             for text in a.values where !text.isEmpty {
                 // A PDF is always drawn: never passed on as it came.
                 guard let format = ImageFormat(name: text.lowercased()), format != .pdf, format != .video else {
                     throw .init("option '\(a.name)': '\(text)' is not an image format")
                 }
-                o.skipProcessing.insert(format)
+                formats.insert(format)
             }
+            o.skipProcessing = formats
         }
         add("raw") { o, a throws(ImageURLError) in try a.need(1...1); o.raw = a.bool(0) ?? false }
         add("cachebuster", "cb") { o, a throws(ImageURLError) in try a.need(1...1); o.cachebuster = a.values[0] }

@@ -23,6 +23,9 @@ extension ImageURLOptions {
         /// imgproxy Pro's `IMGPROXY_AUTOQUALITY_*`, which a URL's `aq`
         /// overrides: off unless set.
         public var autoquality: Autoquality?
+        /// Source formats answered as they came unless a URL's `skp` says
+        /// otherwise (imgproxy's `IMGPROXY_SKIP_PROCESSING_FORMATS`).
+        public var skipProcessing: Set<ImageFormat> = []
 
         public init() {}
     }
@@ -112,7 +115,7 @@ extension ImageURLOptions {
         }
         output.maxBytes = maxBytes > 0 ? maxBytes : nil
         output.autoquality = autoquality.map { $0.resolved(over: encoder.autoquality) } ?? encoder.autoquality
-        output.skipProcessing = skipProcessing
+        output.skipProcessing = skipProcessing ?? encoder.skipProcessing
         output.stripMetadata = stripMetadata
         output.keepCopyright = keepCopyright
         output.stripColourProfile = stripColourProfile

@@ -62,7 +62,8 @@ public struct ImageURLOptions: Sendable, Hashable {
     /// imgproxy Pro's `aq`, over the server's autoquality.
     public var autoquality: AutoqualityOverride?
     /// Source formats answered unprocessed (`skp`).
-    public var skipProcessing: Set<ImageFormat> = []
+    /// nil: the server's (``EncoderDefaults/skipProcessing``).
+    public var skipProcessing: Set<ImageFormat>?
     /// Drop EXIF, XMP and IPTC (`sm`), but the EXIF copyright (`kcr`); turn
     /// other ICC profiles into sRGB and drop them (`scp`). All on by
     /// default, as imgproxy's.
