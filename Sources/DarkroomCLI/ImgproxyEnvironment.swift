@@ -16,7 +16,7 @@ struct ImgproxyEnvironment {
     /// Variables whose value Darkroom already has, honoured when set to it.
     static let alwaysOn: [String: Bool] = [
         "USE_ETAG": true, "STRIP_METADATA": true, "KEEP_COPYRIGHT": true, "STRIP_COLOR_PROFILE": true,
-        "AUTO_ROTATE": true,
+        "AUTO_ROTATE": true, "S3_ENDPOINT_USE_PATH_STYLE": true,
     ]
 
     /// Whether loopback sources are allowed, which Darkroom's one switch

@@ -299,6 +299,13 @@ extension ServeCommand {
             }
             c.allowOrigin = origin
         }
+        if let name = serverName ?? env("SERVER_NAME") {
+            // A header's value: visible ASCII and spaces, as a product name is.
+            guard (1...256).contains(name.utf8.count), name.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
+                throw ValidationError("--server-name: 1 to 256 printable ASCII characters")
+            }
+            c.serverName = name
+        }
         if let text = pathPrefix ?? env("PATH_PREFIX") {
             do {
                 c.imagePaths = try ImagePaths(prefix: text)

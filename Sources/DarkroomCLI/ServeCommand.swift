@@ -84,6 +84,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: .setting("user-agent")) var userAgent: String?
     @Option(help: .setting("max-redirects")) var maxRedirects: Int?
     @Option(help: .setting("allow-origin")) var allowOrigin: String?
+    @Option(help: .setting("server-name")) var serverName: String?
     @Option(help: .setting("path-prefix")) var pathPrefix: String?
     @Option(help: .setting("metrics-bind")) var metricsBind: String?
     @Option(help: .setting("result-cache")) var resultCache: String?

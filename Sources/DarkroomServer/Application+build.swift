@@ -81,7 +81,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
                          parsedURLs: images.parsedURLs, connectionLimits: connectionLimits, recorder: recorder).addMetrics(to: metricsRouter)
         services.append(Application(
             router: metricsRouter,
-            configuration: .init(address: .hostname(address.host, port: address.port), serverName: FrontFields.serverName),
+            configuration: .init(address: .hostname(address.host, port: address.port), serverName: configuration.serverName),
             onServerRunning: { channel in
                 logger.notice("darkroom serves /metrics", metadata: ["address": "\(channel.localAddress?.description ?? "?")"])
                 await onMetricsRunning(channel.localAddress?.port ?? address.port)
@@ -92,7 +92,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         router: router,
         server: .darkroom(images: routerOnly ? nil : images, fields: images.fields, recorder: recorder, configuration: .init(additionalChannelHandlers: [DisconnectHandler()]),
                           timeouts: configuration.connectionTimeouts, limits: connectionLimits),
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: FrontFields.serverName),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: configuration.serverName),
         services: services,
         onServerRunning: { channel in
             logger.notice("darkroom is serving", metadata: ["address": "\(channel.localAddress?.description ?? "?")"])

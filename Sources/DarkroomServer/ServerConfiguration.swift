@@ -209,6 +209,8 @@ public struct ServerConfiguration: Sendable {
     /// the browser's OPTIONS preflight), as imgproxy's `IMGPROXY_ALLOW_ORIGIN`;
     /// nil: no CORS headers.
     public var allowOrigin: String?
+    /// Every answer's `Server` field (imgproxy's `IMGPROXY_SERVER_NAME`).
+    public var serverName = "darkroom"
     /// Where image URLs are served besides `/img/`: at the root (imgproxy's
     /// default), or under a path prefix.
     public var imagePaths = ImagePaths.root

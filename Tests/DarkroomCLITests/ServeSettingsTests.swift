@@ -49,6 +49,9 @@ import TestSupport
         #expect(merged["DARKROOM_S3_REGION"] == "eu-west-9" && merged["DARKROOM_AUTO_AVIF"] == "false")
         let configuration = try ServeCommand.parse([]).serverConfiguration(environment: environment)
         #expect(configuration.filtrationConcurrency == 3 && configuration.cacheMaxAge == 77)
+        let named = try ServeCommand.parse([]).serverConfiguration(environment: ["IMGPROXY_SERVER_NAME": "images"])
+        #expect(named.serverName == "images")
+        #expect(throws: (any Error).self) { try ServeCommand.parse(["--server-name", "a\u{7}b"]).serverConfiguration(environment: [:]) }
         #expect(ImgproxyEnvironment(environment).unhonoured.isEmpty)
     }
 

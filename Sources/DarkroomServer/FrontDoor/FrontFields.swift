@@ -11,13 +11,14 @@ import NIOHTTP1
 /// loop (``CachedImageHandler``) and a request the front door refuses
 /// itself (``RequestPartsWatcher``).
 struct FrontFields: Sendable {
-    static let serverName = "darkroom"
-
+    /// `Server`'s value (`--server-name`).
+    let serverName: String
     /// Made once; empty without `--allow-origin`.
     let cors: [(String, String)]
     let dates = HTTPDate()
 
-    init(allowOrigin: String?) {
+    init(allowOrigin: String?, serverName: String) {
+        self.serverName = serverName
         cors = allowOrigin.map { [("Access-Control-Allow-Origin", $0), ("Access-Control-Allow-Methods", "GET, OPTIONS")] } ?? []
     }
 
@@ -25,7 +26,7 @@ struct FrontFields: Sendable {
     /// CORS fields on an image URL's. A URL's kept hit head (``HitHead``)
     /// holds them, so that a hit adds only ``addPerAnswer(to:requestID:)``'s.
     func addLasting(to headers: inout HTTPHeaders, image: Bool) {
-        headers.add(name: "Server", value: Self.serverName)
+        headers.add(name: "Server", value: serverName)
         if image { for (name, value) in cors { headers.add(name: name, value: value) } }
     }
 

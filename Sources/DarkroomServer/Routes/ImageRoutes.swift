@@ -29,7 +29,7 @@ struct ImageRoutes: Sendable {
         self.connections = connections
         parsedURLs = ParsedURLCache()
         cacheControl = "public, max-age=\(configuration.cacheMaxAge)"
-        fields = FrontFields(allowOrigin: configuration.allowOrigin)
+        fields = FrontFields(allowOrigin: configuration.allowOrigin, serverName: configuration.serverName)
         fallback = configuration.fallbackImage.map { data in
             .data(data, key: "fallback:" + SHA256.hash(data: data).prefix(12).map { String(format: "%02x", $0) }.joined())
         }
