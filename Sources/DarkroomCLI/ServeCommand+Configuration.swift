@@ -362,6 +362,9 @@ extension ServeCommand {
         if let text = env("ALLOWED_PROCESSING_OPTIONS") {
             c.allowedOptions = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         }
+        if let text = env("ALLOWED_INFO_OPTIONS") {
+            c.allowedInfoOptions = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        }
         if let base = baseURL ?? env("BASE_URL") { c.sourceRules.baseURL = base }
         if let rules = urlReplacements ?? env("URL_REPLACEMENTS") {
             do {

@@ -167,6 +167,7 @@ enum ServeSettings {
         ServeSetting(nil, "The watermark image itself, base64-encoded, checked to be an image at start.", "DARKROOM_WATERMARK_DATA", imgproxy: ["WATERMARK_DATA"]),
         ServeSetting(nil, "The fallback image itself, base64-encoded, checked to be an image at start.", "DARKROOM_FALLBACK_IMAGE_DATA", imgproxy: ["FALLBACK_IMAGE_DATA"]),
         ServeSetting(nil, "The only URL options allowed, comma-separated (presets may name any).", "DARKROOM_ALLOWED_PROCESSING_OPTIONS", imgproxy: ["ALLOWED_PROCESSING_OPTIONS"]),
+        ServeSetting(nil, "The only info options /info URLs may name, comma-separated (presets may name any).", "DARKROOM_ALLOWED_INFO_OPTIONS", imgproxy: ["ALLOWED_INFO_OPTIONS"]),
         ServeSetting(nil, "The last segment of a base64 or encrypted source is a file name for the page's sake, not part of the source (true or false).", "DARKROOM_BASE64_URL_INCLUDES_FILENAME", imgproxy: ["BASE64_URL_INCLUDES_FILENAME"]),
         ServeSetting(nil, "The S3 store's region, where set apart from the credentials' AWS_REGION.", "DARKROOM_S3_REGION", imgproxy: ["S3_REGION"]),
         ServeSetting(nil, "Answer URLs that name no format in WebP, AVIF or JPEG XL where the client's Accept names it (true or false; unset: AVIF and WebP).", "DARKROOM_AUTO_WEBP, DARKROOM_AUTO_AVIF, DARKROOM_AUTO_JXL", imgproxy: ["AUTO_WEBP", "AUTO_AVIF", "AUTO_JXL"]),

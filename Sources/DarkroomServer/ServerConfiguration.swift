@@ -176,6 +176,9 @@ public struct ServerConfiguration: Sendable {
     /// When set, the only options URLs may name (presets may name any), as
     /// `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`.
     public var allowedOptions: Set<String>?
+    /// When set, the only info options `/info` URLs may name, as
+    /// `IMGPROXY_ALLOWED_INFO_OPTIONS`.
+    public var allowedInfoOptions: Set<String>?
     /// How sources are rewritten (imgproxy's URL replacements, base URL,
     /// base64 file names).
     public var sourceRules = SourceRules()

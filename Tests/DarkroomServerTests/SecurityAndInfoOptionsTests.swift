@@ -94,4 +94,18 @@ import TestSupport
             #expect(refused.status == .unprocessableContent && String(buffer: refused.body).contains("a frame"), "\(String(buffer: refused.body))")
         }
     }
+
+    /// imgproxy's IMGPROXY_ALLOWED_INFO_OPTIONS: other info options refused
+    /// in the URL, presets still free to name them.
+    @Test func onlyTheAllowedInfoOptions() async throws {
+        try await withRouter({ $0.localRoot = Fixtures.folder; $0.allowedInfoOptions = ["avg", "cb"]; $0.infoPresets = ["colours": "p:8"] }) { client in
+            #expect(try await client.execute(uri: "/info/_/avg:1/cb:2/plain/local:///landscape.jpg", method: .get).status == .ok)
+            for option in ["p:8", "vts:1", "size:0"] {
+                let refused = try await client.execute(uri: "/info/_/\(option)/plain/local:///landscape.jpg", method: .get)
+                #expect(refused.status == .notFound && String(buffer: refused.body).contains("not allowed"), "\(option)")
+            }
+            let preset = try await client.execute(uri: "/info/_/pr:colours/plain/local:///landscape.jpg", method: .get)
+            #expect(preset.status == .ok && String(buffer: preset.body).contains("palette"), "\(String(buffer: preset.body))")
+        }
+    }
 }

@@ -216,6 +216,9 @@ public struct ImageURLOptions: Sendable, Hashable {
         /// When set, the only options a URL may name (presets may name any),
         /// as `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`.
         public var allowedOptions: Set<String>?
+        /// When set, the only info options an `/info` URL may name (presets
+        /// may name any), as `IMGPROXY_ALLOWED_INFO_OPTIONS`.
+        public var allowedInfoOptions: Set<String>?
         /// The request's client hints, where the server reads them: the
         /// URL's `dpr` and width before any option sets its own.
         public var clientHints: ClientHints?

@@ -64,6 +64,11 @@ public struct InfoURL: Sendable {
             }
             return
         }
+        // Presets may name any; the URL only the allowed ones (those read
+        // by the image options' parser too: cb, vts, msr and the like).
+        if using.isEmpty, let allowed = context.allowedInfoOptions, !allowed.contains(name) {
+            throw .init("info option '\(name)' is not allowed here")
+        }
         guard let rule = Self.rules[name] else {
             imageSegments.append(segment)
             return

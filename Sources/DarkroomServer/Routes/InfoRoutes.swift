@@ -64,6 +64,7 @@ struct InfoRoutes: Sendable {
         var context = ImageURLOptions.Context(presets: configuration.infoPresets ?? configuration.presets,
                                               allowsSecurityOptions: configuration.allowSecurityOptions)
         context.allowsBypassCache = configuration.allowBypassCache
+        context.allowedInfoOptions = configuration.allowedInfoOptions
         do {
             return try InfoURL(path: path, context: context, sources: configuration.sourceRules)
         } catch {
