@@ -161,7 +161,16 @@ static int decode_at(AVFormatContext *format, AVCodecContext *decoder, AVStream 
     // before it) and starts the decoder afresh; the first at the start
     // needs neither.
     if (!fresh) avcodec_flush_buffers(decoder);
-    if (target > 0 || !fresh) av_seek_frame(format, index, target_ts, AVSEEK_FLAG_BACKWARD);
+    if (target > 0 || !fresh) {
+        // A seek that fails (a file without an index) leaves the demuxer
+        // where it was: for a later frame that may be past its time or at
+        // the end. Then from the start, decoding forward to the time.
+        if (av_seek_frame(format, index, target_ts, AVSEEK_FLAG_BACKWARD) < 0 &&
+            avformat_seek_file(format, index, INT64_MIN, target_ts, target_ts, 0) < 0 && !fresh &&
+            avformat_seek_file(format, -1, INT64_MIN, 0, 0, AVSEEK_FLAG_BYTE) < 0) {
+            return fail(error, error_size, DARKROOM_VIDEO_UNREADABLE, "the video could not be read again from an earlier frame", 0);
+        }
+    }
     int have = 0, draining = 0, code = 0;
     av_frame_unref(kept);
     while (1) {

@@ -288,7 +288,10 @@ extension ServeCommand {
         }
         if let redirects = try number(maxRedirects, "max-redirects") { c.maxRedirects = redirects }
         if let code = try number(fallbackImageHttpCode, "fallback-image-http-code") {
-            guard code == 0 || code >= 100 else { throw ValidationError("--fallback-image-http-code \(code): expected 0 or an HTTP status, 100 to 599") }
+            // An image goes with it: no informational status, none that has no body.
+            guard code == 0 || ((200...599).contains(code) && code != 204 && code != 304) else {
+                throw ValidationError("--fallback-image-http-code \(code): expected 0 or a status that carries a body, 200 to 599 but 204 and 304")
+            }
             c.fallbackImageStatus = code
         }
         c.fallbackImageTTL = try number(fallbackImageTtl, "fallback-image-ttl")

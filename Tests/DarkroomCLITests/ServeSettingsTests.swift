@@ -79,5 +79,10 @@ import TestSupport
         let imgproxy = try ServeCommand.parse([]).serverConfiguration(environment: ["IMGPROXY_SKIP_PROCESSING_FORMATS": "gif", "IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION": "2"])
         #expect(imgproxy.encoder.skipProcessing == [.gif] && imgproxy.limits.maxAnimationFramePixels == 2_000_000)
         #expect(throws: (any Error).self) { try ServeCommand.parse(["--skip-processing-formats", "pdf"]).serverConfiguration(environment: [:]) }
+        // A fallback's status carries its image: none without a body.
+        for code in ["100", "204", "304", "600"] {
+            #expect(throws: (any Error).self, "\(code)") { try ServeCommand.parse(["--fallback-image-http-code", code]).serverConfiguration(environment: [:]) }
+        }
+        #expect(try ServeCommand.parse(["--fallback-image-http-code", "0"]).serverConfiguration(environment: [:]).fallbackImageStatus == 0)
     }
 }

@@ -248,6 +248,10 @@ import TestSupport
                 let missing = try await client.execute(uri: "/img/_/rs:fill:50:30/plain/local:///photos/Nothing.jpg@png", method: .get)
                 #expect(Int(missing.status.code) == code && missing.headers[.cacheControl] == "public, max-age=60", "\(missing.status)")
                 #expect(try RawPixels.decode(Array(buffer: missing.body), loader: .png).width == 50, "the fallback image, whatever the status")
+                // Never kept past the URL's own expiry.
+                let expiring = try await client.execute(uri: "/img/_/exp:\(Int(Date().timeIntervalSince1970) + 30)/rs:fill:50:30/plain/local:///photos/Nothing.jpg@png", method: .get)
+                let age = expiring.headers[.cacheControl].flatMap { Int($0.split(separator: "=").last ?? "") }
+                #expect(age.map { $0 <= 30 } == true, "\(expiring.headers[.cacheControl] ?? "")")
             }
         }
     }

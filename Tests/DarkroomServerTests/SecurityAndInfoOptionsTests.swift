@@ -64,9 +64,12 @@ import TestSupport
             let small = try await server.get("/info/_/msfs:100/plain/\(source)")
             #expect((400...499).contains(Int(small.status.code)), "\(small.status)")
         }
-        try await RoutedServer.withOrigin(serving: Fixtures.folder) { server, origin in
+        try await RoutedServer.withOrigin(serving: Fixtures.folder, { $0.infoPresets = ["fresh": "bc:1"] }) { server, origin in
             let refused = try await server.get("/info/_/bc:1/plain/\(origin.url("/landscape.jpg").absoluteString)")
             #expect(refused.status == .notFound && String(decoding: refused.body, as: UTF8.self).contains("bypasses the cache"))
+            // An operator's info preset may bypass where a URL may not.
+            let preset = try await server.get("/info/_/pr:fresh/plain/\(origin.url("/landscape.jpg").absoluteString)")
+            #expect(preset.status == .ok, "\(String(decoding: preset.body, as: UTF8.self))")
         }
     }
 
@@ -96,9 +99,10 @@ import TestSupport
     }
 
     /// imgproxy's IMGPROXY_ALLOWED_INFO_OPTIONS: other info options refused
-    /// in the URL, presets still free to name them.
+    /// in the URL (pr too, unless listed, as for image URLs), presets still
+    /// free to name them.
     @Test func onlyTheAllowedInfoOptions() async throws {
-        try await withRouter({ $0.localRoot = Fixtures.folder; $0.allowedInfoOptions = ["avg", "cb"]; $0.infoPresets = ["colours": "p:8"] }) { client in
+        try await withRouter({ $0.localRoot = Fixtures.folder; $0.allowedInfoOptions = ["avg", "cb", "pr"]; $0.infoPresets = ["colours": "p:8"] }) { client in
             #expect(try await client.execute(uri: "/info/_/avg:1/cb:2/plain/local:///landscape.jpg", method: .get).status == .ok)
             for option in ["p:8", "vts:1", "size:0"] {
                 let refused = try await client.execute(uri: "/info/_/\(option)/plain/local:///landscape.jpg", method: .get)

@@ -22,11 +22,13 @@ public struct InfoURL: Sendable {
         let parts = try ImageURL.Parts(path: path, onlyPresets: false, sources: sources)
         source = parts.source
         sourceIsEncrypted = parts.sourceIsEncrypted
-        var imageSegments: [String] = []
+        // Each image option with the presets it came from, so that an
+        // operator's info preset may name what a URL may not (bc, msr).
+        var imageSegments: [ImageURLOptions.Segment] = []
         for segment in parts.optionSegments {
             try read(segment, context: context, presets: [], imageSegments: &imageSegments)
         }
-        imageOptions = try ImageURLOptions(segments: imageSegments, context: context)
+        imageOptions = try ImageURLOptions(pipeline: imageSegments, context: context, first: true)
         // Image options that choose what is described: a video's frame.
         (info.videoSecond, info.videoKeyframes) = (imageOptions.videoSecond, imageOptions.videoKeyframes)
         if let problem = info.problem { throw .init(problem) }
@@ -49,9 +51,15 @@ public struct InfoURL: Sendable {
     }
 
     private mutating func read(_ segment: String, context: ImageURLOptions.Context, presets using: [String],
-                               imageSegments: inout [String]) throws(ImageURLError) {
+                               imageSegments: inout [ImageURLOptions.Segment]) throws(ImageURLError) {
         let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         let name = parts[0]
+        // Presets may name any; the URL only the allowed ones (those read
+        // by the image options' parser too: cb, vts, msr and the like, and
+        // pr, as image URLs hold it).
+        if using.isEmpty, let allowed = context.allowedInfoOptions, !allowed.contains(name) {
+            throw .init("info option '\(name)' is not allowed here")
+        }
         if name == "pr" || name == "preset" {
             // Presets may hold info options and image options alike.
             guard parts.count > 1, parts.count <= 17 else { throw .init("option '\(name)' takes 1 to 16 preset names") }
@@ -64,13 +72,8 @@ public struct InfoURL: Sendable {
             }
             return
         }
-        // Presets may name any; the URL only the allowed ones (those read
-        // by the image options' parser too: cb, vts, msr and the like).
-        if using.isEmpty, let allowed = context.allowedInfoOptions, !allowed.contains(name) {
-            throw .init("info option '\(name)' is not allowed here")
-        }
         guard let rule = Self.rules[name] else {
-            imageSegments.append(segment)
+            imageSegments.append(ImageURLOptions.Segment(text: segment, presets: using))
             return
         }
         var arguments = ImageURLOptions.Arguments(name: name, values: Array(parts.dropFirst()))

@@ -202,9 +202,16 @@ struct ImageRoutes: Sendable {
             try await pipeline.image(for: substitute)
         }) else { return nil }
         let headers = parsed.headers(for: response.image.format) + [(Self.sourceStatus, String(shown.httpStatus.code))]
-        // As imgproxy: the fallback's own lifetime, else the images'.
+        // As imgproxy: the fallback's own lifetime, else the images', never
+        // past the URL's expiry, and one client's alone where its fields
+        // went to the source.
         let age = configuration.fallbackImageTTL.flatMap { $0 > 0 ? $0 : nil } ?? configuration.cacheMaxAge
-        var fallbackAnswer = answer(response, request: request, cacheControl: "public, max-age=\(age)", headers: headers)
+        var control = "public, max-age=\(age)"
+        if let expires = parsed.expires {
+            control = "public, max-age=\(min(age, max(0, Int(expires.timeIntervalSinceNow.rounded(.down)))))"
+        }
+        if case .urlWithHeaders = parsed.request.source { control = Self.privateCacheControl(control) }
+        var fallbackAnswer = answer(response, request: request, cacheControl: control, headers: headers)
         // Its status: imgproxy's 200 by default, 0 for the source's own; a
         // 304 (the client has it) stays one.
         if fallbackAnswer.status == .ok {

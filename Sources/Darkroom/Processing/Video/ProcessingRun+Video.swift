@@ -80,11 +80,19 @@ extension ProcessingRun {
         }
         let seconds = max(1, Int(limits.maxProcessingTime.components.seconds))
         let keyframes = options.videoKeyframes ?? video.keyframes
+        // The layout as the child reads it; one that cannot be written is refused, never dropped.
+        let layout: String?
+        if let sprite {
+            guard let json = try? JSONEncoder().encode(sprite) else { throw .invalidOption("the video's frame layout cannot be handed to its child") }
+            layout = String(decoding: json, as: UTF8.self)
+        } else {
+            layout = nil
+        }
         var drawable = limits.maxSourcePixels
         let (status, output) = try childDrawing(video.command, arguments: { memory, pixels in
             drawable = pixels
             return VideoFrameDrawing.arguments(second: second, keyframes: keyframes, maxPixels: pixels,
-                                               maxMemory: memory, maxSeconds: seconds, probeBytes: video.probeBytes, meta: meta, sprite: sprite)
+                                               maxMemory: memory, maxSeconds: seconds, probeBytes: video.probeBytes, meta: meta, sprite: layout)
         }, maxMemory: video.maxMemory,
                                                 what: meta ? "the video's description" : sprite == nil ? "the video frame" : "the video's frames", drawing: !meta)
         let reason = String(decoding: output.prefix(500), as: UTF8.self)

@@ -67,12 +67,12 @@ package enum VideoFrameDrawing {
 
     /// The child's arguments after ``VideoThumbnails/command``; with
     /// `meta`, it describes the streams (JSON) instead of decoding a frame.
-    /// With `sprite`, it lays out many frames (``VideoSprite``, as JSON).
+    /// With `sprite`, it lays out many frames (a ``VideoSprite`` as JSON).
     package static func arguments(second: Double, keyframes: Bool, maxPixels: Int, maxMemory: Int, maxSeconds: Int, probeBytes: Int,
-                                 meta: Bool = false, sprite: VideoSprite? = nil) -> [String] {
+                                 meta: Bool = false, sprite: String? = nil) -> [String] {
         ["--second", "\(second)", "--max-pixels", "\(maxPixels)", "--max-memory", "\(maxMemory)", "--max-seconds", "\(maxSeconds)",
          "--probe-bytes", "\(probeBytes)"] + (keyframes ? ["--keyframes"] : []) + (meta ? ["--meta"] : [])
-            + (sprite.flatMap { try? JSONEncoder().encode($0) }.map { ["--sprite=" + String(decoding: $0, as: UTF8.self)] } ?? [])
+            + (sprite.map { ["--sprite=" + $0] } ?? [])
     }
 }
 
