@@ -32,6 +32,10 @@ public struct ServingProcess: Sendable {
             guard process.isRunning else { break }
             try await Task.sleep(for: .milliseconds(20))
         }
+        // Once more past the deadline: a poller kept from running (its
+        // executor busy with a neighbour's blocking work) must not fail a
+        // server that listened in time.
+        if let port = servingPort(in: log) { return ServingProcess(process: process, port: port, log: log) }
         let stillRunning = process.isRunning
         await DarkroomProcess.stop(process)
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
