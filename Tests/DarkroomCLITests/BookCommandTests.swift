@@ -29,14 +29,30 @@ import TestSupport
                                               "--cache-dir", cache],
                                              log: folder.appendingPathComponent("log.txt"))
         // Interrupted once it is writing: the book's temporary file is there.
+        // The watch runs on a thread of its own and sends the signal itself:
+        // a poll on the test process's shared threads can be held up for
+        // seconds by a neighbour's work, long enough for the book to finish.
         func partial() -> [String] {
             ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0 != "log.txt" && $0 != "cache" }
         }
-        let writing = await eventuallyAsync(300) { !partial().isEmpty }
+        let pid = book.processIdentifier
+        let folderPath = folder.path
+        let writing = try await onOwnThread { () -> Bool in
+            let deadline = ContinuousClock.now + .seconds(300)
+            while ContinuousClock.now < deadline {
+                let names = ((try? FileManager.default.contentsOfDirectory(atPath: folderPath)) ?? []).filter { $0.hasSuffix(".tmp") }
+                if !names.isEmpty {
+                    kill(pid, SIGINT)
+                    return true
+                }
+                usleep(2_000)
+            }
+            return false
+        }
         #expect(writing, "the book was being written when interrupted")
         let status = await DarkroomProcess.stop(book, signal: SIGINT, seconds: 120)
         #expect(status == 1, "Ctrl-C cancels")
-        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0 != "log.txt" && $0 != "cache" }
+        let left = partial()
         #expect(left.isEmpty, "no partial file: \(left)")
         let log = try String(contentsOf: folder.appendingPathComponent("log.txt"), encoding: .utf8)
         #expect(log.contains("cancelled"), "\(log)")

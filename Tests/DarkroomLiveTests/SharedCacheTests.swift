@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import DarkroomServer
 @testable import Darkroom
 import Foundation
+import Synchronization
 import NIOCore
 import Testing
 import ServerTestSupport
@@ -91,9 +92,21 @@ struct SharedCacheTests {
             try JSONDecoder().decode([String: String].self, from: try await get("/health").body)
         }
 
+        private let stopped = Atomic<Bool>(false)
+
         func stop() async {
+            guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
             await DarkroomProcess.stop(process)
             try? await client.shutdown()
+        }
+
+        /// A replica dropped without ``stop()`` (a test that threw halfway)
+        /// still shuts its client down: one dropped while running traps
+        /// the test process. (Its process dies with the test process.)
+        deinit {
+            guard !stopped.load(ordering: .acquiring) else { return }
+            client.shutdown { _ in }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
     }
 

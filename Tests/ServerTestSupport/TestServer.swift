@@ -7,6 +7,7 @@ public import Logging
 public import NIOCore
 public import NIOHTTP1
 import ServiceLifecycle
+import Synchronization
 public import TestSupport
 
 /// A real Darkroom server on a loopback port, and an HTTP client for it.
@@ -20,6 +21,29 @@ public struct TestServer: Sendable {
     public var metricsPort: Int?
     private let running: Task<Void, any Error>
     private let group: ServiceGroup
+    /// Ends the client and the server when the last copy of this value is
+    /// dropped without ``stop()`` (a test that threw halfway): a client
+    /// dropped while running traps the whole test process.
+    private let keeper: Keeper
+
+    private final class Keeper: Sendable {
+        let client: HTTPClient
+        let group: ServiceGroup
+        let stopped = Atomic<Bool>(false)
+        init(client: HTTPClient, group: ServiceGroup) { (self.client, self.group) = (client, group) }
+        deinit {
+            guard !stopped.load(ordering: .acquiring) else { return }
+            // The callback form keeps the client alive until it has shut down.
+            client.shutdown { _ in }
+            let group = self.group
+            Task { await group.triggerGracefulShutdown() }
+        }
+    }
+
+    private init(base: String, cacheFolder: URL, client: HTTPClient, running: Task<Void, any Error>, group: ServiceGroup) {
+        (self.base, self.cacheFolder, self.client, self.running, self.group) = (base, cacheFolder, client, running, group)
+        keeper = Keeper(client: client, group: group)
+    }
 
     /// Starts a server with `configure` applied to a test configuration
     /// (port 0: the one the system picks; a fresh cache folder; no
@@ -120,14 +144,17 @@ public struct TestServer: Sendable {
     /// Polls the status until `condition` holds, for up to `seconds`.
     public func statusBecomes(_ seconds: Double = 120, _ condition: (GalleryStatus) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if let status = try? await status(), condition(status) { return true }
-            try? await Task.sleep(for: .milliseconds(20))
+        return await polling {
+            while ContinuousClock.now < deadline {
+                if let status = try? await status(), condition(status) { return true }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return false
         }
-        return false
     }
 
     public func stop() async {
+        guard !keeper.stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         try? await client.shutdown()
         // Gracefully, as a real server stops: cancelling the group's task
         // tore connections down mid-write, which NIO traps on.

@@ -97,8 +97,10 @@ public enum DarkroomProcess {
         guard process.isRunning else { return process.terminationStatus }
         kill(process.processIdentifier, signal)
         let deadline = ContinuousClock.now + .seconds(seconds)
-        while process.isRunning, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(50))
+        await polling {
+            while process.isRunning, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(50))
+            }
         }
         guard !process.isRunning else {
             kill(process.processIdentifier, SIGKILL)

@@ -27,14 +27,18 @@ public struct ServingProcess: Sendable {
     /// Waits until `process` (a `darkroom serve` writing to `log`) listens.
     public static func listening(_ process: Process, log: URL, seconds: Double = 120) async throws -> ServingProcess {
         let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if let port = servingPort(in: log) { return ServingProcess(process: process, port: port, log: log) }
-            guard process.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(20))
+        let found = try await polling { () async throws -> ServingProcess? in
+            while ContinuousClock.now < deadline {
+                if let port = servingPort(in: log) { return ServingProcess(process: process, port: port, log: log) }
+                guard process.isRunning else { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            return nil
         }
-        // Once more past the deadline: a poller kept from running (its
-        // executor busy with a neighbour's blocking work) must not fail a
-        // server that listened in time.
+        if let found { return found }
+        // Once more past the deadline: a poller kept from running (the
+        // machine's cores busy with other work) must not fail a server
+        // that listened in time.
         if let port = servingPort(in: log) { return ServingProcess(process: process, port: port, log: log) }
         let stillRunning = process.isRunning
         await DarkroomProcess.stop(process)

@@ -34,24 +34,38 @@ public final class Log: Sendable {
     public var all: [String] { entries.withLock { $0 } }
 }
 
+/// Runs a poll on the cooperative pool, whatever executor the test
+/// prefers. A test of a suite marked ``Trait/offCooperativePool`` runs on
+/// a few threads that the suite's blocking work shares: a poll's next turn
+/// queued there behind minutes of a neighbour's decoding, and saw the
+/// minutes as the product's (a server that listened at once "did not
+/// listen within 120 s"). A poll's turns are short; the pool suits them.
+public func polling<T>(_ body: () async throws -> T) async rethrows -> T {
+    try await withTaskExecutorPreference(globalConcurrentExecutor, operation: body)
+}
+
 /// Polls until `condition` holds, for up to `seconds`: generous, since
 /// only a failing test waits it out, and a loaded machine is slow.
 public func eventually(_ seconds: Double = 60, _ condition: () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
+    await polling {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return condition()
     }
-    return condition()
 }
 
 
 /// Polls until the async `condition` holds, for up to `seconds`.
 public func eventuallyAsync(_ seconds: Double = 60, _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
+    await polling {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return await condition()
     }
-    return await condition()
 }

@@ -56,6 +56,11 @@ import TestSupport
         policy.resolvedHosts = ["photos.rebind.test": IPAddress("127.0.0.1")!, "other.rebind.test": IPAddress("127.0.0.1")!]
         configuration.policy = policy
         configuration.retries = 0
+        // Not a test of timeouts: a handshake with an origin in this busy
+        // process may take seconds.
+        configuration.connectTimeout = .seconds(60)
+        configuration.readTimeout = .seconds(60)
+        configuration.totalTimeout = .seconds(120)
         configuration.trustedCertificateFiles = [certificate.certificate.path]
         let loader = DataLoader(configuration: configuration)
         var untrustingConfiguration = configuration
@@ -63,8 +68,11 @@ import TestSupport
         let untrusting = DataLoader(configuration: untrustingConfiguration)
 
         let url = URL(string: "https://photos.rebind.test:\(origin.port)/photos/Aqua.jpg")!
-        let first = try? await loader.load(DataRequest(url: url)) { _, _ in }
-        let second = try? await loader.load(DataRequest(url: url)) { _, _ in }
+        func load() async -> Result<DataResponse, any Error> {
+            do { return .success(try await loader.load(DataRequest(url: url)) { _, _ in }) } catch { return .failure(error) }
+        }
+        let first = await load()
+        let second = await load()
         // The certificate is checked: not trusted, or not for this name.
         let untrusted = await failure(untrusting, url)
         let wrongName = await failure(loader, URL(string: "https://other.rebind.test:\(origin.port)/photos/Aqua.jpg")!)
@@ -73,8 +81,8 @@ import TestSupport
         await origin.stop()
 
         for response in [first, second] {
-            guard case .fetched(let source)? = response else {
-                Issue.record("no body: \(String(describing: response))")
+            guard case .success(.fetched(let source)) = response else {
+                Issue.record("no body: \(response)")
                 continue
             }
             #expect(source.data == (try Corpus.data("Aqua.jpg")))
