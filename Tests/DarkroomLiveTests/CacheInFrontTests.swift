@@ -30,6 +30,15 @@ import TestSupport
         String(((try? String(contentsOf: file, encoding: .utf8)) ?? "(no log)").suffix(1500))
     }
 
+    /// docs/deploy.md shows the configuration this test runs, not an older one.
+    @Test func theGuideShowsTheFileThatRuns() throws {
+        let file = try String(contentsOf: Corpus.packageRoot.appendingPathComponent("docs/nginx.conf"), encoding: .utf8)
+        let guide = try String(contentsOf: Corpus.packageRoot.appendingPathComponent("docs/deploy.md"), encoding: .utf8)
+        let body = file.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(2).joined(separator: "\n")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(guide.contains("```nginx\n\(body)\n```"), "docs/deploy.md's nginx block is not docs/nginx.conf")
+    }
+
     /// Everything the test starts (the origin, the servers, nginx, the
     /// client) is ended on every path: one failure stays this test's.
     @Test func aSecondRequestIsAnNginxHitAndTheServersSawOne() async throws {
@@ -58,8 +67,8 @@ import TestSupport
             let front = try LoopbackPort.free()
             let configuration = try String(contentsOf: Corpus.packageRoot.appendingPathComponent("docs/nginx.conf"), encoding: .utf8)
                 .replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(front);")
-                .replacingOccurrences(of: "server 127.0.0.1:8081;", with: "server 127.0.0.1:\(ports[0]);")
-                .replacingOccurrences(of: "server 127.0.0.1:8082;", with: "server 127.0.0.1:\(ports[1]);")
+                .replacingOccurrences(of: "server 127.0.0.1:8081 ", with: "server 127.0.0.1:\(ports[0]) ")
+                .replacingOccurrences(of: "server 127.0.0.1:8082 ", with: "server 127.0.0.1:\(ports[1]) ")
                 .replacingOccurrences(of: "/var/cache/nginx/darkroom", with: folder.appendingPathComponent("nginx-cache").path)
             // One nginx process (no master and workers): the test process's
             // death ends it (TiedProcess), where a worker would outlive its
