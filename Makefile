@@ -12,7 +12,7 @@ TRAITS ?= --traits Faces,Video
 export PATH := $(PATH):/opt/swift/usr/bin
 OUT ?= darkroom-out
 
-.PHONY: run thumbnails test test-busy property matrix build release bootstrap bench bench-servers bench-mix soak bench-before-after clean fuzz sanitize crash-test consumer-test image image-test docs
+.PHONY: run thumbnails test test-busy property matrix build release bootstrap bench bench-servers bench-mix soak bench-before-after clean fuzz sanitize crash-test consumer-test image image-slim image-test fleet-test kube-test docs
 
 bootstrap:
 	@scripts/bootstrap
@@ -71,10 +71,29 @@ IMAGE ?= localhost/darkroom:latest
 image:
 	scripts/image $(IMAGE)
 
+# The slim image, localhost/darkroom:slim (SLIM_IMAGE=...): no faces or
+# video frames, so no dlib, BLAS, LAPACK or FFmpeg.
+SLIM_IMAGE ?= localhost/darkroom:slim
+image-slim:
+	scripts/image --slim $(SLIM_IMAGE)
+
 # The image run as an operator runs it: health check, gallery, an image
 # from an origin on loopback, /metrics, a non-root user, SIGTERM.
-image-test: image
+image-test: image image-slim
 	scripts/image-test $(IMAGE)
+	scripts/image-test --slim $(SLIM_IMAGE)
+
+# The image as a fleet: three replicas behind nginx (docs/nginx.conf) with
+# the S3 result cache, the realistic mix played through a replica's death,
+# a rolling restart and the store's outage (scripts/fleet-test says what it
+# asserts); then the Kubernetes manifests played by podman (scripts/kube-test).
+# Needs the image, so it is not part of `make test`.
+fleet-test: image bootstrap
+	.venv/bin/python scripts/fleet-test --image $(IMAGE)
+	.venv/bin/python scripts/kube-test --image $(IMAGE)
+
+kube-test: image bootstrap
+	.venv/bin/python scripts/kube-test --image $(IMAGE)
 
 # The library's documentation (DocC), with the photo-table article, as a
 # static site in $(OUT)/docs.
@@ -167,12 +186,16 @@ fuzz: bootstrap
 # UBSan for the C and C++ targets (Swift on Linux has no -sanitize=undefined;
 # its checks are the compiler's own), its handlers in ASan's runtime.
 UBSAN_C = -Xcc -fsanitize=undefined -Xcxx -fsanitize=undefined
+# C and C++ at -O1, as the sanitizers' own guides advise: at -O0, dlib's
+# face search (templates compiled into CFaces) ran a single test for up to
+# 37 minutes under ASan.
+SANITIZE_OPT = -Xcc -O1 -Xcxx -O1
 sanitize: bootstrap
-	$(SWIFT) build $(TRAITS) --build-tests --sanitize=address $(UBSAN_C) --scratch-path .build/asan
+	$(SWIFT) build $(TRAITS) --build-tests --sanitize=address $(UBSAN_C) $(SANITIZE_OPT) --scratch-path .build/asan
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 DARKROOM_SANITIZER=address \
-		scripts/loopback-only $(SWIFT) test $(TRAITS) --skip-build --no-parallel --sanitize=address $(UBSAN_C) --scratch-path .build/asan
-	$(SWIFT) build $(TRAITS) --build-tests --sanitize=thread --scratch-path .build/tsan -Xswiftc -DDARKROOM_TSAN_LOCKS
-	DARKROOM_SANITIZER=thread scripts/loopback-only $(SWIFT) test $(TRAITS) --skip-build --no-parallel --sanitize=thread --scratch-path .build/tsan -Xswiftc -DDARKROOM_TSAN_LOCKS
+		scripts/loopback-only $(SWIFT) test $(TRAITS) --skip-build --no-parallel --sanitize=address $(UBSAN_C) $(SANITIZE_OPT) --scratch-path .build/asan
+	$(SWIFT) build $(TRAITS) --build-tests --sanitize=thread $(SANITIZE_OPT) --scratch-path .build/tsan -Xswiftc -DDARKROOM_TSAN_LOCKS
+	DARKROOM_SANITIZER=thread scripts/loopback-only $(SWIFT) test $(TRAITS) --skip-build --no-parallel --sanitize=thread $(SANITIZE_OPT) --scratch-path .build/tsan -Xswiftc -DDARKROOM_TSAN_LOCKS
 
 # A package that depends on Darkroom through a tagged git URL with `from:`,
 # built in release mode, thumbnails a corpus photo (about 10 minutes).
