@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <stdatomic.h>
 #include "darkroom_sandbox.h"
 
 #include <errno.h>
@@ -92,11 +93,17 @@ pid_t darkroom_spawn_child(const char *path, char *const argv[], char *const env
     return pid;
 }
 
-static volatile sig_atomic_t darkroom_interrupted = 0;
+/* Written by the handler and read by another thread (the command's
+   watcher): an atomic, which is async-signal-safe when lock-free, where a
+   volatile sig_atomic_t is only defined for the interrupted thread itself
+   (the thread sanitizer reported the race). */
+static atomic_int darkroom_interrupted = 0;
 
 static void darkroom_note_interrupt(int signo) {
     (void)signo;
-    darkroom_interrupted = 1;
+    int saved = errno;
+    atomic_store_explicit(&darkroom_interrupted, 1, memory_order_relaxed);
+    errno = saved;
 }
 
 int darkroom_catch_interrupt(void) {
@@ -109,5 +116,5 @@ int darkroom_catch_interrupt(void) {
 }
 
 int darkroom_was_interrupted(void) {
-    return darkroom_interrupted != 0;
+    return atomic_load_explicit(&darkroom_interrupted, memory_order_relaxed) != 0;
 }
