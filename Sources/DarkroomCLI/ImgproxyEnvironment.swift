@@ -24,11 +24,16 @@ struct ImgproxyEnvironment {
     private let allowsLoopback: Bool
     /// What divides Pro's custom header fields (`\;` unless set).
     private let headerSeparator: String
+    /// The buckets `IMGPROXY_USE_S3` opens: imgproxy's allowed list, else any.
+    private let s3Buckets: String
+    private let usesS3: Bool
 
     static func isTrue(_ value: String?) -> Bool { ["1", "true", "yes"].contains(value?.lowercased() ?? "") }
 
     init(_ environment: [String: String]) {
         allowsLoopback = Self.isTrue(environment["IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES"])
+        usesS3 = Self.isTrue(environment["IMGPROXY_USE_S3"])
+        s3Buckets = environment["IMGPROXY_S3_ALLOWED_BUCKETS"].flatMap { $0.isEmpty ? nil : $0 } ?? "*"
         headerSeparator = environment["IMGPROXY_CUSTOM_HEADERS_SEPARATOR"].flatMap { $0.isEmpty ? nil : $0 } ?? "\\;"
         for (name, value) in environment.sorted(by: { $0.key < $1.key }) where name.hasPrefix("IMGPROXY_") && !value.isEmpty {
             let key = String(name.dropFirst("IMGPROXY_".count))
@@ -52,7 +57,13 @@ struct ImgproxyEnvironment {
             if settings[current] == nil { settings[current] = value }
         case "USE_S3":
             // s3:// sources from any bucket the credentials (AWS_*) can read.
-            if Self.isTrue(value) { settings["S3_SOURCES"] = "*" }
+            if Self.isTrue(value) { settings["S3_SOURCES"] = s3Buckets }
+        case "S3_ALLOWED_BUCKETS":
+            // Read with USE_S3, which it narrows.
+            if !usesS3 { return "read only with IMGPROXY_USE_S3" }
+        case "S3_DENIED_BUCKETS":
+            guard usesS3 else { return "read only with IMGPROXY_USE_S3" }
+            settings[key] = value
         case "ALWAYS_RASTERIZE_SVG":
             // Rendering is Darkroom's switch of its own: libvips marks librsvg untrusted.
             settings["ALWAYS_RASTERIZE_SVG"] = value
@@ -103,9 +114,30 @@ struct ImgproxyEnvironment {
                 if Self.isTrue(value) == darkroom { return nil }
                 return darkroom ? "always on in Darkroom" : "not supported"
             }
-            return "not supported"
+            return Self.whyNot(key)
         }
         return nil
+    }
+
+    /// Why a variable is not read, by what it belongs to.
+    static func whyNot(_ key: String) -> String {
+        let groups: [(prefixes: [String], reason: String)] = [
+            (["CACHE_"], "imgproxy Pro's internal cache: Darkroom's caches are --cache-dir and --result-cache s3://BUCKET"),
+            (["OBJECT_DETECTION_", "CLASSIFICATION_", "ML_", "SMART_CROP_FACE_DETECTION"],
+             "no neural network is loaded: objects are faces, found by dlib's face detector"),
+            (["AUTOQUALITY_"], "autoquality by trained networks: Darkroom's autoquality works by size or by DSSIM"),
+            (["S3_ASSUME_ROLE_", "S3_ACCESS_POINTS", "S3_USE_DECRYPTION_CLIENT"],
+             "needs AWS's own services (STS, access points, client-side keys): credentials come from AWS_* or the shared credentials file"),
+            (["WATERMARKS_CACHE_SIZE", "FALLBACK_IMAGES_CACHE_SIZE"],
+             "watermark and fallback images are kept with sources, in the memory and disk caches (--memory-cache-mb, --cache-dir)"),
+            (["USE_GCS", "GCS_", "USE_ABS", "ABS_", "USE_SWIFT", "SWIFT_"],
+             "sources are http(s), local and S3 (any S3-compatible store): Google Cloud Storage, Azure and OpenStack Swift are not read"),
+            (["NEW_RELIC_", "DATADOG_", "CLOUD_WATCH_", "BUGSNAG_", "HONEYBADGER_", "SENTRY_", "AIRBRAKE_", "PROMETHEUS_", "OPEN_TELEMETRY_", "SYSLOG_"],
+             "Darkroom reports by Prometheus /metrics, OpenTelemetry (OTEL_* variables) and its log"),
+            (["LICENSE_"], "Darkroom needs no licence"),
+        ]
+        for group in groups where group.prefixes.contains(where: key.hasPrefix) { return group.reason }
+        return "not supported"
     }
 
     /// The environment with imgproxy's settings under their `DARKROOM_*`

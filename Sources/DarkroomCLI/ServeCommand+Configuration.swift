@@ -331,6 +331,7 @@ extension ServeCommand {
         try readImageSettings(into: &c, environment: environment)
         if let secret = secret ?? env("SECRET") { c.secret = ServerSecret(secret) }
         c.negotiation = try negotiation(env: env, jpegXL: c.limits.jpegXL)
+        try readAnswerSettings(into: &c, env: env)
         if c.sourceRules.encryptionKey != nil, c.signatures.isEmpty {
             // Unsigned, any client could send tokens of its own making and
             // read the key's padding from the answers.

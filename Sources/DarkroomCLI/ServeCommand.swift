@@ -92,6 +92,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: .setting("s3-endpoint")) var s3Endpoint: String?
     @Flag(help: .setting("source-cache")) var sourceCache = false
     @Option(help: .setting("s3-sources")) var s3Sources: String?
+    @Option(help: .setting("s3-denied-buckets")) var s3DeniedBuckets: String?
+    @Option(help: .setting("preferred-formats")) var preferredFormats: String?
+    @Flag(help: .setting("debug-headers")) var debugHeaders = false
+    @Flag(help: .setting("canonical-header")) var canonicalHeader = false
+    @Flag(help: .setting("return-attachment")) var returnAttachment = false
+    @Flag(help: .setting("enforce-thumbnail")) var enforceThumbnail = false
     @Option(help: .setting("preset")) var preset: [String] = []
     @Option(help: .setting("watermark")) var watermark: String?
     @Option(help: .setting("fallback-image")) var fallbackImage: String?

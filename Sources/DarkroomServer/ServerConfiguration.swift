@@ -212,6 +212,23 @@ public struct ServerConfiguration: Sendable {
     /// the browser's OPTIONS preflight), as imgproxy's `IMGPROXY_ALLOW_ORIGIN`;
     /// nil: no CORS headers.
     public var allowOrigin: String?
+    /// With no format in the URL (and none chosen by Accept), imgproxy's
+    /// preferred formats choose the answer's (`IMGPROXY_PREFERRED_FORMATS`,
+    /// see ``OutputOptions/preferredFormats``); nil: Darkroom's own rule.
+    public var preferredFormats: [ImageFormat]?
+    /// imgproxy's debug fields on image answers (`IMGPROXY_ENABLE_DEBUG_HEADERS`):
+    /// the source's length and size and the answer's size.
+    public var debugHeaders = false
+    /// `Link: <source>; rel="canonical"` on answers of http and https
+    /// sources, as imgproxy's `IMGPROXY_SET_CANONICAL_HEADER`; never for an
+    /// encrypted source, which no answer may show.
+    public var canonicalHeader = false
+    /// Answers are attachments unless a URL's `att:0` says otherwise
+    /// (imgproxy's `IMGPROXY_RETURN_ATTACHMENT`).
+    public var returnAttachment = false
+    /// HEIC and AVIF sources are read by their embedded thumbnail unless a
+    /// URL's `eth:0` says otherwise (imgproxy's `IMGPROXY_ENFORCE_THUMBNAIL`).
+    public var enforceThumbnail = false
     /// Every answer's `Server` field (imgproxy's `IMGPROXY_SERVER_NAME`).
     public var serverName = "darkroom"
     /// Where image URLs are served besides `/img/`: at the root (imgproxy's

@@ -13,6 +13,8 @@ public final class S3SourceLoader: DataLoading {
         public var credentials: S3Credentials
         /// The buckets that may be read; `["*"]`: any the credentials can read.
         public var allowedBuckets: Set<String>
+        /// Buckets never read, even under `*` (imgproxy's `IMGPROXY_S3_DENIED_BUCKETS`).
+        public var deniedBuckets: Set<String> = []
         public var timeout: Duration = .seconds(30)
         public var maxObjectBytes = ImageLimits().maxSourceBytes
 
@@ -50,7 +52,8 @@ public final class S3SourceLoader: DataLoading {
         }
         let key = String(request.url.path.drop { $0 == "/" })
         guard !key.isEmpty else { throw DarkroomError(.invalidURL, "\(url) names a bucket but no key") }
-        guard configuration.allowedBuckets.contains("*") || configuration.allowedBuckets.contains(bucket) else {
+        guard !configuration.deniedBuckets.contains(bucket),
+              configuration.allowedBuckets.contains("*") || configuration.allowedBuckets.contains(bucket) else {
             throw DarkroomError(.forbiddenSource, "\(url): the bucket \(bucket) is not among the S3 source buckets allowed")
         }
         let client = try client(for: bucket)

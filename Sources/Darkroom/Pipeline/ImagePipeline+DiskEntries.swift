@@ -28,7 +28,8 @@ extension ImageResponse {
               let sourceWidth = m["sourceWidth"].flatMap(Int.init), let sourceHeight = m["sourceHeight"].flatMap(Int.init)
         else { return nil }
         let image = ProcessedImage(data: entry.data, format: format, width: width, height: height,
-                                   source: .init(format: sourceFormat, width: sourceWidth, height: sourceHeight))
+                                   source: .init(format: sourceFormat, width: sourceWidth, height: sourceHeight,
+                                                 bytes: m["sourceBytes"].flatMap(Int.init)))
         self.init(image: image, cacheType: .disk, sourceETag: entry.etag, sourceLastModified: entry.lastModified, key: key)
         sourceCacheControl = m["cache-control"]
         sourceExpires = m["expires"]
@@ -41,6 +42,7 @@ extension ImageResponse {
             "format": image.format.rawValue, "width": "\(image.width)", "height": "\(image.height)",
             "sourceFormat": image.source.format.rawValue, "sourceWidth": "\(image.source.width)", "sourceHeight": "\(image.source.height)",
         ]
+        entry.metadata["sourceBytes"] = image.source.bytes.map(String.init)
         entry.metadata["cache-control"] = sourceCacheControl
         entry.metadata["expires"] = sourceExpires
         entry.metadata["response-headers"] = PassedHeader.joined(sourceHeaders)

@@ -15,7 +15,8 @@ extension ImageResponse {
               ImageFormat.sniff(object.data) == .image(format)
         else { return nil }
         let image = ProcessedImage(data: object.data, format: format, width: width, height: height,
-                                   source: .init(format: sourceFormat, width: sourceWidth, height: sourceHeight))
+                                   source: .init(format: sourceFormat, width: sourceWidth, height: sourceHeight,
+                                                 bytes: m["source-bytes"].flatMap(Int.init)))
         self.init(image: image, cacheType: .shared, sourceETag: m["source-etag"].flatMap(Self.unwrap),
                   sourceLastModified: m["source-last-modified"].flatMap(Self.unwrap), key: key)
         sourceCacheControl = m["source-cache-control"].flatMap(Self.unwrap)
@@ -30,6 +31,7 @@ extension ImageResponse {
         ]
         // Percent-encoded: metadata travels as header values, which must
         // stay ASCII, and stores trim their spaces.
+        metadata["source-bytes"] = image.source.bytes.map(String.init)
         metadata["source-etag"] = sourceETag.map(Self.wrap)
         metadata["source-last-modified"] = sourceLastModified.map(Self.wrap)
         metadata["source-cache-control"] = sourceCacheControl.map(Self.wrap)

@@ -37,6 +37,10 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
     /// Whether Darkroom reads and writes animations in this format.
     public var animates: Bool { self == .gif || self == .webp }
 
+    /// Whether Darkroom writes this format with an alpha channel (JPEG,
+    /// BMP and HEIC answers are flattened).
+    public var carriesAlpha: Bool { [.png, .webp, .avif, .gif, .tiff, .jxl, .ico].contains(self) }
+
     /// The MIME type, such as "image/jpeg"; imgproxy's names for HEIC
     /// and ICO.
     public var mimeType: String {

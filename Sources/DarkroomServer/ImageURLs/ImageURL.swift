@@ -52,6 +52,11 @@ public struct ImageURL: Sendable, Hashable {
             }
             pipelines = each
         }
+        try options.rewriteURLs(by: sources)
+        if var each = pipelines {
+            for index in each.indices { try each[index].rewriteURLs(by: sources) }
+            pipelines = each
+        }
     }
 
     /// An image URL's parts before its options are read: `/info` URLs

@@ -55,6 +55,8 @@ extension ImageURLOptions {
     /// and the `default` preset, as a URL's options do.
     init(pipeline: [Segment], context: Context, first: Bool) throws(ImageURLError) {
         if first {
+            returnAttachment = context.returnsAttachment
+            enforceThumbnail = context.enforcesThumbnail
             if let hints = context.clientHints {
                 if let dpr = hints.dpr { self.dpr = dpr }
                 if let width = hints.cssWidth { self.width = width }

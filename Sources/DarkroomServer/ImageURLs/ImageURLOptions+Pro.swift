@@ -83,7 +83,7 @@ extension ImageURLOptions.Arguments {
     func encodedSourceURL(_ index: Int) throws(ImageURLError) -> URL? {
         guard let encoded = text(index) else { return nil }
         guard let data = Data(base64URLEncoded: encoded), let text = String(data: data, encoding: .utf8),
-              let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https", "local", "s3"].contains(scheme)
+              let url = URL(string: text), ImageURLOptions.takesScheme(of: url, relative: true)
         else {
             throw .init("option '\(name)': '\(encoded.prefix(40))' is not a base64url-encoded http, https, local or s3 URL")
         }

@@ -211,6 +211,12 @@ public struct ImageURLOptions: Sendable, Hashable {
         public var allowsSecurityOptions = false
         /// `bc` in URLs (`IMGPROXY_ALLOW_BYPASS_CACHE`); otherwise refused.
         public var allowsBypassCache = false
+        /// Answers are attachments where a URL's `att` does not say
+        /// (`IMGPROXY_RETURN_ATTACHMENT`).
+        public var returnsAttachment = false
+        /// HEIC and AVIF sources are read by their embedded thumbnail where
+        /// a URL's `eth` does not say (`IMGPROXY_ENFORCE_THUMBNAIL`).
+        public var enforcesThumbnail = false
         /// The most chained pipelines a URL may have; 0: ``ImageURLOptions/maxPipelines``.
         public var maxPipelines = 0
         /// When set, the only options a URL may name (presets may name any),

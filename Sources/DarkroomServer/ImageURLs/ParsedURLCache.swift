@@ -33,6 +33,8 @@ final class ParsedURLCache: Sendable {
         var fallbackSource: URL?
         /// The server's own fields on every answer (`--custom-response-header`).
         var customHeaders: [PassedHeader] = []
+        /// imgproxy's debug fields go on the answer (``debugFields(for:)``).
+        var debugHeaders = false
 
         /// The fields an answer adds for this URL, as names and values: as
         /// imgproxy's, no type sniffing and no scripts, whatever the bytes
@@ -47,6 +49,16 @@ final class ParsedURLCache: Sendable {
             }
             if let disposition { fields.append(("Content-Disposition", disposition.value(for: format))) }
             for header in customHeaders { fields.append((header.name, header.value)) }
+            return fields
+        }
+
+        /// imgproxy's debug fields (`IMGPROXY_ENABLE_DEBUG_HEADERS`): the
+        /// source's length (where known) and size, and the answer's size.
+        static func debugFields(for image: ProcessedImage) -> [(String, String)] {
+            var fields: [(String, String)] = []
+            if let bytes = image.source.bytes { fields.append(("X-Origin-Content-Length", String(bytes))) }
+            fields += [("X-Origin-Width", String(image.source.width)), ("X-Origin-Height", String(image.source.height)),
+                       ("X-Result-Width", String(image.width)), ("X-Result-Height", String(image.height))]
             return fields
         }
     }

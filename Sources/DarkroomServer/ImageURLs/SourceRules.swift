@@ -14,6 +14,11 @@ public struct SourceRules: Sendable, Hashable {
     public var baseURL: String?
     /// The last segment of a base64 source is a file name, not part of it.
     public var base64IncludesFilename = false
+    /// The replacements and the base URL apply to `wmu` and `fiu` too
+    /// (imgproxy Pro's `IMGPROXY_WATERMARK_PREPROCESS_URL` and
+    /// `IMGPROXY_FALLBACK_IMAGE_PREPROCESS_URL`).
+    public var rewritesWatermarkURLs = false
+    public var rewritesFallbackURLs = false
     /// The AES key (16, 24 or 32 bytes) that `/enc/` sources are encrypted
     /// with (imgproxy Pro's `IMGPROXY_SOURCE_URL_ENCRYPTION_KEY`).
     public var encryptionKey: [UInt8]?
@@ -78,6 +83,31 @@ public struct SourceRules: Sendable, Hashable {
         }
         if let baseURL, !baseURL.isEmpty, !text.hasPrefix(baseURL) { text = baseURL + text }
         return text
+    }
+}
+
+extension ImageURLOptions {
+    /// A watermark's or fallback's URL scheme that Darkroom fetches; with
+    /// `relative`, none too (a path the server's rules may complete).
+    static func takesScheme(of url: URL, relative: Bool = false) -> Bool {
+        guard let scheme = url.scheme?.lowercased() else { return relative }
+        return ["http", "https", "local", "s3"].contains(scheme)
+    }
+
+    /// `wmu` and `fiu` rewritten as sources are, where the server says so;
+    /// each must then have a scheme Darkroom fetches.
+    mutating func rewriteURLs(by rules: SourceRules) throws(ImageURLError) {
+        func rewritten(_ url: URL?, _ name: String, _ applies: Bool, _ setting: String) throws(ImageURLError) -> URL? {
+            guard let url else { return nil }
+            let result = applies ? URL(string: rules.rewritten(url.absoluteString)) ?? url : url
+            guard Self.takesScheme(of: result) else {
+                throw .init("option '\(name)': '\(url.absoluteString.prefix(60))' is not an http, https, local or s3 URL"
+                            + (applies ? "" : " (a relative one needs the server's base URL and \(setting))"))
+            }
+            return result
+        }
+        watermarkURL = try rewritten(watermarkURL, "wmu", rules.rewritesWatermarkURLs, "IMGPROXY_WATERMARK_PREPROCESS_URL")
+        fallbackImageURL = try rewritten(fallbackImageURL, "fiu", rules.rewritesFallbackURLs, "IMGPROXY_FALLBACK_IMAGE_PREPROCESS_URL")
     }
 }
 

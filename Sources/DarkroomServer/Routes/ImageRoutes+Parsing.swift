@@ -17,6 +17,8 @@ extension ImageRoutes {
         var context = ImageURLOptions.Context(presets: configuration.presets, allowsSecurityOptions: configuration.allowSecurityOptions,
                                               allowedOptions: configuration.allowedOptions)
         context.allowsBypassCache = configuration.allowBypassCache
+        context.returnsAttachment = configuration.returnAttachment
+        context.enforcesThumbnail = configuration.enforceThumbnail
         context.maxPipelines = configuration.maxChainedPipelines
         context.clientHints = hints
         do {
@@ -84,6 +86,7 @@ extension ImageRoutes {
         if format == nil, !url.options.raw {
             // The source's format only if the client takes it.
             options.output.acceptedFormats = accept.accepted
+            options.output.preferredFormats = configuration.preferredFormats
         }
         // As imgproxy: an SVG source asked without a format is answered as SVG.
         let askedByName = asked.map { $0 != "auto" } ?? false
@@ -105,7 +108,16 @@ extension ImageRoutes {
                      disposition: disposition,
                      watermarkSources: Self.watermarkSources(of: url.pipelines ?? [url.options], server: configuration.watermarkURL),
                      sourceIsEncrypted: url.sourceIsEncrypted, fallbackSource: url.options.fallbackImageURL ?? configuration.fallbackImageURL,
-                     customHeaders: configuration.customResponseHeaders + configuration.cacheTagsFormat.fields(url.options.cacheTags))
+                     customHeaders: configuration.customResponseHeaders + configuration.cacheTagsFormat.fields(url.options.cacheTags)
+                        + canonicalLink(for: url),
+                     debugHeaders: configuration.debugHeaders)
+    }
+
+    /// imgproxy's canonical link to an http(s) source, where the server
+    /// sets it; none for an encrypted source, which no answer may show.
+    func canonicalLink(for url: ImageURL) -> [PassedHeader] {
+        guard configuration.canonicalHeader, !url.sourceIsEncrypted, ["http", "https"].contains(url.source.scheme?.lowercased() ?? "") else { return [] }
+        return [PassedHeader(name: "Link", value: "<\(url.source.absoluteString)>; rel=\"canonical\"")]
     }
 
     /// libvips' built-in sRGB and CMYK, or one of the server's profiles.

@@ -137,7 +137,9 @@ struct ImageRoutes: Sendable {
         // shared cache in front keeps it for another.
         var control = cacheControl(expires: parsed.expires, response: response).value
         if case .urlWithHeaders = parsed.request.source { control = Self.privateCacheControl(control) }
-        return answer(response, request: request, cacheControl: control, headers: parsed.headers(for: response.image.format))
+        var headers = parsed.headers(for: response.image.format)
+        if parsed.debugHeaders { headers += ParsedURLCache.Entry.debugFields(for: response.image) }
+        return answer(response, request: request, cacheControl: control, headers: headers)
     }
 
     /// The header fields of the client's request that go to `source`: its

@@ -12,6 +12,13 @@ public struct OutputOptions: Sendable, Hashable, Codable {
     /// them that suits the image (JPEG, or PNG when there is alpha). nil:
     /// any format Darkroom writes.
     public var acceptedFormats: Set<ImageFormat>?
+    /// With no ``format``: imgproxy's preferred formats
+    /// (`IMGPROXY_PREFERRED_FORMATS`): the source's format when it is
+    /// listed; otherwise the first listed that can hold the answer (one
+    /// that animates for an animation, one with alpha when there is alpha),
+    /// else the first. The client's Accept plays no part, as in imgproxy.
+    /// nil: Darkroom's own rule (``acceptedFormats``).
+    public var preferredFormats: [ImageFormat]?
     /// A quality for some formats, over ``quality`` (imgproxy's
     /// `format_quality`): it applies when the answer turns out in that format.
     public var formatQuality: [ImageFormat: Int]
@@ -124,6 +131,9 @@ public struct OutputOptions: Sendable, Hashable, Codable {
         if !relevant.isEmpty {
             text += ":fq-" + relevant.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)\($0.value)" }.joined(separator: "+")
         }
+        if format == nil, let preferredFormats {
+            text += ":prefers-" + preferredFormats.map(\.rawValue).joined(separator: "+")
+        }
         if format == nil, let acceptedFormats {
             text += ":accepts-" + acceptedFormats.map(\.rawValue).sorted().joined(separator: "+")
         }
@@ -135,6 +145,10 @@ public struct OutputOptions: Sendable, Hashable, Codable {
     /// client takes of JPEG, WebP, AVIF, PNG (PNG, WebP, AVIF first when
     /// there is alpha); else JPEG or PNG.
     func formatKeeping(_ source: ImageFormat, hasAlpha: Bool) -> ImageFormat {
+        if let preferred = preferredFormats, let first = preferred.first {
+            if preferred.contains(source) { return source }
+            return preferred.first { !hasAlpha || $0.carriesAlpha } ?? first
+        }
         let accepted = acceptedFormats ?? Set(ImageFormat.webFormats)
         if ImageFormat.webFormats.contains(source), accepted.contains(source) { return source }
         let order: [ImageFormat] = hasAlpha ? [.png, .webp, .avif, .jpeg] : [.jpeg, .webp, .avif, .png]

@@ -17,6 +17,13 @@ public struct ProcessedImage: Sendable, Hashable {
         public var format: ImageFormat
         public var width: Int
         public var height: Int
+        /// The source's length in bytes as it came; nil where a cache
+        /// entry written before it was kept does not say.
+        public var bytes: Int?
+
+        public init(format: ImageFormat, width: Int, height: Int, bytes: Int? = nil) {
+            (self.format, self.width, self.height, self.bytes) = (format, width, height, bytes)
+        }
     }
 
     public init(bytes: ByteBuffer, format: ImageFormat, width: Int, height: Int, source: SourceInfo) {

@@ -22,6 +22,11 @@ extension ProcessingRun {
         if let format = output.format {
             return format.animates ? format : output.animationFormat
         }
+        if let preferred = output.preferredFormats, !preferred.isEmpty {
+            // imgproxy's rule: the source's format when listed, else the
+            // first listed that animates; none: a still image.
+            return preferred.contains(source) ? source : preferred.first(where: \.animates)
+        }
         guard let accepted = output.acceptedFormats else { return source }
         return accepted.contains(.webp) ? .webp : nil
     }

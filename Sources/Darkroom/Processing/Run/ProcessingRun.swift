@@ -23,7 +23,10 @@ struct ProcessingRun {
     /// Runs, with the kill switch pulled when ``ImageLimits/maxProcessingTime``
     /// is up: libvips stops at its next tile, the JPEG path at its next rows.
     func run() throws(DarkroomError) -> ProcessedImage {
-        try withDeadline { () throws(DarkroomError) in try runUntimed() }
+        var image = try withDeadline { () throws(DarkroomError) in try runUntimed() }
+        // The source as it came: a drawn source's run sees only its drawing.
+        image.source.bytes = data.count
+        return image
     }
 
     /// `body`, with the kill switch pulled when ``ImageLimits/maxProcessingTime``
