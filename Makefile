@@ -95,13 +95,15 @@ fleet-test: image bootstrap
 kube-test: image bootstrap
 	.venv/bin/python scripts/kube-test --image $(IMAGE)
 
-# The library's documentation (DocC), with the photo-table article, as a
-# static site in $(OUT)/docs.
+# The documentation as one static site in $(OUT)/docs: the library's
+# reference (DocC, with the photo-table article) and the guide made from
+# README.md and docs/*.md (scripts/docs-site, which fails on a broken link).
 docs: bootstrap
 	@rm -rf $(OUT)/docs && mkdir -p $(OUT)
 	$(SWIFT) package --allow-writing-to-directory $(OUT)/docs generate-documentation --target Darkroom \
 		--disable-indexing --transform-for-static-hosting --output-path $(OUT)/docs
-	@echo "Documentation written to $(OUT)/docs/ (open documentation/darkroom/index.html through a web server)"
+	.venv/bin/python scripts/docs-site --library-reference $(OUT)/docs
+	@echo "Documentation written to $(OUT)/docs/: the guide at index.html, the library at documentation/darkroom/index.html (serve the folder, e.g. python3 -m http.server --directory $(OUT)/docs)"
 
 # darkroom fetch and darkroom serve killed with SIGKILL at random moments
 # on one cache, CRASH_KILLS times (`make test` runs 10), then everything
