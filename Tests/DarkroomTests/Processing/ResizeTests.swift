@@ -28,10 +28,11 @@ import TestSupport
         (Resize(width: 2000, height: 2000, zoomX: 2, zoomY: 2), 2560, 1600),  // zoom does not enlarge without el
     ])
     func sizes(resize: Resize, width: Int, height: Int) throws {
-        let result = try process(try Corpus.data("Aqua.jpg"), ProcessingOptions(operations: [.resize(resize)], output: OutputOptions(format: .jpeg)))
+        let source = try Corpus.data("Aqua.jpg")
+        let result = try process(source, ProcessingOptions(operations: [.resize(resize)], output: OutputOptions(format: .jpeg)))
         #expect(result.width == width)
         #expect(result.height == height)
-        #expect(result.source == .init(format: .jpeg, width: 2560, height: 1600))
+        #expect(result.source == .init(format: .jpeg, width: 2560, height: 1600, bytes: source.count))
         let decoded = try pixels(of: result)
         #expect(decoded.width == width && decoded.height == height)
     }
