@@ -113,4 +113,19 @@ extension ServeCommand {
         }
         return setting
     }
+
+    /// A comma-separated list of formats Darkroom writes, in order, as
+    /// imgproxy's `IMGPROXY_PREFERRED_FORMATS` (`jpeg,png,gif`).
+    static func preferredFormats(_ text: String, jpegXL: Bool) throws -> [ImageFormat] {
+        var formats: [ImageFormat] = []
+        for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+            guard let format = ImageFormat(name: name), format.canEncode else {
+                throw ValidationError("--preferred-formats: \"\(name.prefix(20))\" is not a format Darkroom writes (\(ImageFormat.encodable.map(\.rawValue).joined(separator: ", ")))")
+            }
+            guard format != .jxl || jpegXL else { throw ValidationError("--preferred-formats: jxl needs --jpeg-xl (libvips marks its JPEG XL codec untrusted)") }
+            if !formats.contains(format) { formats.append(format) }
+        }
+        guard !formats.isEmpty else { throw ValidationError("--preferred-formats: name at least one format, such as jpeg,png,gif") }
+        return formats
+    }
 }

@@ -27,9 +27,10 @@ import TestSupport
     @Test func everyVariableTheServerReadsIsInTheTable() throws {
         let folder = Corpus.packageRoot.appendingPathComponent("Sources/DarkroomCLI")
         var read: Set<String> = []
-        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasPrefix("ServeCommand") {
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasPrefix("ServeCommand") || file.hasPrefix("ServeSettings") {
             let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
-            for match in text.matches(of: try Regex(#"env(?:Flag)?\("([A-Z0-9_]+)"\)"#)) {
+            // env("NAME"), envFlag("NAME") and a switch's flag(given, "NAME").
+            for match in text.matches(of: try Regex(#"(?:env(?:Flag)?\(|flag\([^,()]*, )"([A-Z0-9_]+)"\)"#)) {
                 read.insert("DARKROOM_" + String(text[match.range]).split(separator: "\"")[1])
             }
         }
@@ -38,6 +39,21 @@ import TestSupport
         let encoder = Set(ServeCommand.encoderSettingNames.map { "DARKROOM_\($0)" })
         #expect(read.count > 40)
         #expect(read.subtracting(declared).subtracting(encoder).isEmpty, "read but not in the table: \(read.subtracting(declared).subtracting(encoder).sorted())")
+    }
+
+    /// Every setting reads itself into the configuration, but those read
+    /// with another (a key's salt, the PDF child's limits with `--pdf`, the
+    /// watermark files when the server starts): a new setting with no
+    /// reader fails here.
+    @Test func everySettingIsReadByTheTable() {
+        let readElsewhere: Set<String> = [
+            "salt", "signature-size", "pdf-max-memory-mb", "pdf-no-background", "video-thumbnail-second", "video-thumbnail-keyframes",
+            "video-thumbnail-probe-size", "video-max-memory-mb", "cookie-passthrough-all", "cookie-base-url", "result-cache-timeout",
+            "s3-endpoint", "source-cache", "watermark", "fallback-image", "autoquality-format-min", "autoquality-format-max",
+            "S3_REGION", "ENFORCE_WEBP",
+        ]
+        let unread = Set(ServeSettings.all.filter { $0.read == nil }.map { $0.flag ?? $0.variable })
+        #expect(unread == readElsewhere, "settings no one reads: \(unread.subtracting(readElsewhere).sorted())")
     }
 
     @Test func imgproxysNamesStandForTheirSettings() throws {
