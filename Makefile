@@ -12,7 +12,7 @@ TRAITS ?= --traits Faces,Video
 export PATH := $(PATH):/opt/swift/usr/bin
 OUT ?= darkroom-out
 
-.PHONY: run thumbnails test test-busy property matrix build release bootstrap bench bench-servers bench-mix soak bench-before-after clean fuzz sanitize crash-test consumer-test image image-slim image-test fleet-test kube-test docs
+.PHONY: run thumbnails test test-busy property matrix build release bootstrap bench bench-servers bench-mix soak bench-before-after clean fuzz sanitize crash-test consumer-test run-clean-room image image-slim image-test fleet-test kube-test docs
 
 bootstrap:
 	@scripts/bootstrap
@@ -211,3 +211,10 @@ sanitize: bootstrap
 consumer-test:
 	scripts/image --base-only
 	scripts/consumer-test-clean-room
+
+# `make run` on a fresh machine, timed: a clone in a container from the same
+# base with only Swift's own needs installed; prints the time until the
+# gallery answers and checks that no test or benchmark tool came with it.
+run-clean-room:
+	scripts/image --base-only
+	scripts/run-clean-room
