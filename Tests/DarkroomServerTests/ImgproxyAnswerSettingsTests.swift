@@ -69,6 +69,16 @@ struct ImgproxyAnswerSettingsTests {
             let answer = try await server.get("/_/rs:fit:64:64/plain/\(ProOptionsServingTests.photo)@png")
             #expect(answer.status == .ok && answer.header("X-Origin-Width") == nil && answer.header("X-Result-Width") == nil)
         }
+        // Through the front door: the second answer is a memory hit made
+        // on the event loop, and carries them too.
+        let server = try await TestServer.start { $0.debugHeaders = true }
+        try await cleaningUp({ await server.stop() }) {
+            for round in 0..<3 {
+                let answer = try await server.get("/img/_/rs:fit:64:64/plain/\(ProOptionsServingTests.photo)@png")
+                #expect(answer.status == .ok && answer.header("X-Origin-Content-Length") == String(length), "round \(round)")
+                #expect(answer.header("X-Result-Width") == "64" && answer.header("X-Origin-Height") == "1000", "round \(round)")
+            }
+        }
     }
 
     /// `IMGPROXY_SET_CANONICAL_HEADER`: a canonical link to an http(s)

@@ -46,7 +46,7 @@ extension ImageRoutes {
             let conditions = Conditions(ifNoneMatch: ifNoneMatch.isEmpty ? nil : ifNoneMatch.joined(separator: ","), ifModifiedSince: ifModifiedSince)
             let fields: [(String, String)]
             (status, fields, body) = answerParts(hit, conditions: conditions, cacheControl: cacheControl(expires: stored.entry.expires, response: hit).value,
-                                                 headers: stored.entry.headers(for: hit.image.format))
+                                                 headers: stored.entry.headers(for: hit.image))
             headers = HTTPHeaders(fields)
             self.fields.add(to: &headers, requestID: requestID, image: true)
         }
@@ -60,7 +60,7 @@ extension ImageRoutes {
         let control = cacheControl(expires: stored.entry.expires, response: hit)
         guard !control.countsDown else { return nil }
         let (_, fields, _) = answerParts(hit, conditions: Conditions(), cacheControl: control.value,
-                                         headers: stored.entry.headers(for: hit.image.format))
+                                         headers: stored.entry.headers(for: hit.image))
         var headers = HTTPHeaders(fields)
         self.fields.addLasting(to: &headers, image: true)
         let head = stored.hitHead.storeIfNil(HitHead(for: hit, headers: headers))

@@ -39,7 +39,8 @@ final class ParsedURLCache: Sendable {
         /// The fields an answer adds for this URL, as names and values: as
         /// imgproxy's, no type sniffing and no scripts, whatever the bytes
         /// (an image opened as a page runs nothing).
-        func headers(for format: ImageFormat) -> [(String, String)] {
+        func headers(for image: ProcessedImage) -> [(String, String)] {
+            let format = image.format
             var fields: [(String, String)] = [("X-Content-Type-Options", "nosniff"), ("Content-Security-Policy", "script-src 'none'")]
             switch (negotiated, varyByHints) {
             case (true, false): fields.append(("Vary", "Accept"))
@@ -49,6 +50,7 @@ final class ParsedURLCache: Sendable {
             }
             if let disposition { fields.append(("Content-Disposition", disposition.value(for: format))) }
             for header in customHeaders { fields.append((header.name, header.value)) }
+            if debugHeaders { fields += Self.debugFields(for: image) }
             return fields
         }
 

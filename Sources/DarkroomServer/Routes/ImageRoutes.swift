@@ -137,9 +137,7 @@ struct ImageRoutes: Sendable {
         // shared cache in front keeps it for another.
         var control = cacheControl(expires: parsed.expires, response: response).value
         if case .urlWithHeaders = parsed.request.source { control = Self.privateCacheControl(control) }
-        var headers = parsed.headers(for: response.image.format)
-        if parsed.debugHeaders { headers += ParsedURLCache.Entry.debugFields(for: response.image) }
-        return answer(response, request: request, cacheControl: control, headers: headers)
+        return answer(response, request: request, cacheControl: control, headers: parsed.headers(for: response.image))
     }
 
     /// The header fields of the client's request that go to `source`: its
@@ -203,7 +201,7 @@ struct ImageRoutes: Sendable {
         guard let response = try? await connections.run(on: context.channel, { () async throws(DarkroomError) in
             try await pipeline.image(for: substitute)
         }) else { return nil }
-        let headers = parsed.headers(for: response.image.format) + [(Self.sourceStatus, String(shown.httpStatus.code))]
+        let headers = parsed.headers(for: response.image) + [(Self.sourceStatus, String(shown.httpStatus.code))]
         // As imgproxy: the fallback's own lifetime, else the images', never
         // past the URL's expiry, and one client's alone where its fields
         // went to the source.
