@@ -73,16 +73,6 @@ extension ServeSettings {
                 }
             }
         },
-        ServeSetting("s3-denied-buckets", "Buckets never read as sources, comma-separated, even under --s3-sources * (imgproxy's IMGPROXY_S3_DENIED_BUCKETS).", "DARKROOM_S3_DENIED_BUCKETS", value: "BUCKETS") { i, c in
-            if let text = i.s3DeniedBuckets ?? i.env("S3_DENIED_BUCKETS") {
-                guard c.s3Sources != nil else { throw ValidationError("--s3-denied-buckets needs --s3-sources") }
-                let buckets = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
-                for bucket in buckets where !S3Location.isBucketName(bucket) {
-                    throw ValidationError("--s3-denied-buckets: \"\(bucket)\" is not a bucket name (3 to 63 of a-z, 0-9, '.', '-')")
-                }
-                c.s3Sources?.deniedBuckets = buckets
-            }
-        },
         ServeSetting("preferred-formats", "Where neither the URL nor Accept chooses the format, imgproxy's rule: the source's format when listed, else the first listed that can hold the answer (one that animates for an animation, one with alpha for alpha), comma-separated, e.g. jpeg,png,gif (imgproxy's default). Unset: the source's format where the client takes it, else JPEG, or PNG for alpha.", "DARKROOM_PREFERRED_FORMATS", value: "FORMATS", imgproxy: ["PREFERRED_FORMATS"]) { i, c in
             if let text = i.preferredFormats ?? i.env("PREFERRED_FORMATS") {
                 c.preferredFormats = try ServeCommand.preferredFormats(text, jpegXL: c.limits.jpegXL)

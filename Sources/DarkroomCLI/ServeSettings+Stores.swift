@@ -26,16 +26,19 @@ extension ServeSettings {
         ServeSetting("source-cache", "With --result-cache, keep downloaded sources there too, so no replica asks the origin for a photo another has.", "DARKROOM_SOURCE_CACHE"),
         ServeSetting("s3-sources", "Serve s3://BUCKET/KEY sources from these buckets (comma-separated; * for any the credentials can read).", "DARKROOM_S3_SOURCES", value: "BUCKETS") { i, c in
             if let text = i.s3Sources ?? i.env("S3_SOURCES") {
-                let buckets = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+                let buckets = try ServeCommand.buckets(text, flag: "--s3-sources", any: true)
                 guard !buckets.isEmpty else { throw ValidationError("--s3-sources: name the buckets (or * for any)") }
-                for bucket in buckets where bucket != "*" && !S3Location.isBucketName(bucket) {
-                    throw ValidationError("--s3-sources: \"\(bucket)\" is not a bucket name (3 to 63 of a-z, 0-9, '.', '-')")
-                }
                 let (url, credentials) = try S3Store.resolve(endpoint: i.s3Endpoint ?? i.env("S3_ENDPOINT"), environment: i.s3Environment, flag: "--s3-sources")
                 c.s3Sources = S3SourceLoader.Configuration(endpoint: url, credentials: credentials, allowedBuckets: buckets)
             }
             if i.s3Endpoint != nil, c.sharedCache == nil, c.s3Sources == nil {
                 throw ValidationError("--s3-endpoint needs --result-cache or --s3-sources")
+            }
+        },
+        ServeSetting("s3-denied-buckets", "Buckets never read as sources, comma-separated, even under --s3-sources * (imgproxy's IMGPROXY_S3_DENIED_BUCKETS).", "DARKROOM_S3_DENIED_BUCKETS", value: "BUCKETS") { i, c in
+            if let text = i.s3DeniedBuckets ?? i.env("S3_DENIED_BUCKETS") {
+                guard c.s3Sources != nil else { throw ValidationError("--s3-denied-buckets needs --s3-sources") }
+                c.s3Sources?.deniedBuckets = try ServeCommand.buckets(text, flag: "--s3-denied-buckets", any: false)
             }
         },
         ServeSetting("preset", "A named preset for pr:, as NAME=OPTIONS (rs:fill:300:300/sepia:0.8); repeatable; one named default applies to every URL.", "DARKROOM_PRESET", value: "NAME=OPTIONS", imgproxy: ["PRESETS"]) { i, c in
@@ -146,4 +149,16 @@ extension ServeSettings {
             if c.onlyPresets, c.presets.isEmpty { throw ValidationError("--only-presets needs at least one --preset") }
         },
     ]
+}
+
+extension ServeCommand {
+    /// A comma-separated list of bucket names, each checked (`*` too where
+    /// `any`), as the S3 settings take them.
+    static func buckets(_ text: String, flag: String, any: Bool) throws -> Set<String> {
+        let buckets = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        for bucket in buckets where !(any && bucket == "*") && !S3Location.isBucketName(bucket) {
+            throw ValidationError("\(flag): \"\(bucket)\" is not a bucket name (3 to 63 of a-z, 0-9, '.', '-')")
+        }
+        return buckets
+    }
 }
