@@ -90,6 +90,13 @@ struct ImgproxyAnswerSettingsTests {
             #expect(answer.status == .ok && answer.header("Link") == "<\(source)>; rel=\"canonical\"")
             let local = try await server.get("/_/rs:fit:64:64/plain/\(ProOptionsServingTests.photo)")
             #expect(local.status == .ok && local.header("Link") == nil)
+            // A stranger's line break in the source stays inside the link, escaped.
+            for query in ["a=%0D%0AX-Injected:%201", "a=%250D%250AX-Injected:%25201"] {
+                let hostile = try await server.get("/_/rs:fit:64:64/plain/\(source)?\(query)")
+                #expect(hostile.status == .ok && hostile.header("X-Injected") == nil, "\(query): \(hostile.status)")
+                let link = hostile.header("Link") ?? ""
+                #expect(link.hasPrefix("<http://") && !link.contains("\r") && !link.contains("\n"), "\(query): \(link)")
+            }
         }
         try await RoutedServer.withOrigin(serving: Fixtures.folder) { server, origin in
             let answer = try await server.get("/_/rs:fit:64:64/plain/\(origin.url("/landscape.jpg").absoluteString)")
