@@ -80,8 +80,8 @@ struct ProcessingFlags: ParsableArguments {
             }
         }
         var output = OutputOptions(quality: quality)
-        guard (1...100).contains(quality) else {
-            throw ValidationError("--quality \(quality) is outside 1...100")
+        guard StepRanges.quality.contains(quality) else {
+            throw ValidationError("--quality \(quality) is outside \(StepRanges.text(StepRanges.quality))")
         }
         if let format {
             guard let parsed = ImageFormat(name: format), parsed.canEncode || parsed == .svg else {
@@ -104,7 +104,7 @@ struct ProcessingFlags: ParsableArguments {
     static func parseResize(_ text: String, mode: Resize.Mode, gravity: Gravity) throws -> Resize {
         let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
         let numbers = parts.map { Int($0) }
-        guard (1...2).contains(parts.count), numbers.allSatisfy({ $0 != nil && $0! > 0 && $0! <= 100_000 }) else {
+        guard (1...2).contains(parts.count), numbers.allSatisfy({ $0 != nil && $0! > 0 && StepRanges.side.contains($0!) }) else {
             throw ValidationError("--resize \(text): expected WxH or W, with positive whole numbers, as in 600x400 or 600")
         }
         let width = numbers[0]!

@@ -78,18 +78,18 @@ public struct InfoOptions: Sendable, Hashable {
 
     /// Why these options cannot be answered, or nil.
     public var problem: String? {
-        if !(0...100_000).contains(page) { return "a page is 0 to 100000, not \(page)" }
-        if paletteColours != 0, !(2...256).contains(paletteColours) {
-            return "a palette has 2 to 256 colours, not \(paletteColours)"
+        if !StepRanges.page.contains(page) { return "a page is \(StepRanges.page.lowerBound) to \(StepRanges.page.upperBound), not \(page)" }
+        if paletteColours != 0, !StepRanges.paletteColours.contains(paletteColours) {
+            return "a palette has \(StepRanges.paletteColours.lowerBound) to \(StepRanges.paletteColours.upperBound) colours, not \(paletteColours)"
         }
-        if !(1...9).contains(blurHashComponents.x) || !(1...9).contains(blurHashComponents.y) {
-            return "a BlurHash has 1 to 9 components each way, not \(blurHashComponents.x) x \(blurHashComponents.y)"
+        if !StepRanges.blurHashComponents.contains(blurHashComponents.x) || !StepRanges.blurHashComponents.contains(blurHashComponents.y) {
+            return "a BlurHash has \(StepRanges.blurHashComponents.lowerBound) to \(StepRanges.blurHashComponents.upperBound) components each way, not \(blurHashComponents.x) x \(blurHashComponents.y)"
         }
         if let crop {
-            for side in [crop.width, crop.height] where !side.isFinite || side < 0 || side > 100_000 {
-                return "a crop's side is 0 (the whole side), a fraction below 1, or pixels up to 100000, not \(side)"
+            for side in [crop.width, crop.height] where !side.isFinite || side < 0 || side > Double(StepRanges.side.upperBound) {
+                return "a crop's side is 0 (the whole side), a fraction below 1, or pixels up to \(StepRanges.side.upperBound), not \(side)"
             }
-            if !crop.gravity.isValid || crop.gravity.kind == .focusPoint && !((0...1).contains(crop.gravity.x) && (0...1).contains(crop.gravity.y)) {
+            if !crop.gravity.isValid || crop.gravity.kind == .focusPoint && !(StepRanges.fraction.contains(crop.gravity.x) && StepRanges.fraction.contains(crop.gravity.y)) {
                 return "the crop's gravity \(crop.gravity.key) is out of range"
             }
         }

@@ -24,7 +24,7 @@ public struct AutoqualityOverride: Sendable, Hashable {
         }
         func argument(_ index: Int) -> String? { index < values.count && !values[index].isEmpty ? values[index] : nil }
         if let text = argument(1) {
-            let range: ClosedRange<Double> = result.method == .size ? 1...10_000_000_000 : 0...1
+            let range = result.method == .size ? URLRanges.targetBytes : URLRanges.dssim
             guard let value = Double(text), value.isFinite, range.contains(value) else {
                 throw .init("option '\(name)': the target '\(text)' is not \(result.method == .size ? "a number of bytes from 1" : "a DSSIM from 0 to 1")")
             }
@@ -32,14 +32,14 @@ public struct AutoqualityOverride: Sendable, Hashable {
         }
         for (index, what) in [(2, "minimum"), (3, "maximum")] {
             guard let text = argument(index) else { continue }
-            guard let value = Int(text), (1...100).contains(value) else {
-                throw .init("option '\(name)': the \(what) quality '\(text)' is not a whole number from 1 to 100")
+            guard let value = Int(text), StepRanges.quality.contains(value) else {
+                throw .init("option '\(name)': the \(what) quality '\(text)' is not a whole number from \(StepRanges.quality.lowerBound) to \(StepRanges.quality.upperBound)")
             }
             if index == 2 { result.minQuality = value } else { result.maxQuality = value }
         }
         if let text = argument(4) {
-            guard let value = Double(text), value.isFinite, (0...1).contains(value) else {
-                throw .init("option '\(name)': the allowed error '\(text)' is not a number from 0 to 1")
+            guard let value = Double(text), value.isFinite, URLRanges.allowedError.contains(value) else {
+                throw .init("option '\(name)': the allowed error '\(text)' is not a number in \(StepRanges.text(URLRanges.allowedError))")
             }
             result.allowedError = value
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Darkroom
 
 /// A browser's client hints, as imgproxy reads them with
 /// `IMGPROXY_ENABLE_CLIENT_HINTS`: the device pixel ratio (`Sec-CH-DPR`,
@@ -32,7 +33,7 @@ public struct ClientHints: Sendable, Hashable {
             }
         }
         for name in ["sec-ch-width", "width"] {
-            if let text = field(name)?.trimmingCharacters(in: .whitespaces), let value = Int(text), (1...100_000).contains(value) {
+            if let text = field(name)?.trimmingCharacters(in: .whitespaces), let value = Int(text), value > 0, StepRanges.side.contains(value) {
                 width = value
                 break
             }

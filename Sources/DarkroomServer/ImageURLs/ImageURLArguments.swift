@@ -26,13 +26,9 @@ extension ImageURLOptions {
             index < values.count && !values[index].isEmpty ? values[index] : nil
         }
 
-        /// A whole number of pixels (or a count) from 0 to 100000.
+        /// A whole number of pixels (or a count) in ``StepRanges/side``.
         func size(_ index: Int, _ what: String) throws(ImageURLError) -> Int? {
-            guard let text = text(index) else { return nil }
-            guard let value = Int(text), (0...100_000).contains(value) else {
-                throw .init("option '\(name)': \(what) '\(text)' is not a whole number from 0 to 100000")
-            }
-            return value
+            try whole(index, what, StepRanges.side)
         }
 
         /// A whole number in `range`.
@@ -64,9 +60,29 @@ extension ImageURLOptions {
         func number(_ index: Int, _ what: String, _ range: ClosedRange<Double>) throws(ImageURLError) -> Double? {
             guard let text = text(index) else { return nil }
             guard let value = Double(text), value.isFinite, range.contains(value) else {
-                throw .init("option '\(name)': \(what) '\(text)' is not a number from \(range.lowerBound.formatted()) to \(range.upperBound.formatted())")
+                throw .init("option '\(name)': \(what) '\(text)' is not a number from \(StepRanges.text(range.lowerBound)) to \(StepRanges.text(range.upperBound))")
             }
             return value
+        }
+
+        /// A number in a range of whole numbers (pixels that may be a
+        /// fraction of a side).
+        func number(_ index: Int, _ what: String, _ range: ClosedRange<Int>) throws(ImageURLError) -> Double? {
+            try number(index, what, Double(range.lowerBound)...Double(range.upperBound))
+        }
+
+        /// An argument that may not be left out or empty.
+        func required<T>(_ value: T?, _ what: String) throws(ImageURLError) -> T {
+            guard let value else { throw .init("option '\(name)' needs \(what)") }
+            return value
+        }
+
+        /// A quality: 0 (the server's default) or in ``StepRanges/quality``.
+        func quality(_ index: Int) throws(ImageURLError) -> Int {
+            guard let q = try whole(index, "quality", 0...StepRanges.quality.upperBound) else {
+                throw .init("option '\(name)' needs a quality from 0 to \(StepRanges.quality.upperBound)")
+            }
+            return q
         }
 
         /// `vtt` and `vta`'s shared tail: the step (0: one frame, nil),
@@ -140,11 +156,11 @@ extension ImageURLOptions {
             }
             if kind == .smart, args.count > 1 { throw .init("option '\(name)': smart gravity takes no offsets") }
             if kind == .focusPoint, args.count != 3 { throw .init("option '\(name)': a focus point takes two coordinates (fp:0.5:0.3)") }
-            let range = kind == .focusPoint ? 0.0...1.0 : -100_000.0...100_000.0
+            let range = kind == .focusPoint ? StepRanges.fraction : StepRanges.offset
             var offsets = [0.0, 0.0]
             for (i, text) in args.dropFirst().enumerated() {
                 guard let value = Double(text), value.isFinite, range.contains(value) else {
-                    throw .init("option '\(name)': \(kind == .focusPoint ? "a focus point's coordinate" : "an offset") '\(text)' is not a number from \(range.lowerBound.formatted()) to \(range.upperBound.formatted())")
+                    throw .init("option '\(name)': \(kind == .focusPoint ? "a focus point's coordinate" : "an offset") '\(text)' is not a number from \(StepRanges.text(range.lowerBound)) to \(StepRanges.text(range.upperBound))")
                 }
                 offsets[i] = value
             }

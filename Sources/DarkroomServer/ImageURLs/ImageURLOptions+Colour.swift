@@ -46,48 +46,48 @@ extension ImageURLOptions {
         public func hash(into hasher: inout Hasher) { hasher.combine(operations) }
     }
 
-    static var colourRules: [String: Rule] {
-        var table = RuleTable()
-        table.add("adjust", "a") { o, a throws(ImageURLError) in
+    static var colourRules: OptionRules<ImageURLOptions> {
+        var table = OptionRules<ImageURLOptions>(route: .processing)
+        table.add(URLOption(["adjust", "a"], "%brightness:%contrast:%saturation", ArgumentRange("brightness", StepRanges.brightness), ArgumentRange("contrast", StepRanges.contrast), ArgumentRange("saturation", StepRanges.saturation), cost: .pixels, pro: true, test: "ImageURLTests.colourOptionsAsImgproxyProWritesThem")) { o, a throws(ImageURLError) in
             // brightness:contrast:saturation, each optional.
             try a.need(1...3)
             if let brightness = try a.number(0, "brightness", Double(StepRanges.brightness.lowerBound)...Double(StepRanges.brightness.upperBound)) { o.colour.brightness = Int(brightness.rounded()) }
             if let contrast = try a.number(1, "contrast", StepRanges.contrast) { o.colour.contrast = contrast }
             if let saturation = try a.number(2, "saturation", StepRanges.saturation) { o.colour.saturation = saturation }
         }
-        table.add("brightness", "br") { o, a throws(ImageURLError) in
+        table.add(URLOption(["brightness", "br"], "%brightness", ArgumentRange("brightness", StepRanges.brightness), cost: .pixels, pro: true, test: "ImageURLTests.colourOptionsAsImgproxyProWritesThem")) { o, a throws(ImageURLError) in
             try a.need(1...1)
             o.colour.brightness = try a.whole(0, "brightness", StepRanges.brightness) ?? 0
         }
         // imgproxy Pro names both contrast and crop_objects `co`: one
         // argument is contrast, a scale and class names crop_objects.
-        table.add("contrast", "co") { o, a throws(ImageURLError) in
+        table.add(URLOption(["contrast", "co"], "%contrast", ArgumentRange("contrast", StepRanges.contrast), cost: .pixels, pro: true, test: "ImageURLTests.colourOptionsAsImgproxyProWritesThem")) { o, a throws(ImageURLError) in
             if a.name == "co", a.values.count > 1 { return try o.applyCropObjects(&a) }
             try a.need(1...1)
             o.colour.contrast = try a.number(0, "contrast", StepRanges.contrast) ?? 1
         }
-        table.add("saturation", "sa") { o, a throws(ImageURLError) in try a.need(1...1); o.colour.saturation = try a.number(0, "saturation", StepRanges.saturation) ?? 1 }
-        table.add("monochrome", "mc") { o, a throws(ImageURLError) in
+        table.add(URLOption(["saturation", "sa"], "%saturation", ArgumentRange("saturation", StepRanges.saturation), cost: .pixels, pro: true, test: "ImageURLTests.colourOptionsAsImgproxyProWritesThem")) { o, a throws(ImageURLError) in try a.need(1...1); o.colour.saturation = try a.number(0, "saturation", StepRanges.saturation) ?? 1 }
+        table.add(URLOption(["monochrome", "mc"], "%intensity:%color", ArgumentRange("intensity", StepRanges.fraction), cost: .pixels, pro: true, test: "ImageURLTests.colourOptionsAsImgproxyProWritesThem")) { o, a throws(ImageURLError) in
             // intensity:colour; the colour the palette runs to from black.
             try a.need(1...2)
             let intensity = try a.number(0, "intensity", StepRanges.fraction) ?? 0
             let tint = try a.colour(1) ?? RGBColour(red: 0xb3, green: 0xb3, blue: 0xb3)!
             o.colour.duotone = intensity > 0 ? (intensity, RGBColour(red: 0, green: 0, blue: 0)!, tint) : nil
         }
-        table.add("duotone", "dt") { o, a throws(ImageURLError) in
+        table.add(URLOption(["duotone", "dt"], "%intensity:%color1:%color2", ArgumentRange("intensity", StepRanges.fraction), cost: .pixels, pro: true, test: "ImageURLTests.colourOptionsAsImgproxyProWritesThem")) { o, a throws(ImageURLError) in
             try a.need(1...3)
             let intensity = try a.number(0, "intensity", StepRanges.fraction) ?? 0
             let shadows = try a.colour(1) ?? RGBColour(red: 0, green: 0, blue: 0)!
             let highlights = try a.colour(2) ?? RGBColour(red: 255, green: 255, blue: 255)!
             o.colour.duotone = intensity > 0 ? (intensity, shadows, highlights) : nil
         }
-        table.add("colorize", "col") { o, a throws(ImageURLError) in
+        table.add(URLOption(["colorize", "col"], "%opacity:%color:%keep_alpha", ArgumentRange("opacity", StepRanges.fraction), cost: .pixels, pro: true, test: "ImageURLTests.colourOptionsAsImgproxyProWritesThem")) { o, a throws(ImageURLError) in
             try a.need(1...3)
             let opacity = try a.number(0, "opacity", StepRanges.fraction) ?? 0
             let tint = try a.colour(1) ?? RGBColour(red: 0, green: 0, blue: 0)!
             o.colour.colorize = opacity > 0 ? (opacity, tint, a.bool(2) ?? false) : nil
         }
-        table.add("gradient", "gr") { o, a throws(ImageURLError) in
+        table.add(URLOption(["gradient", "gr"], "%opacity:%color:%direction:%start:%stop", ArgumentRange("opacity", StepRanges.fraction), ArgumentRange("direction", StepRanges.angle), ArgumentRange("start and stop", StepRanges.fraction), cost: .pixels, pro: true, test: "ImageURLTests.colourOptionsAsImgproxyProWritesThem")) { o, a throws(ImageURLError) in
             // opacity:colour:direction:start:stop; direction an angle or down, up, right, left.
             try a.need(1...5)
             let opacity = try a.number(0, "opacity", StepRanges.fraction) ?? 0
@@ -95,31 +95,31 @@ extension ImageURLOptions {
             let (angle, start, stop) = try a.ramp(from: 2)
             o.colour.gradient = opacity > 0 ? (opacity, tint, angle, start, stop) : nil
         }
-        table.add("progressive_blur", "pbl") { o, a throws(ImageURLError) in
+        table.add(URLOption(["progressive_blur", "pbl"], "%sigma:%direction:%start:%stop", ArgumentRange("sigma", StepRanges.blurSigma), ArgumentRange("direction", StepRanges.angle), ArgumentRange("start and stop", StepRanges.fraction), cost: .kernel, pro: true, test: "BlurOptionsServingTests.theProgressiveBlurGrowsAlongItsDirection")) { o, a throws(ImageURLError) in
             // sigma:direction:start:stop, the direction as gradient's.
             try a.need(1...4)
             let sigma = try a.number(0, "sigma", StepRanges.blurSigma) ?? 0
             let (angle, start, stop) = try a.ramp(from: 1)
             o.colour.progressiveBlur = sigma > 0 ? (sigma, angle, start, stop) : nil
         }
-        table.add("unsharp_masking", "ush") { o, a throws(ImageURLError) in
+        table.add(URLOption(["unsharp_masking", "ush"], "%mode:%weight:%divider", ArgumentRange("weight", StepRanges.unsharpWeight), ArgumentRange("divider", StepRanges.unsharpDivider), cost: .kernel, pro: true, test: "ImageURLTests.colourOptionsAsImgproxyProWritesThem")) { o, a throws(ImageURLError) in
             // mode:weight:divider, each over the server's.
             try a.need(1...3)
             if let mode = try a.choice(0, "mode", UnsharpMasking.Mode.self) { o.unsharpMasking.mode = mode }
-            if let weight = try a.number(1, "weight", 0...100) {
+            if let weight = try a.number(1, "weight", StepRanges.unsharpWeight) {
                 guard weight > 0 else { throw .init("option '\(a.name)': the weight must be above 0") }
                 o.unsharpMasking.weight = weight
             }
-            if let divider = try a.number(2, "divider", 0...10_000) {
+            if let divider = try a.number(2, "divider", StepRanges.unsharpDivider) {
                 guard divider > 0 else { throw .init("option '\(a.name)': the divider must be above 0") }
                 o.unsharpMasking.divider = divider
             }
         }
-        table.add("background_alpha", "bga") { o, a throws(ImageURLError) in
+        table.add(URLOption(["background_alpha", "bga"], "%alpha", ArgumentRange("alpha", StepRanges.fraction), cost: .pixels, pro: true, test: "ImageURLTests.colourOptionsAsImgproxyProWritesThem")) { o, a throws(ImageURLError) in
             try a.need(1...1)
             o.backgroundAlpha = try a.number(0, "alpha", StepRanges.fraction) ?? 1
         }
-        table.add("blur_areas", "ba") { o, a throws(ImageURLError) in
+        table.add(URLOption(["blur_areas", "ba"], "%sigma:%left1:%top1:%width1:%height1:...:%leftN:%topN:%widthN:%heightN", ArgumentRange("sigma", StepRanges.blurSigma), ArgumentRange("each area side", StepRanges.fraction), cost: .kernel, pro: true, test: "BlurOptionsServingTests.blurAreasFollowTheStoredOrientation")) { o, a throws(ImageURLError) in
             // sigma:left:top:width:height, for as many areas as given.
             guard a.values.count >= 1, (a.values.count - 1).isMultiple(of: 4), a.values.count <= 1 + 4 * 64 else {
                 throw .init("option '\(a.name)' takes a sigma and, for each of up to 64 areas, left:top:width:height")
@@ -127,14 +127,14 @@ extension ImageURLOptions {
             let sigma = try a.number(0, "sigma", StepRanges.blurSigma) ?? 0
             var areas: [BlurArea] = []
             for start in stride(from: 1, to: a.values.count, by: 4) {
-                guard let left = try a.number(start, "left", 0...1), let top = try a.number(start + 1, "top", 0...1),
-                      let width = try a.number(start + 2, "width", 0...1), let height = try a.number(start + 3, "height", 0...1)
+                guard let left = try a.number(start, "left", StepRanges.fraction), let top = try a.number(start + 1, "top", StepRanges.fraction),
+                      let width = try a.number(start + 2, "width", StepRanges.fraction), let height = try a.number(start + 3, "height", StepRanges.fraction)
                 else { throw .init("option '\(a.name)': each area is left:top:width:height, fractions from 0 to 1") }
                 areas.append(BlurArea(left: left, top: top, width: width, height: height))
             }
             o.blurAreas = sigma > 0 && !areas.isEmpty ? (sigma, areas) : nil
         }
-        return table.rules
+        return table
     }
 }
 
@@ -190,7 +190,7 @@ extension ImageURLOptions.Arguments {
             default: angle = try number(index, "direction", StepRanges.angle) ?? 0
             }
         }
-        let start = try number(index + 1, "start", 0...1) ?? 0, stop = try number(index + 2, "stop", 0...1) ?? 1
+        let start = try number(index + 1, "start", StepRanges.fraction) ?? 0, stop = try number(index + 2, "stop", StepRanges.fraction) ?? 1
         guard start < stop else { throw .init("option '\(name)': the start \(start) must be before the stop \(stop)") }
         return (angle, start, stop)
     }

@@ -43,9 +43,9 @@ extension ImageURLOptions {
     }
 
     /// The rules of the encoder options, by each of their names.
-    static var encoderRules: [String: Rule] {
-        var table = RuleTable()
-        table.add("jpeg_options", "jpgo") { o, a throws(ImageURLError) in
+    static var encoderRules: OptionRules<ImageURLOptions> {
+        var table = OptionRules<ImageURLOptions>(route: .processing)
+        table.add(URLOption(["jpeg_options", "jpgo"], "%progressive:%no_subsample:%trellis_quant:%overshoot_deringing:%optimize_scans:%quant_table", ArgumentRange("quant_table", URLRanges.quantTable), cost: .encoder, pro: true, limit: "trellis quantisation, overshoot deringing, scan optimisation and quantisation tables are mozjpeg's: Debian's libvips is built with libjpeg-turbo, which writes JPEG without them (the server says so at start)", test: "OutputFormatServingTests.encoderOptionsOfImgproxyProURLs")) { o, a throws(ImageURLError) in
             // progressive:no_subsample:trellis_quant:overshoot_deringing:optimize_scans:quant_table
             try a.need(0...6)
             if a.text(0) != nil { o.encoderOverrides.jpegProgressive = a.bool(0) ?? false }
@@ -53,31 +53,31 @@ extension ImageURLOptions {
             if a.text(2) != nil { o.encoderOverrides.jpegTrellisQuant = a.bool(2) ?? false }
             if a.text(3) != nil { o.encoderOverrides.jpegOvershootDeringing = a.bool(3) ?? false }
             if a.text(4) != nil { o.encoderOverrides.jpegOptimizeScans = a.bool(4) ?? false }
-            if let value = try a.whole(5, "quantisation table", 0...8) { o.encoderOverrides.jpegQuantTable = value }
+            if let value = try a.whole(5, "quantisation table", URLRanges.quantTable) { o.encoderOverrides.jpegQuantTable = value }
         }
-        table.add("png_options", "pngo") { o, a throws(ImageURLError) in
+        table.add(URLOption(["png_options", "pngo"], "%interlaced:%quantize:%quantization_colors", ArgumentRange("quantization_colors", URLRanges.pngColours), cost: .encoder, pro: true, test: "OutputFormatServingTests.encoderOptionsOfImgproxyProURLs")) { o, a throws(ImageURLError) in
             // interlaced:quantize:quantization_colors
             try a.need(0...3)
             if a.text(0) != nil { o.encoderOverrides.pngInterlaced = a.bool(0) ?? false }
             if a.text(1) != nil { o.encoderOverrides.pngQuantize = a.bool(1) ?? false }
-            if let value = try a.whole(2, "palette size", 2...256) { o.encoderOverrides.pngQuantizationColours = value }
+            if let value = try a.whole(2, "palette size", URLRanges.pngColours) { o.encoderOverrides.pngQuantizationColours = value }
         }
-        table.add("webp_options", "webpo") { o, a throws(ImageURLError) in
+        table.add(URLOption(["webp_options", "webpo"], "%compression:%smart_subsample:%preset", cost: .encoder, pro: true, test: "OutputFormatServingTests.encoderOptionsOfImgproxyProURLs")) { o, a throws(ImageURLError) in
             // compression:smart_subsample:preset
             try a.need(0...3)
             if let compression = try a.choice(0, "compression", EncoderSettings.WebPCompression.self) { o.encoderOverrides.webpCompression = compression }
             if a.text(1) != nil { o.encoderOverrides.webpSmartSubsample = a.bool(1) ?? false }
             if let preset = try a.choice(2, "preset", EncoderSettings.WebPPreset.self) { o.encoderOverrides.webpPreset = preset }
         }
-        table.add("preserve_hdr", "ph") { o, a throws(ImageURLError) in
+        table.add(URLOption(["preserve_hdr", "ph"], "%enable", cost: .encoder, test: "OutputFormatServingTests.preserveHDRAsImgproxyReadsIt")) { o, a throws(ImageURLError) in
             // As imgproxy: a value that is not a boolean is false, with a warning.
             try a.need(1...1)
             o.preserveHDR = a.bool(0) ?? false
         }
-        table.add("avif_options", "avifo") { o, a throws(ImageURLError) in
+        table.add(URLOption(["avif_options", "avifo"], "%subsample", cost: .encoder, pro: true, test: "EncoderSettingsTests.avifSubsampling")) { o, a throws(ImageURLError) in
             try a.need(0...1)
             if let subsample = try a.choice(0, "subsampling", EncoderSettings.Subsampling.self) { o.encoderOverrides.avifSubsample = subsample }
         }
-        return table.rules
+        return table
     }
 }

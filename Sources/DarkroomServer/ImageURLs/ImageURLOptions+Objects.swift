@@ -19,25 +19,25 @@ extension ImageURLOptions {
         public var classes: ObjectClasses
     }
 
-    static var objectRules: [String: Rule] {
-        var table = RuleTable()
-        table.add("objects_position", "obj_pos", "op") { o, a throws(ImageURLError) in o.objectsPosition = try a.objectsPosition() }
-        table.add("blur_detections", "bd") { o, a throws(ImageURLError) in
+    static var objectRules: OptionRules<ImageURLOptions> {
+        var table = OptionRules<ImageURLOptions>(route: .processing)
+        table.add(URLOption(["objects_position", "obj_pos", "op"], "%type:%x_offset:%y_offset", ArgumentRange("offsets", StepRanges.offset), cost: .geometry, pro: true, test: "ObjectOptionsTests.objectsPositionTakesGravitiesFocusPointsAndProp")) { o, a throws(ImageURLError) in o.objectsPosition = try a.objectsPosition() }
+        table.add(URLOption(["blur_detections", "bd"], "%sigma:%class_name1:%class_name2:...:%class_nameN", ArgumentRange("sigma", StepRanges.blurSigma), cost: .detector, pro: true, limit: "faces only: the detector is dlib's face detector, not a YOLO network", test: "ObjectOptionsTests.facesAreServedBlurredAndListedByInfo")) { o, a throws(ImageURLError) in
             try a.need(1...(1 + ObjectClasses.maxEntries))
             let sigma = try a.number(0, "sigma", StepRanges.blurSigma) ?? 0
             o.blurDetections = sigma > 0 ? DetectionBlur(sigma: sigma, classes: try a.objectClasses(from: 1, weighted: false)) : nil
         }
-        table.add("draw_detections", "dd") { o, a throws(ImageURLError) in
+        table.add(URLOption(["draw_detections", "dd"], "%draw:%class_name1:%class_name2:...:%class_nameN", cost: .detector, pro: true, limit: "faces only, as blur_detections", test: "ObjectOptionsTests.detectionStepsComeFirstAndCropObjectsBeforeTheCrop")) { o, a throws(ImageURLError) in
             try a.need(1...(1 + ObjectClasses.maxEntries))
             o.drawDetections = a.bool(0) ?? false ? try a.objectClasses(from: 1, weighted: false) : nil
         }
-        table.add("crop_objects") { o, a throws(ImageURLError) in try o.applyCropObjects(&a) }
-        return table.rules
+        table.add(URLOption(["crop_objects", "co"], "%scale_factor:%class_name1:%class_name2:...:%class_nameN", ArgumentRange("scale", StepRanges.objectScale, above: true), ArgumentRange("a class weight", StepRanges.objectWeight, above: true), cost: .detector, pro: true, limit: "faces only, as blur_detections", test: "ObjectOptionsTests.coIsContrastAloneAndCropObjectsWithClasses"), readAs: ["crop_objects"]) { o, a throws(ImageURLError) in try o.applyCropObjects(&a) }
+        return table
     }
 
     mutating func applyCropObjects(_ a: inout Arguments) throws(ImageURLError) {
         try a.need(1...(1 + ObjectClasses.maxEntries))
-        let scale = try a.number(0, "scale", 0...100) ?? 0
+        let scale = try a.number(0, "scale", StepRanges.objectScale) ?? 0
         cropObjects = scale > 0 ? ObjectCrop(scale: scale, classes: try a.objectClasses(from: 1, weighted: false)) : nil
     }
 }
@@ -60,7 +60,7 @@ extension ImageURLOptions.Arguments {
         if weighted {
             guard rest.count.isMultiple(of: 2) else { throw .init("option '\(name)': objw takes class names and weights in pairs (objw:face:2:cat:3)") }
             for pair in stride(from: 0, to: rest.count, by: 2) {
-                guard let weight = try number(index + pair + 1, "weight", 0...1_000_000), weight > 0 else {
+                guard let weight = try number(index + pair + 1, "weight", StepRanges.objectWeight), weight > 0 else {
                     throw .init("option '\(name)': the weight of '\(rest[pair])' must be a number above 0")
                 }
                 entries.append(.init(name: rest[pair], weight: weight))

@@ -5,16 +5,7 @@ import Foundation
 /// (its argument counts, its lenient booleans, its gravity rules), every
 /// number range-checked.
 extension ImageURLOptions {
-    typealias Rule = @Sendable (inout ImageURLOptions, inout Arguments) throws(ImageURLError) -> Void
-
-    /// Rules, each under every name it has.
-    struct RuleTable {
-        var rules: [String: Rule] = [:]
-
-        mutating func add(_ names: String..., rule: @escaping Rule) {
-            for name in names { rules[name] = rule }
-        }
-    }
+    typealias Rule = OptionRules<ImageURLOptions>.Rule
 
     /// Applies one `name:arg:arg` segment.
     /// - Parameter using: the presets this segment comes from, innermost
@@ -76,7 +67,7 @@ extension ImageURLOptions {
     /// An integer Unix time; 0 or below: never, as imgproxy reads it.
     private mutating func applyExpiry(_ arguments: inout Arguments, now: Date) throws(ImageURLError) {
         try arguments.need(1...1)
-        guard let stamp = Int(arguments.values[0]), (-253_402_300_799...253_402_300_799).contains(stamp) else {
+        guard let stamp = Int(arguments.values[0]), URLRanges.unixTime.contains(stamp) else {
             throw .init("option '\(arguments.name)': '\(arguments.values[0])' is not a Unix time in whole seconds")
         }
         if stamp <= 0 {
@@ -88,57 +79,62 @@ extension ImageURLOptions {
     }
 
     /// Every option by every name it has.
-    static let rules: [String: Rule] = {
-        var rules: [String: Rule] = [:]
-        func add(_ names: String..., rule: @escaping Rule) {
-            for name in names { rules[name] = rule }
-        }
-        add("resize", "rs") { o, a throws(ImageURLError) in
+    static let rules = table.rules
+
+    /// The processing options, each declared with its rule.
+    static let table: OptionRules<ImageURLOptions> = {
+        var table = OptionRules<ImageURLOptions>(route: .processing)
+        func add(_ option: URLOption, readAs names: [String]? = nil, rule: @escaping Rule) { table.add(option, readAs: names, rule: rule) }
+        // Read by `apply` before the rules: they reach past one URL's options.
+        table.declare(URLOption(["preset", "pr"], "%preset_name1:%preset_name2:...:%preset_nameN", cost: .none, test: "ImageURLTests.presetsAsImgproxyDoesThem"))
+        table.declare(URLOption(["bypass_cache", "bc"], "%bypass", cost: .none, pro: true, test: "CacheOptionsServingTests.bypassingTheCacheFetchesAgain"))
+        table.declare(URLOption(["expires", "exp"], "%timestamp", ArgumentRange("timestamp", URLRanges.unixTime), cost: .none, test: "ImageServingTests.aURLThatExpiresBetweenTwoHitsIsRefusedTheSecondTime"))
+        add(URLOption(["resize", "rs"], "%resizing_type:%width:%height:%enlarge:%extend", ArgumentRange("width", StepRanges.side), ArgumentRange("height", StepRanges.side), cost: .geometry, test: "ImageURLTests.resizeOptions")) { o, a throws(ImageURLError) in
             try a.need(1...8)
             if let type = a.text(0) { o.resizingType = try resizingType(type) }
             var size = a.dropping(1)
             try o.applySize(&size)
             a.warnings += size.warnings
         }
-        add("size", "s") { o, a throws(ImageURLError) in
+        add(URLOption(["size", "s"], "%width:%height:%enlarge:%extend", ArgumentRange("width", StepRanges.side), ArgumentRange("height", StepRanges.side), cost: .geometry, test: "ImageURLTests.resizeOptions")) { o, a throws(ImageURLError) in
             try a.need(1...7)
             try o.applySize(&a)
         }
-        add("resizing_type", "rt") { o, a throws(ImageURLError) in
+        add(URLOption(["resizing_type", "rt"], "%resizing_type", cost: .geometry, test: "ImageURLTests.resizeOptions")) { o, a throws(ImageURLError) in
             try a.need(1...1)
             o.resizingType = try resizingType(a.values[0])
         }
-        add("width", "w") { o, a throws(ImageURLError) in try a.need(1...1); o.width = try a.size(0, "width") ?? 0 }
-        add("height", "h") { o, a throws(ImageURLError) in try a.need(1...1); o.height = try a.size(0, "height") ?? 0 }
-        add("min-width", "mw") { o, a throws(ImageURLError) in try a.need(1...1); o.minWidth = try a.size(0, "width") ?? 0 }
-        add("min-height", "mh") { o, a throws(ImageURLError) in try a.need(1...1); o.minHeight = try a.size(0, "height") ?? 0 }
-        add("zoom", "z") { o, a throws(ImageURLError) in
+        add(URLOption(["width", "w"], "%width", ArgumentRange("width", StepRanges.side), cost: .geometry, test: "ImageURLTests.resizeOptions")) { o, a throws(ImageURLError) in try a.need(1...1); o.width = try a.size(0, "width") ?? 0 }
+        add(URLOption(["height", "h"], "%height", ArgumentRange("height", StepRanges.side), cost: .geometry, test: "ImageURLTests.resizeOptions")) { o, a throws(ImageURLError) in try a.need(1...1); o.height = try a.size(0, "height") ?? 0 }
+        add(URLOption(["min-width", "mw"], "%width", ArgumentRange("width", StepRanges.side), cost: .geometry, test: "ImageURLTests.minimumsAndZoom")) { o, a throws(ImageURLError) in try a.need(1...1); o.minWidth = try a.size(0, "width") ?? 0 }
+        add(URLOption(["min-height", "mh"], "%height", ArgumentRange("height", StepRanges.side), cost: .geometry, test: "ImageURLTests.minimumsAndZoom")) { o, a throws(ImageURLError) in try a.need(1...1); o.minHeight = try a.size(0, "height") ?? 0 }
+        add(URLOption(["zoom", "z"], "%zoom_x_y or %zoom_x:%zoom_y", ArgumentRange("each factor", StepRanges.zoom, above: true), cost: .geometry, test: "ImageURLTests.minimumsAndZoom")) { o, a throws(ImageURLError) in
             // One factor for both sides, or one each.
             try a.need(1...2)
-            guard let x = try a.number(0, "factor", 0...100), x > 0 else { throw .init("option '\(a.name)': the factor must be above 0") }
-            let y = try a.number(1, "factor", 0...100) ?? x
+            guard let x = try a.number(0, "factor", StepRanges.zoom), x > 0 else { throw .init("option '\(a.name)': the factor must be above 0") }
+            let y = try a.number(1, "factor", StepRanges.zoom) ?? x
             guard y > 0 else { throw .init("option '\(a.name)': the factor must be above 0") }
             (o.zoomX, o.zoomY) = (x, y)
         }
-        add("dpr") { o, a throws(ImageURLError) in
+        add(URLOption(["dpr"], "%dpr", ArgumentRange("dpr", URLRanges.dpr, above: true), cost: .geometry, test: "ImageURLTests.dprPaddingBackgroundAndPixelate")) { o, a throws(ImageURLError) in
             try a.need(1...1)
-            guard let ratio = try a.number(0, "ratio", 0...100), ratio > 0 else { throw .init("option '\(a.name)': the ratio must be above 0") }
+            guard let ratio = try a.number(0, "ratio", URLRanges.dpr), ratio > 0 else { throw .init("option '\(a.name)': the ratio must be above 0") }
             o.dpr = ratio
         }
-        add("enlarge", "el") { o, a throws(ImageURLError) in try a.need(1...1); o.enlarge = a.bool(0) ?? false }
-        add("extend", "ex") { o, a throws(ImageURLError) in o.extend = try a.extend() }
-        add("extend_aspect_ratio", "extend_ar", "exar") { o, a throws(ImageURLError) in o.extendAspectRatio = try a.extend() }
-        add("gravity", "g") { o, a throws(ImageURLError) in
+        add(URLOption(["enlarge", "el"], "%enlarge", cost: .geometry, test: "ResizeTests.neverEnlargesUnlessAsked")) { o, a throws(ImageURLError) in try a.need(1...1); o.enlarge = a.bool(0) ?? false }
+        add(URLOption(["extend", "ex"], "%extend:%gravity", cost: .geometry, test: "ImageURLTests.extendAndCornerGravities")) { o, a throws(ImageURLError) in o.extend = try a.extend() }
+        add(URLOption(["extend_aspect_ratio", "extend_ar", "exar"], "%extend:%gravity", cost: .geometry, test: "ImageURLTests.extendAndCornerGravities")) { o, a throws(ImageURLError) in o.extendAspectRatio = try a.extend() }
+        add(URLOption(["gravity", "g"], "%type:%x_offset:%y_offset", ArgumentRange("offsets", StepRanges.offset), ArgumentRange("a focus point's", StepRanges.fraction), cost: .geometry, limit: "its object gravities (obj, objw) find faces only: the detector is dlib's face detector, not a YOLO network", test: "ImageURLTests.gravityOffsetsFocusPointsAndCropSides")) { o, a throws(ImageURLError) in
             try a.need(1...(a.values.first?.hasPrefix("obj") == true ? 1 + 2 * ObjectClasses.maxEntries : 3))
             o.gravity = try a.gravity(from: 0, allowed: .crop) ?? .centre
         }
-        add("crop", "c") { o, a throws(ImageURLError) in
+        add(URLOption(["crop", "c"], "%width:%height:%gravity", ArgumentRange("width", StepRanges.side), ArgumentRange("height", StepRanges.side), cost: .geometry, test: "ImageURLTests.gravityOffsetsFocusPointsAndCropSides")) { o, a throws(ImageURLError) in
             // A width alone keeps the whole height; 0 is the whole side.
             try a.need(1...(a.values.count > 2 && a.values[2].hasPrefix("obj") ? 3 + 2 * ObjectClasses.maxEntries : 5))
-            let w = try a.number(0, "width", 0...100_000) ?? 0, h = try a.number(1, "height", 0...100_000) ?? 0
+            let w = try a.number(0, "width", StepRanges.side) ?? 0, h = try a.number(1, "height", StepRanges.side) ?? 0
             o.crop = w == 0 && h == 0 ? nil : Crop(width: w, height: h, gravity: try a.gravity(from: 2, allowed: .crop))
         }
-        add("trim", "t") { o, a throws(ImageURLError) in
+        add(URLOption(["trim", "t"], "%threshold:%color:%equal_hor:%equal_ver", ArgumentRange("threshold", StepRanges.trimThreshold), cost: .pixels, test: "ImageURLTests.trimComesFirst")) { o, a throws(ImageURLError) in
             // trim:THRESHOLD:COLOUR:EQUAL_HOR:EQUAL_VER; no threshold is off,
             // 0 cuts the exact colour.
             try a.need(1...4)
@@ -148,27 +144,27 @@ extension ImageURLOptions {
             }
             o.trim = Trim(threshold: threshold, colour: try a.colour(1), equalHorizontal: a.bool(2) ?? false, equalVertical: a.bool(3) ?? false)
         }
-        add("padding", "pd") { o, a throws(ImageURLError) in
+        add(URLOption(["padding", "pd"], "%top:%right:%bottom:%left", ArgumentRange("each side", StepRanges.side), cost: .geometry, test: "ImageURLTests.dprPaddingBackgroundAndPixelate")) { o, a throws(ImageURLError) in
             // CSS's order; right falls back to top, bottom to top, left to right.
             try a.need(1...4)
             let top = try a.size(0, "top") ?? 0
             let right = try a.size(1, "right") ?? top
             o.padding = Frame.Padding(top: top, right: right, bottom: try a.size(2, "bottom") ?? top, left: try a.size(3, "left") ?? right)
         }
-        add("auto_rotate", "ar") { o, a throws(ImageURLError) in try a.need(1...1); o.autoRotate = a.bool(0) ?? true }
-        add("rotate", "rot") { o, a throws(ImageURLError) in
+        add(URLOption(["auto_rotate", "ar"], "%auto_rotate", cost: .geometry, test: "OrientationTests.autoRotateCanBeTurnedOff")) { o, a throws(ImageURLError) in try a.need(1...1); o.autoRotate = a.bool(0) ?? true }
+        add(URLOption(["rotate", "rot"], "%angle", ArgumentRange("angle, a multiple of 90,", URLRanges.rotation), cost: .geometry, test: "ImageURLTests.rotateAndFlipComeBeforeSizes")) { o, a throws(ImageURLError) in
             try a.need(1...1)
-            guard let degrees = Int(a.values[0]), (-3600...3600).contains(degrees), degrees % 90 == 0 else {
+            guard let degrees = Int(a.values[0]), URLRanges.rotation.contains(degrees), degrees % 90 == 0 else {
                 throw .init("option '\(a.name)': '\(a.values[0])' is not a multiple of 90 degrees")
             }
             o.rotate = (degrees % 360 + 360) % 360
         }
-        add("flip", "fl") { o, a throws(ImageURLError) in
+        add(URLOption(["flip", "fl"], "%horizontal:%vertical", cost: .geometry, test: "ImageURLTests.rotateAndFlipComeBeforeSizes")) { o, a throws(ImageURLError) in
             try a.need(0...2)
             if let horizontal = a.bool(0) { o.flipHorizontal = horizontal }
             if let vertical = a.bool(1) { o.flipVertical = vertical }
         }
-        add("background", "bg") { o, a throws(ImageURLError) in
+        add(URLOption(["background", "bg"], "%R:%G:%B or %hex_color", ArgumentRange("R, G and B", RGBColour.channel), cost: .pixels, test: "ImageURLTests.dprPaddingBackgroundAndPixelate")) { o, a throws(ImageURLError) in
             switch a.values.count {
             case 1 where a.values[0].isEmpty: o.background = nil
             case 1:
@@ -181,39 +177,39 @@ extension ImageURLOptions {
             default: throw .init("option '\(a.name)' takes a hex colour or red:green:blue")
             }
         }
-        add("blur", "bl") { o, a throws(ImageURLError) in
+        add(URLOption(["blur", "bl"], "%sigma", ArgumentRange("sigma", StepRanges.blurSigma), cost: .kernel, difference: "capped by the image's size: a 400 names the largest sigma allowed (resize first), so one URL cannot hold a worker for minutes", test: "WorkLimitsTests.blurAndSharpenCostIsBoundedByTheImageSize")) { o, a throws(ImageURLError) in
             try a.need(1...1)
             o.blur = try a.number(0, "sigma", StepRanges.blurSigma)
             if o.blur == 0 { o.blur = nil }
         }
-        add("sharpen", "sh") { o, a throws(ImageURLError) in
+        add(URLOption(["sharpen", "sh"], "%sigma", ArgumentRange("sigma", StepRanges.sharpenSigma), cost: .kernel, difference: "capped by the image's size, as blur is", test: "WorkLimitsTests.blurAndSharpenCostIsBoundedByTheImageSize")) { o, a throws(ImageURLError) in
             try a.need(1...1)
             o.sharpen = try a.number(0, "sigma", StepRanges.sharpenSigma)
             if o.sharpen == 0 { o.sharpen = nil }
         }
-        add("pixelate", "pix") { o, a throws(ImageURLError) in try a.need(1...1); o.pixelate = try a.whole(0, "size", StepRanges.pixelateSize) ?? 0 }
-        add("watermark", "wm") { o, a throws(ImageURLError) in
+        add(URLOption(["pixelate", "pix"], "%size", ArgumentRange("size", StepRanges.pixelateSize), cost: .pixels, test: "ImageURLTests.dprPaddingBackgroundAndPixelate")) { o, a throws(ImageURLError) in try a.need(1...1); o.pixelate = try a.whole(0, "size", StepRanges.pixelateSize) ?? 0 }
+        add(URLOption(["watermark", "wm"], "%opacity:%position:%x_offset:%y_offset:%scale", ArgumentRange("opacity", StepRanges.fraction), ArgumentRange("offsets", StepRanges.offset), ArgumentRange("tiles' spacing", StepRanges.watermarkSpacing), ArgumentRange("scale", StepRanges.watermarkScale), cost: .pixels, test: "ImageURLTests.watermarkComesLast")) { o, a throws(ImageURLError) in
             // wm:OPACITY:POSITION:X:Y:SCALE; an opacity of 0 is off.
             try a.need(1...7)
-            guard let opacity = try a.number(0, "opacity", 0...1) else { throw .init("option '\(a.name)' needs an opacity (0 to 1)") }
+            guard let opacity = try a.number(0, "opacity", StepRanges.fraction) else { throw .init("option '\(a.name)' needs an opacity (0 to 1)") }
             // `re` tiles the mark; Pro's `ch` as a chessboard.
             let chessboard = a.text(1) == "ch"
             let replicate = a.text(1) == "re" || chessboard
             var gravity = Gravity.centre
             if replicate {
-                gravity.x = try a.number(2, "spacing", 0...10_000) ?? 0
-                gravity.y = try a.number(3, "spacing", 0...10_000) ?? 0
+                gravity.x = try a.number(2, "spacing", StepRanges.watermarkSpacing) ?? 0
+                gravity.y = try a.number(3, "spacing", StepRanges.watermarkSpacing) ?? 0
             } else if a.text(1) != nil {
                 gravity = try a.gravity(from: 1, count: 3, allowed: .watermark) ?? .centre
             } else {
-                gravity.x = try a.number(2, "offset", -100_000...100_000) ?? 0
-                gravity.y = try a.number(3, "offset", -100_000...100_000) ?? 0
+                gravity.x = try a.number(2, "offset", StepRanges.offset) ?? 0
+                gravity.y = try a.number(3, "offset", StepRanges.offset) ?? 0
             }
-            let scale = try a.number(4, "scale", 0...100) ?? 0
+            let scale = try a.number(4, "scale", StepRanges.watermarkScale) ?? 0
             o.watermark = opacity == 0 ? nil : WatermarkPlacement(opacity: opacity, gravity: gravity, replicate: replicate, scale: scale,
                                                                   chessboard: chessboard)
         }
-        add("watermark_text", "wmt") { o, a throws(ImageURLError) in
+        add(URLOption(["watermark_text", "wmt"], "%text", cost: .pixels, pro: true, test: "ImageURLTests.watermarkText")) { o, a throws(ImageURLError) in
             // Base64url-encoded UTF-8; empty clears it.
             try a.need(0...1)
             guard let text = try a.encodedText(0, "text") else {
@@ -223,67 +219,66 @@ extension ImageURLOptions {
             guard Watermark.isValidText(text) else { throw .init("option '\(a.name)': \(Watermark.textRule)") }
             o.watermarkText = text
         }
-        add("page", "pg") { o, a throws(ImageURLError) in
+        add(URLOption(["page", "pg"], "%page", ArgumentRange("page", StepRanges.page), cost: .child, pro: true, test: "ImageURLTests.pagesAsPro")) { o, a throws(ImageURLError) in
             try a.need(1...1)
-            o.pageSelection.first = try a.whole(0, "page", 0...100_000) ?? 0
+            o.pageSelection.first = try a.whole(0, "page", StepRanges.page) ?? 0
         }
-        add("video_thumbnail_second", "vts") { o, a throws(ImageURLError) in
+        add(URLOption(["video_thumbnail_second", "vts"], "%second", ArgumentRange("second", VideoThumbnails.seconds), cost: .child, pro: true, test: "VideoServingTests.aFrameIsServedOnlyWhereTurnedOn")) { o, a throws(ImageURLError) in
             try a.need(1...1)
             o.videoSecond = try a.number(0, "second", VideoThumbnails.seconds)
         }
-        add("video_thumbnail_keyframes", "vtk") { o, a throws(ImageURLError) in
+        add(URLOption(["video_thumbnail_keyframes", "vtk"], "%keyframes", cost: .child, pro: true, test: "VideoServingTests.aFrameIsServedOnlyWhereTurnedOn")) { o, a throws(ImageURLError) in
             try a.need(1...1)
             o.videoKeyframes = a.bool(0)
         }
-        add("video_thumbnail_tile", "vtt") { o, a throws(ImageURLError) in
+        add(URLOption(["video_thumbnail_tile", "vtt"], "%step:%columns:%rows:%tile_width:%tile_height:%extend_tile:%trim:%fill:%focus_x:%focus_y", ArgumentRange("columns and rows", 0...VideoSprite.maxFrames), ArgumentRange("tile sides", VideoSprite.sides), cost: .child, pro: true, test: "VideoServingTests.spritesAndAnimationsByImgproxysGrammar")) { o, a throws(ImageURLError) in
             try a.need(5...10)
             let columns = try a.whole(1, "columns", 0...VideoSprite.maxFrames) ?? 0, rows = try a.whole(2, "rows", 0...VideoSprite.maxFrames) ?? 0
             o.videoSprite = try a.videoSprite(.tiles(columns: columns, rows: rows))
         }
-        add("video_thumbnail_animation", "vta") { o, a throws(ImageURLError) in
+        add(URLOption(["video_thumbnail_animation", "vta"], "%step:%delay:%frames:%frame_width:%frame_height:%extend_frame:%trim:%fill:%focus_x:%focus_y", ArgumentRange("delay", VideoSprite.delays), ArgumentRange("frames", 0...VideoSprite.maxFrames), ArgumentRange("frame sides", VideoSprite.sides), cost: .child, pro: true, test: "VideoServingTests.spritesAndAnimationsByImgproxysGrammar")) { o, a throws(ImageURLError) in
             try a.need(5...10)
             let delay = try a.whole(1, "delay", VideoSprite.delays) ?? 0, frames = try a.whole(2, "frames", 0...VideoSprite.maxFrames) ?? 0
             o.videoSprite = try a.videoSprite(.animation(delay: delay, frames: frames))
         }
-        add("pages", "pgs") { o, a throws(ImageURLError) in
+        add(URLOption(["pages", "pgs"], "%pages", ArgumentRange("pages", 1...PageSelection.maxCount), cost: .child, pro: true, test: "ImageURLTests.pagesAsPro")) { o, a throws(ImageURLError) in
             try a.need(1...1)
             o.pageSelection.count = try a.whole(0, "page count", 1...PageSelection.maxCount) ?? 1
         }
-        add("disable_animation", "da") { o, a throws(ImageURLError) in
+        add(URLOption(["disable_animation", "da"], "%disable", cost: .none, pro: true, test: "ImageURLTests.pagesAsPro")) { o, a throws(ImageURLError) in
             try a.need(1...1)
             o.pageSelection.disableAnimation = a.bool(0) ?? false
         }
-        add("autoquality", "aq") { o, a throws(ImageURLError) in
+        add(URLOption(["autoquality", "aq"], "%method:%target:%min_quality:%max_quality:%allowed_error", cost: .encodes, pro: true, test: "ImageURLTests.autoqualityAsPro")) { o, a throws(ImageURLError) in
             o.autoquality = try AutoqualityOverride.parse(a.values, name: a.name)
         }
-        add("watermark_size", "wms") { o, a throws(ImageURLError) in
+        add(URLOption(["watermark_size", "wms"], "%width:%height", ArgumentRange("width", StepRanges.side), ArgumentRange("height", StepRanges.side), cost: .pixels, pro: true, test: "ImageURLTests.watermarkSizeTurnAndShadowAsPro")) { o, a throws(ImageURLError) in
             try a.need(1...2)
             o.watermarkWidth = try a.size(0, "width") ?? 0
             o.watermarkHeight = try a.size(1, "height") ?? 0
         }
-        add("watermark_rotate", "wm_rot", "wmr") { o, a throws(ImageURLError) in
+        add(URLOption(["watermark_rotate", "wm_rot", "wmr"], "%angle", ArgumentRange("angle", StepRanges.watermarkAngle), cost: .pixels, pro: true, test: "ImageURLTests.watermarkSizeTurnAndShadowAsPro")) { o, a throws(ImageURLError) in
             try a.need(1...1)
-            o.watermarkRotation = try a.number(0, "angle", -360...360) ?? 0
+            o.watermarkRotation = try a.number(0, "angle", StepRanges.watermarkAngle) ?? 0
         }
-        add("watermark_shadow", "wmsh") { o, a throws(ImageURLError) in
+        add(URLOption(["watermark_shadow", "wmsh"], "%sigma", ArgumentRange("sigma", StepRanges.shadowSigma), cost: .kernel, pro: true, test: "ImageURLTests.watermarkSizeTurnAndShadowAsPro")) { o, a throws(ImageURLError) in
             try a.need(1...1)
-            o.watermarkShadow = try a.number(0, "sigma", 0...100) ?? 0
+            o.watermarkShadow = try a.number(0, "sigma", StepRanges.shadowSigma) ?? 0
         }
-        add("watermark_url", "wmu") { o, a throws(ImageURLError) in
+        add(URLOption(["watermark_url", "wmu"], "%url", cost: .secondImage, pro: true, test: "ImageURLTests.watermarkURL")) { o, a throws(ImageURLError) in
             // A base64url-encoded URL; empty clears it.
             try a.need(0...1)
             o.watermarkURL = try a.encodedSourceURL(0)
         }
-        add("strip_metadata", "sm") { o, a throws(ImageURLError) in try a.need(1...1); o.stripMetadata = a.bool(0) ?? true }
-        add("keep_copyright", "kcr") { o, a throws(ImageURLError) in try a.need(1...1); o.keepCopyright = a.bool(0) ?? true }
-        add("strip_color_profile", "scp") { o, a throws(ImageURLError) in try a.need(1...1); o.stripColourProfile = a.bool(0) ?? true }
-        add("enforce_thumbnail", "eth") { o, a throws(ImageURLError) in try a.need(1...1); o.enforceThumbnail = a.bool(0) ?? false }
-        add("quality", "q") { o, a throws(ImageURLError) in
+        add(URLOption(["strip_metadata", "sm"], "%strip_metadata", cost: .none, test: "ImageURLTests.metadataOptions")) { o, a throws(ImageURLError) in try a.need(1...1); o.stripMetadata = a.bool(0) ?? true }
+        add(URLOption(["keep_copyright", "kcr"], "%keep_copyright", cost: .none, test: "ImageURLTests.metadataOptions")) { o, a throws(ImageURLError) in try a.need(1...1); o.keepCopyright = a.bool(0) ?? true }
+        add(URLOption(["strip_color_profile", "scp"], "%strip_color_profile", cost: .pixels, test: "ImageURLTests.metadataOptions")) { o, a throws(ImageURLError) in try a.need(1...1); o.stripColourProfile = a.bool(0) ?? true }
+        add(URLOption(["enforce_thumbnail", "eth"], "%enforce_thumbnail", cost: .geometry, test: "ImageURLTests.enforceThumbnailAndJPEGXL")) { o, a throws(ImageURLError) in try a.need(1...1); o.enforceThumbnail = a.bool(0) ?? false }
+        add(URLOption(["quality", "q"], "%quality", ArgumentRange("quality, or 0", StepRanges.quality), cost: .encoder, test: "ImageURLTests.everyOtherOption")) { o, a throws(ImageURLError) in
             try a.need(1...1)
-            guard let q = try a.size(0, "quality"), q <= 100 else { throw .init("option '\(a.name)': quality must be from 0 to 100") }
-            o.quality = q
+            o.quality = try a.quality(0)
         }
-        add("format_quality", "fq") { o, a throws(ImageURLError) in
+        add(URLOption(["format_quality", "fq"], "%format1:%quality1:%format2:%quality2:...:%formatN:%qualityN", ArgumentRange("each quality, or 0", StepRanges.quality), cost: .encoder, test: "ImageURLTests.formatQuality")) { o, a throws(ImageURLError) in
             // Pairs of format and quality; an empty list clears them.
             guard a.values.count.isMultiple(of: 2) else { throw .init("option '\(a.name)' takes pairs of format and quality (fq:jpg:70:webp:60)") }
             if a.values.allSatisfy(\.isEmpty) {
@@ -294,22 +289,19 @@ extension ImageURLOptions {
                 guard let format = ImageFormat(name: a.values[pair].lowercased()), format.canEncode else {
                     throw .init("option '\(a.name)': cannot write '\(a.values[pair])' images (jpg, png, webp, avif, heic, gif, tiff, bmp, ico, jxl)")
                 }
-                guard let q = try a.size(pair + 1, "quality"), q <= 100 else { throw .init("option '\(a.name)': quality must be from 0 to 100") }
+                let q = try a.quality(pair + 1)
                 o.formatQuality[format] = q == 0 ? nil : q
             }
         }
-        add("max_bytes", "mb") { o, a throws(ImageURLError) in
+        add(URLOption(["max_bytes", "mb"], "%bytes", ArgumentRange("bytes", URLRanges.resultBytes), cost: .encodes, test: "ImageURLTests.maxBytes")) { o, a throws(ImageURLError) in
             try a.need(1...1)
-            guard let bytes = Int(a.values[0]), (0...1_000_000_000).contains(bytes) else {
-                throw .init("option '\(a.name)': '\(a.values[0])' is not a whole number of bytes from 0 to 1000000000")
-            }
-            o.maxBytes = bytes
+            o.maxBytes = try a.required(a.whole(0, "bytes", URLRanges.resultBytes), "a number of bytes")
         }
-        add("format", "f", "ext") { o, a throws(ImageURLError) in
+        add(URLOption(["format", "f", "ext"], "%extension", cost: .encoder, test: "ImageURLTests.everyOtherOption")) { o, a throws(ImageURLError) in
             try a.need(1...1)
             o.format = a.values[0].lowercased()
         }
-        add("skip_processing", "skp") { o, a throws(ImageURLError) in
+        add(URLOption(["skip_processing", "skp"], "%extension1:%extension2:...:%extensionN", cost: .none, test: "ImageURLTests.skipProcessing")) { o, a throws(ImageURLError) in
             var formats: Set<ImageFormat> = []
             for text in a.values where !text.isEmpty {
                 // A PDF is always drawn: never passed on as it came.
@@ -320,9 +312,9 @@ extension ImageURLOptions {
             }
             o.skipProcessing = formats
         }
-        add("raw") { o, a throws(ImageURLError) in try a.need(1...1); o.raw = a.bool(0) ?? false }
-        add("cachebuster", "cb") { o, a throws(ImageURLError) in try a.need(1...1); o.cachebuster = a.values[0] }
-        add("filename", "fn") { o, a throws(ImageURLError) in
+        add(URLOption(["raw"], "%raw", cost: .none, difference: "the source's size, type and header limits are still checked, so only images pass", test: "RouterTests.rawAnswersTheSourceAsItCame")) { o, a throws(ImageURLError) in try a.need(1...1); o.raw = a.bool(0) ?? false }
+        add(URLOption(["cachebuster", "cb"], "%string", cost: .none, test: "ImageURLTests.everyOtherOption")) { o, a throws(ImageURLError) in try a.need(1...1); o.cachebuster = a.values[0] }
+        add(URLOption(["filename", "fn"], "%filename:%encoded", cost: .none, test: "ImageURLTests.fileNameAndAttachment")) { o, a throws(ImageURLError) in
             // The name, or with a true second argument its base64url form.
             try a.need(1...2)
             var text = a.values[0].removingPercentEncoding ?? a.values[0]
@@ -337,44 +329,42 @@ extension ImageURLOptions {
             else { throw .init("option '\(a.name)': a file name is 1 to 255 characters, without '/' or control characters") }
             o.filename = text
         }
-        add("return_attachment", "att") { o, a throws(ImageURLError) in try a.need(1...1); o.returnAttachment = a.bool(0) ?? false }
-        add("max_src_resolution", "msr") { o, a throws(ImageURLError) in
+        add(URLOption(["return_attachment", "att"], "%return_attachment", cost: .none, test: "ImageURLTests.fileNameAndAttachment")) { o, a throws(ImageURLError) in try a.need(1...1); o.returnAttachment = a.bool(0) ?? false }
+        add(URLOption(["max_src_resolution", "msr"], "%resolution", ArgumentRange("megapixels", URLRanges.megapixels), cost: .none, test: "InfoURLTests.badInfoOptionsAreRefusedWithTheirReason")) { o, a throws(ImageURLError) in
             try a.need(1...1)
-            o.security.maxSourcePixels = Int((try a.number(0, "megapixels", 0...10_000) ?? 0) * 1_000_000)
+            o.security.maxSourcePixels = Int((try a.number(0, "megapixels", URLRanges.megapixels) ?? 0) * 1_000_000)
         }
-        add("max_src_file_size", "msfs") { o, a throws(ImageURLError) in
+        add(URLOption(["max_src_file_size", "msfs"], "%size", ArgumentRange("bytes", URLRanges.sourceBytes), cost: .none, test: "SecurityAndInfoOptionsTests.securityOptionsFromURLsWhereAllowed")) { o, a throws(ImageURLError) in
             try a.need(1...1)
-            guard let bytes = Int(a.values[0]), (0...10_000_000_000).contains(bytes) else {
-                throw .init("option '\(a.name)': '\(a.values[0])' is not a whole number of bytes from 0 to 10000000000")
-            }
-            o.security.maxSourceBytes = bytes
+            o.security.maxSourceBytes = try a.required(a.whole(0, "bytes", URLRanges.sourceBytes), "a number of bytes")
         }
-        add("max_animation_frames", "maf") { o, a throws(ImageURLError) in
+        add(URLOption(["max_animation_frames", "maf"], "%size", ArgumentRange("frames", StepRanges.side, above: true), cost: .none, test: "SecurityAndInfoOptionsTests.securityOptionsFromURLsWhereAllowed")) { o, a throws(ImageURLError) in
             try a.need(1...1)
             guard let frames = try a.size(0, "frames"), frames > 0 else { throw .init("option '\(a.name)': the frames must be above 0") }
             o.security.maxAnimationFrames = frames
         }
-        add("max_animation_frame_resolution", "mafr") { o, a throws(ImageURLError) in
+        add(URLOption(["max_animation_frame_resolution", "mafr"], "%size", ArgumentRange("megapixels", URLRanges.megapixels), cost: .none, test: "SecurityAndInfoOptionsTests.securityOptionsFromURLsWhereAllowed")) { o, a throws(ImageURLError) in
             try a.need(1...1)
-            o.security.maxAnimationFramePixels = Int((try a.number(0, "megapixels", 0...10_000) ?? 0) * 1_000_000)
+            o.security.maxAnimationFramePixels = Int((try a.number(0, "megapixels", URLRanges.megapixels) ?? 0) * 1_000_000)
         }
-        add("max_result_dimension", "mrd") { o, a throws(ImageURLError) in
+        add(URLOption(["max_result_dimension", "mrd"], "%size", ArgumentRange("pixels", StepRanges.side), cost: .none, difference: "a limit of 8192 a side is on by default, where imgproxy has none (a result past it is scaled down, as imgproxy's is when set); mrd:0 stands for 100,000 a side", test: "ProOptionsServingTests.aResultLimitOfZeroIsNoLimit")) { o, a throws(ImageURLError) in
             try a.need(1...1)
             o.security.maxResultDimension = try a.size(0, "dimension")
         }
-        add("sepia") { o, a throws(ImageURLError) in
+        add(URLOption(["sepia"], "%intensity", ArgumentRange("intensity", StepRanges.fraction), cost: .pixels, edition: .darkroom,
+                      about: "a sepia tone of the given strength, the seeds' filter", test: "ImageURLTests.everyOtherOption")) { o, a throws(ImageURLError) in
             try a.need(0...1)
             o.sepia = try a.number(0, "intensity", StepRanges.fraction) ?? ImageOperation.defaultSepiaIntensity
         }
-        add("grayscale") { o, a throws(ImageURLError) in
+        add(URLOption(["grayscale"], "%grayscale", cost: .pixels, edition: .darkroom, about: "grey levels", test: "ImageURLTests.everyOtherOption")) { o, a throws(ImageURLError) in
             try a.need(0...1)
             o.grayscale = a.bool(0) ?? true
         }
-        rules.merge(encoderRules) { $1 }
-        rules.merge(colourRules) { $1 }
-        rules.merge(objectRules) { $1 }
-        rules.merge(proRules) { $1 }
-        return rules
+        table.merge(encoderRules)
+        table.merge(colourRules)
+        table.merge(objectRules)
+        table.merge(proRules)
+        return table
     }()
 
     /// `size`'s arguments (and `resize`'s after its type): width, height,

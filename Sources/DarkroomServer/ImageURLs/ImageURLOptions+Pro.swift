@@ -5,12 +5,10 @@ public import Foundation
 /// source's checksum, the answer's DPI, an SVG's style and a URL's own
 /// fallback image.
 extension ImageURLOptions {
-    static var proRules: [String: Rule] {
-        var rules: [String: Rule] = [:]
-        func add(_ names: String..., rule: @escaping Rule) {
-            for name in names { rules[name] = rule }
-        }
-        add("crop_aspect_ratio", "crop_ar", "car") { o, a throws(ImageURLError) in
+    static var proRules: OptionRules<ImageURLOptions> {
+        var table = OptionRules<ImageURLOptions>(route: .processing)
+        func add(_ option: URLOption, readAs names: [String]? = nil, rule: @escaping Rule) { table.add(option, readAs: names, rule: rule) }
+        add(URLOption(["crop_aspect_ratio", "crop_ar", "car"], "%aspect_ratio:%enlarge", ArgumentRange("aspect ratio, or 0", CropAspect.ratioRange), cost: .geometry, pro: true, test: "ProOptionsServingTests.theCropIsBroughtToTheAspectRatio")) { o, a throws(ImageURLError) in
             // A ratio of 0 corrects nothing.
             try a.need(1...2)
             let ratio = try a.number(0, "aspect ratio", 0...CropAspect.ratioRange.upperBound) ?? 0
@@ -19,26 +17,26 @@ extension ImageURLOptions {
             }
             o.cropAspect = ratio == 0 ? nil : CropAspect(ratio: ratio, enlarge: a.bool(1) ?? false)
         }
-        add("resizing_algorithm", "ra") { o, a throws(ImageURLError) in
+        add(URLOption(["resizing_algorithm", "ra"], "%algorithm", cost: .geometry, pro: true, test: "ProOptionsServingTests.theResizingAlgorithmChoosesTheKernel")) { o, a throws(ImageURLError) in
             try a.need(1...1)
             o.resizingAlgorithm = try a.choice(0, "resizing algorithm", Resize.Algorithm.self)
         }
-        add("hashsum", "hs") { o, a throws(ImageURLError) in o.sourceHashsum = try a.hashsum() }
-        add("dpi") { o, a throws(ImageURLError) in
+        add(URLOption(["hashsum", "hs"], "%hashsum_type:%hashsum", cost: .none, pro: true, test: "ProOptionsServingTests.theSourcesHashsumIsChecked")) { o, a throws(ImageURLError) in o.sourceHashsum = try a.hashsum() }
+        add(URLOption(["dpi"], "%dpi", ArgumentRange("dpi", OutputOptions.dpiRange), cost: .none, pro: true, test: "ProOptionsServingTests.theAnswerStatesTheDPIAsked")) { o, a throws(ImageURLError) in
             try a.need(1...1)
             o.dpi = try a.whole(0, "dpi", OutputOptions.dpiRange) ?? 0
         }
-        add("style", "st") { o, a throws(ImageURLError) in
+        add(URLOption(["style", "st"], "%style", cost: .child, pro: true, test: "ProOptionsServingTests.anSVGsStyleIsPutInAndSanitised")) { o, a throws(ImageURLError) in
             // Base64url-encoded CSS; empty clears it.
             try a.need(0...1)
             o.style = try a.encodedText(0, "CSS")
         }
-        add("fallback_image_url", "fiu") { o, a throws(ImageURLError) in
+        add(URLOption(["fallback_image_url", "fiu"], "%url", cost: .secondImage, pro: true, test: "ProOptionsServingTests.theURLsFallbackStandsInForAMissingSource")) { o, a throws(ImageURLError) in
             // A base64url-encoded URL, fetched as sources are; empty clears it.
             try a.need(0...1)
             o.fallbackImageURL = try a.encodedSourceURL(0)
         }
-        add("color_profile", "cp", "icc") { o, a throws(ImageURLError) in
+        add(URLOption(["color_profile", "cp", "icc"], "%profile", cost: .pixels, pro: true, test: "ColourProfileServingTests.theAnswerCarriesTheProfileAsked")) { o, a throws(ImageURLError) in
             // srgb, cmyk, or a profile's file name (percent-encoded; .icc or
             // .icm may be left out); empty clears it.
             try a.need(0...1)
@@ -52,7 +50,7 @@ extension ImageURLOptions {
             }
             o.colourProfileName = name
         }
-        add("cache_tags", "ct") { o, a throws(ImageURLError) in
+        add(URLOption(["cache_tags", "ct"], "%tag1:%tag2:...:%tagN", cost: .none, pro: true, test: "CacheOptionsServingTests.cacheTagsAreInTheAnswersFields")) { o, a throws(ImageURLError) in
             // Empty clears them. A field's value: visible ASCII, no commas.
             o.cacheTags = []
             for tag in a.values where !tag.isEmpty {
@@ -63,7 +61,7 @@ extension ImageURLOptions {
             }
             guard o.cacheTags.count <= 64 else { throw .init("option '\(a.name)' takes at most 64 tags") }
         }
-        return rules
+        return table
     }
 }
 

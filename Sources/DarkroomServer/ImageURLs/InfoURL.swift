@@ -80,72 +80,78 @@ public struct InfoURL: Sendable {
         try rule(&self, &arguments)
     }
 
-    typealias Rule = @Sendable (inout InfoURL, inout ImageURLOptions.Arguments) throws(ImageURLError) -> Void
+    typealias Rule = OptionRules<InfoURL>.Rule
 
     /// Pro's info options by every name they have. Booleans are read as
     /// imgproxy reads them (1, t, true ...).
-    static let rules: [String: Rule] = {
-        var rules: [String: Rule] = [:]
-        func add(_ names: String..., rule: @escaping Rule) {
-            for name in names { rules[name] = rule }
-        }
+    static let rules = table.rules
+
+    /// Pro's info options, each declared with its rule; those the image
+    /// options' parser reads (cb, vts, msr and the like) are declared here
+    /// too, as /info takes them.
+    static let table: OptionRules<InfoURL> = {
+        var table = OptionRules<InfoURL>(route: .info)
+        func add(_ option: URLOption, readAs names: [String]? = nil, rule: @escaping Rule) { table.add(option, readAs: names, rule: rule) }
         // On unless asked off, as Pro's.
-        add("size", "s") { u, a throws(ImageURLError) in try a.need(1...1); u.info.size = a.bool(0) ?? true }
-        add("format", "f") { u, a throws(ImageURLError) in try a.need(1...1); u.info.format = a.bool(0) ?? true }
-        add("dimensions", "d") { u, a throws(ImageURLError) in try a.need(1...1); u.info.dimensions = a.bool(0) ?? true }
-        add("exif") { u, a throws(ImageURLError) in
+        add(URLOption(["size", "s"], "%size", cost: .none, pro: true, test: "SecurityAndInfoOptionsTests.infoSaysTheSizeFormatAndDimensionsUnlessAskedOff")) { u, a throws(ImageURLError) in try a.need(1...1); u.info.size = a.bool(0) ?? true }
+        add(URLOption(["format", "f"], "%format", cost: .none, pro: true, test: "SecurityAndInfoOptionsTests.infoSaysTheSizeFormatAndDimensionsUnlessAskedOff")) { u, a throws(ImageURLError) in try a.need(1...1); u.info.format = a.bool(0) ?? true }
+        add(URLOption(["dimensions", "d"], "%dimensions", cost: .none, pro: true, test: "SecurityAndInfoOptionsTests.infoSaysTheSizeFormatAndDimensionsUnlessAskedOff")) { u, a throws(ImageURLError) in try a.need(1...1); u.info.dimensions = a.bool(0) ?? true }
+        add(URLOption(["exif"], "%enabled:%canonical_names", cost: .none, pro: true, test: "InfoURLTests.infoOptionsByProsNames")) { u, a throws(ImageURLError) in
             try a.need(1...2)
             u.info.exif = a.bool(0) ?? true
             u.info.exifCanonicalNames = a.bool(1) ?? false
         }
-        add("iptc") { u, a throws(ImageURLError) in try a.need(1...1); u.info.iptc = a.bool(0) ?? false }
-        add("xmp") { u, a throws(ImageURLError) in try a.need(1...1); u.info.xmp = a.bool(0) ?? false }
-        add("colorspace", "cs") { u, a throws(ImageURLError) in try a.need(1...1); u.info.colourspace = a.bool(0) ?? false }
-        add("bands", "b") { u, a throws(ImageURLError) in try a.need(1...1); u.info.bands = a.bool(0) ?? false }
-        add("sample_format", "sf") { u, a throws(ImageURLError) in try a.need(1...1); u.info.sampleFormat = a.bool(0) ?? false }
-        add("pages_number", "pn") { u, a throws(ImageURLError) in try a.need(1...1); u.info.pagesNumber = a.bool(0) ?? false }
-        add("thumb_hash", "th") { u, a throws(ImageURLError) in try a.need(1...1); u.info.thumbHashHex = a.bool(0) ?? false }
-        add("perceptual_hash", "phash", "ph") { u, a throws(ImageURLError) in try a.need(1...1); u.info.perceptualHash = a.bool(0) ?? false }
+        add(URLOption(["iptc"], "%iptc", cost: .none, pro: true, test: "InfoURLTests.infoOptionsByProsNames")) { u, a throws(ImageURLError) in try a.need(1...1); u.info.iptc = a.bool(0) ?? false }
+        add(URLOption(["xmp"], "%xmp", cost: .none, pro: true, test: "InfoOptionsTests.iptcAndXMPRecords")) { u, a throws(ImageURLError) in try a.need(1...1); u.info.xmp = a.bool(0) ?? false }
+        add(URLOption(["colorspace", "cs"], "%colorspace", cost: .none, pro: true, test: "InfoURLTests.theRouteAnswersProsKeysAndChecksTheHashsum")) { u, a throws(ImageURLError) in try a.need(1...1); u.info.colourspace = a.bool(0) ?? false }
+        add(URLOption(["bands", "b"], "%bands", cost: .none, pro: true, test: "InfoURLTests.everyComputedOptionAnswersUnderProsKey")) { u, a throws(ImageURLError) in try a.need(1...1); u.info.bands = a.bool(0) ?? false }
+        add(URLOption(["sample_format", "sf"], "%sample_format", cost: .none, pro: true, test: "InfoURLTests.everyComputedOptionAnswersUnderProsKey")) { u, a throws(ImageURLError) in try a.need(1...1); u.info.sampleFormat = a.bool(0) ?? false }
+        add(URLOption(["pages_number", "pn"], "%pages_number", cost: .none, pro: true, test: "InfoURLTests.everyComputedOptionAnswersUnderProsKey")) { u, a throws(ImageURLError) in try a.need(1...1); u.info.pagesNumber = a.bool(0) ?? false }
+        add(URLOption(["thumb_hash", "th"], "1", cost: .smallCopy, pro: true, test: "InfoURLTests.everyComputedOptionAnswersUnderProsKey")) { u, a throws(ImageURLError) in try a.need(1...1); u.info.thumbHashHex = a.bool(0) ?? false }
+        add(URLOption(["perceptual_hash", "phash", "ph"], "1", cost: .smallCopy, pro: true, test: "InfoURLTests.everyComputedOptionAnswersUnderProsKey")) { u, a throws(ImageURLError) in try a.need(1...1); u.info.perceptualHash = a.bool(0) ?? false }
         // A video source's container tags and streams; on unless asked off, as Pro's.
-        add("video_meta", "vm") { u, a throws(ImageURLError) in
+        add(URLOption(["video_meta", "vm"], "%video_meta", cost: .none, pro: true, test: "VideoServingTests.aFrameIsServedOnlyWhereTurnedOn")) { u, a throws(ImageURLError) in
             try a.need(1...1)
             u.info.videoMeta = a.bool(0) ?? true
         }
-        add("alpha", "a") { u, a throws(ImageURLError) in
+        add(URLOption(["alpha", "a"], "%alpha:%check_transparency", cost: .pixels, pro: true, test: "InfoURLTests.theRouteAnswersProsKeysAndChecksTheHashsum")) { u, a throws(ImageURLError) in
             try a.need(1...2)
             u.info.alpha = a.bool(0) ?? false
             u.info.checkTransparency = u.info.alpha && a.bool(1) ?? false
         }
-        add("crop", "c") { u, a throws(ImageURLError) in
+        add(URLOption(["crop", "c"], "%width:%height:%gravity", ArgumentRange("width", StepRanges.side), ArgumentRange("height", StepRanges.side), cost: .geometry, pro: true, test: "ObjectOptionsTests.infoCropsWithObjectGravityWhereProcessingCuts")) { u, a throws(ImageURLError) in
             try a.need(2...(a.values.count > 2 && a.values[2].hasPrefix("obj") ? 3 + 2 * ObjectClasses.maxEntries : 5))
-            let width = try a.number(0, "width", 0...100_000) ?? 0, height = try a.number(1, "height", 0...100_000) ?? 0
+            let width = try a.number(0, "width", StepRanges.side) ?? 0, height = try a.number(1, "height", StepRanges.side) ?? 0
             let gravity = try a.gravity(from: 2, allowed: .crop) ?? .centre
             u.info.crop = width > 0 || height > 0 ? InfoCrop(width: width, height: height, gravity: gravity) : nil
         }
-        add("objects_position", "obj_pos", "op") { u, a throws(ImageURLError) in u.info.objectsPosition = try a.objectsPosition() }
-        add("palette", "p") { u, a throws(ImageURLError) in
+        add(URLOption(["objects_position", "obj_pos", "op"], "%type:%x_offset:%y_offset", ArgumentRange("offsets", StepRanges.offset), cost: .geometry, pro: true, test: "ObjectOptionsTests.infoCropsWithObjectGravityWhereProcessingCuts")) { u, a throws(ImageURLError) in u.info.objectsPosition = try a.objectsPosition() }
+        add(URLOption(["palette", "p"], "%colors", ArgumentRange("colors, or 0", StepRanges.paletteColours), cost: .smallCopy, pro: true, test: "InfoURLTests.everyComputedOptionAnswersUnderProsKey")) { u, a throws(ImageURLError) in
             try a.need(1...1)
-            let colours = try a.whole(0, "colours", 0...256) ?? 0
-            guard colours != 1 else { throw .init("option '\(a.name)': a palette has 2 to 256 colours (0: none)") }
+            let colours = try a.whole(0, "colours", 0...StepRanges.paletteColours.upperBound) ?? 0
+            guard colours == 0 || StepRanges.paletteColours.contains(colours) else {
+                throw .init("option '\(a.name)': a palette has \(StepRanges.paletteColours.lowerBound) to \(StepRanges.paletteColours.upperBound) colours (0: none)")
+            }
             u.info.paletteColours = colours
         }
-        add("average", "avg") { u, a throws(ImageURLError) in
+        add(URLOption(["average", "avg"], "%average:%ignore_transparent", cost: .smallCopy, pro: true, test: "InfoURLTests.everyComputedOptionAnswersUnderProsKey")) { u, a throws(ImageURLError) in
             try a.need(1...2)
             u.info.average = a.bool(0) ?? false
             u.info.averageIgnoresTransparent = a.bool(1) ?? true
         }
-        add("dominant_colors", "dc") { u, a throws(ImageURLError) in
+        add(URLOption(["dominant_colors", "dc"], "%dominant_colors:%build_missed", cost: .smallCopy, pro: true, test: "InfoURLTests.everyComputedOptionAnswersUnderProsKey")) { u, a throws(ImageURLError) in
             try a.need(1...2)
             u.info.dominantColours = a.bool(0) ?? false
             u.info.buildMissedColours = a.bool(1) ?? false
         }
-        add("blurhash", "bh") { u, a throws(ImageURLError) in
+        add(URLOption(["blurhash", "bh"], "%x_components:%y_components", ArgumentRange("components, or 0", StepRanges.blurHashComponents), cost: .smallCopy, pro: true, test: "InfoURLTests.everyComputedOptionAnswersUnderProsKey")) { u, a throws(ImageURLError) in
             try a.need(2...2)
-            let x = try a.whole(0, "components", 0...9) ?? 0, y = try a.whole(1, "components", 0...9) ?? 0
+            let x = try a.whole(0, "components", 0...StepRanges.blurHashComponents.upperBound) ?? 0
+            let y = try a.whole(1, "components", 0...StepRanges.blurHashComponents.upperBound) ?? 0
             // 0 is Pro's "none"; Darkroom's own 4 x 3 is always given.
             if x > 0, y > 0 { u.info.blurHashComponents = (x, y) }
         }
-        add("calc_hashsums", "chs") { u, a throws(ImageURLError) in
+        add(URLOption(["calc_hashsums", "chs"], "%hashsum_type1:%hashsum_type2:...:%hashsum_typeN", cost: .none, pro: true, test: "InfoURLTests.theRouteAnswersProsKeysAndChecksTheHashsum")) { u, a throws(ImageURLError) in
             try a.need(1...4)
             var kinds: [Hashsum.Kind] = []
             for index in a.values.indices {
@@ -154,18 +160,28 @@ public struct InfoURL: Sendable {
             }
             u.info.hashsums = kinds
         }
-        add("hashsum", "hs") { u, a throws(ImageURLError) in u.expectedHashsum = try a.hashsum().map { ($0.kind, $0.hex) } }
-        add("page", "pg") { u, a throws(ImageURLError) in
+        add(URLOption(["hashsum", "hs"], "%hashsum_type:%hashsum", cost: .none, pro: true, test: "InfoURLTests.theRouteAnswersProsKeysAndChecksTheHashsum")) { u, a throws(ImageURLError) in u.expectedHashsum = try a.hashsum().map { ($0.kind, $0.hex) } }
+        add(URLOption(["page", "pg"], "%page", ArgumentRange("page", StepRanges.page), cost: .child, pro: true, test: "PDFServingTests.aPageIsServedOnlyWhereTurnedOn")) { u, a throws(ImageURLError) in
             try a.need(1...1)
-            u.info.page = try a.whole(0, "page", 0...100_000) ?? 0
+            u.info.page = try a.whole(0, "page", StepRanges.page) ?? 0
         }
-        add("detect_objects", "do") { u, a throws(ImageURLError) in
+        add(URLOption(["detect_objects", "do"], "%detect_objects", cost: .detector, pro: true, limit: "faces only, as blur_detections", test: "ObjectOptionsTests.facesAreServedBlurredAndListedByInfo")) { u, a throws(ImageURLError) in
             try a.need(1...1)
             u.info.detectObjects = a.bool(0) ?? false
         }
-        add("classify", "cl") { _, a throws(ImageURLError) in
-            if try a.whole(0, "top K", 0...1000) ?? 0 > 0 { throw .init("option '\(a.name)' needs a classifier, which this server does not have") }
+        add(URLOption(["classify", "cl"], "%top_k:%class_name1:%class_name2..%class_nameN", ArgumentRange("top_k", URLRanges.topK), cost: .detector, pro: true, limit: "accepted; asking for classes is refused, as there is no classifier", test: "SecurityAndInfoOptionsTests.infoRefusesClassesWithoutAClassifier")) { _, a throws(ImageURLError) in
+            if try a.whole(0, "top K", URLRanges.topK) ?? 0 > 0 { throw .init("option '\(a.name)' needs a classifier, which this server does not have") }
         }
-        return rules
+        // Read by the image options' parser.
+        table.declare(URLOption(["video_thumbnail_second", "vts"], "%second", ArgumentRange("second", VideoThumbnails.seconds), cost: .child, pro: true, test: "VideoServingTests.aFrameIsServedOnlyWhereTurnedOn"))
+        table.declare(URLOption(["video_thumbnail_keyframes", "vtk"], "%keyframes", cost: .child, pro: true, test: "VideoServingTests.aFrameIsServedOnlyWhereTurnedOn"))
+        table.declare(URLOption(["cachebuster", "cb"], "%string", cost: .none, pro: true, test: "SecurityAndInfoOptionsTests.infoTakesTheCacheOptions"))
+        table.declare(URLOption(["bypass_cache", "bc"], "%bypass", cost: .none, pro: true, test: "SecurityAndInfoOptionsTests.infoTakesTheCacheOptions"))
+        table.declare(URLOption(["cache_tags", "ct"], "%tag1:%tag2:...:%tagN", cost: .none, pro: true, test: "SecurityAndInfoOptionsTests.infoTakesTheCacheOptions"))
+        table.declare(URLOption(["expires", "exp"], "%timestamp", ArgumentRange("timestamp", URLRanges.unixTime), cost: .none, pro: true, test: "InfoURLTests.badInfoOptionsAreRefusedWithTheirReason"))
+        table.declare(URLOption(["preset", "pr"], "%preset_name1:%preset_name2:...:%preset_nameN", cost: .none, pro: true, test: "InfoURLTests.infoOptionsByProsNames"))
+        table.declare(URLOption(["max_src_resolution", "msr"], "%resolution", ArgumentRange("megapixels", URLRanges.megapixels), cost: .none, pro: true, test: "InfoURLTests.badInfoOptionsAreRefusedWithTheirReason"))
+        table.declare(URLOption(["max_src_file_size", "msfs"], "%size", ArgumentRange("bytes", URLRanges.sourceBytes), cost: .none, pro: true, test: "SecurityAndInfoOptionsTests.infoTakesTheCacheOptions"))
+        return table
     }()
 }

@@ -72,7 +72,7 @@ public struct Gravity: Sendable, Hashable {
     public var isValid: Bool {
         guard x.isFinite, y.isFinite else { return false }
         if kind == .objects { return objectClasses.isValid && x == 0 && y == 0 }
-        return kind == .focusPoint ? (0...1).contains(x) && (0...1).contains(y) : abs(x) <= 1_000_000 && abs(y) <= 1_000_000
+        return kind == .focusPoint ? StepRanges.fraction.contains(x) && StepRanges.fraction.contains(y) : StepRanges.offset.contains(x) && StepRanges.offset.contains(y)
     }
 }
 

@@ -64,18 +64,18 @@ public struct Resize: Sendable, Hashable, Codable {
     /// or NaN would otherwise trap converting a size to an integer).
     func validate() throws(DarkroomError) {
         for side in [width, height] {
-            if let side, side <= 0 || side > 100_000 {
-                throw .invalidOption("resize size \(side) is outside 1...100000")
+            if let side, side <= 0 || !StepRanges.side.contains(side) {
+                throw .invalidOption("resize size \(side) is outside 1...\(StepRanges.side.upperBound)")
             }
         }
         for side in [minWidth, minHeight] {
-            if let side, side < 0 || side > 100_000 {
-                throw .invalidOption("resize minimum \(side) is outside 0...100000")
+            if let side, !StepRanges.side.contains(side) {
+                throw .invalidOption("resize minimum \(side) is outside \(StepRanges.text(StepRanges.side))")
             }
         }
         for zoom in [zoomX, zoomY] {
-            if let zoom, !(zoom > 0 && zoom <= 100) {
-                throw .invalidOption("resize zoom \(zoom) is not above 0 and at most 100")
+            if let zoom, !(zoom > 0 && StepRanges.zoom.contains(zoom)) {
+                throw .invalidOption("resize zoom \(zoom) is not above 0 and at most \(StepRanges.text(StepRanges.zoom.upperBound))")
             }
         }
         if let dpr, !(dpr > 0 && dpr <= 100) {

@@ -59,7 +59,7 @@ extension ProcessingRun {
 
     /// Each object of `classes` blurred with `sigma` (in the result's pixels).
     func blurringDetections(_ image: VImage, sigma: Double, classes: ObjectClasses) throws(DarkroomError) -> VImage {
-        guard sigma.isFinite, sigma > 0, sigma <= 100 else { throw .invalidOption("blur_detections sigma \(sigma) is outside 0...100") }
+        guard sigma.isFinite, sigma > 0, StepRanges.blurSigma.contains(sigma) else { throw .invalidOption("blur_detections sigma \(sigma) is outside \(StepRanges.text(StepRanges.blurSigma))") }
         let pixels = try materialised(image, for: "looking for objects in")
         let found = try objects(in: pixels, classes: classes)
         guard !found.isEmpty else { return pixels }
@@ -105,7 +105,7 @@ extension ProcessingRun {
     /// widened to the shape of a fill that follows; the image as it is when
     /// none is found.
     func croppingToObjects(_ image: VImage, scale: Double, classes: ObjectClasses, layout: inout StepLayout) throws(DarkroomError) -> VImage {
-        guard scale.isFinite, scale > 0, scale <= 100 else { throw .invalidOption("crop_objects scale \(scale) is outside 0...100") }
+        guard scale.isFinite, scale > 0, StepRanges.objectScale.contains(scale) else { throw .invalidOption("crop_objects scale \(scale) is outside \(StepRanges.text(StepRanges.objectScale))") }
         let pixels = try materialised(image, for: "looking for objects in")
         let found = try objects(in: pixels, classes: classes).map(\.object)
         guard !found.isEmpty else { return pixels }

@@ -26,7 +26,7 @@ extension ProcessingRun {
         case .trim(let threshold, let colour, let equalHorizontal, let equalVertical):
             return try trim(image, threshold: threshold, colour: colour, equalHorizontal: equalHorizontal, equalVertical: equalVertical)
         case .sepia(let intensity):
-            guard StepRanges.fraction.contains(intensity) else { throw .invalidOption("sepia intensity \(intensity) is outside 0...1") }
+            guard StepRanges.fraction.contains(intensity) else { throw .invalidOption("sepia intensity \(intensity) is outside \(StepRanges.text(StepRanges.fraction))") }
             if intensity == 0 { return image }
             let matrix = ImageOperation.sepiaMatrix(intensity: intensity)
             // Small images (after a resize): in memory, in fixed point, at a
@@ -39,13 +39,13 @@ extension ProcessingRun {
         case .grayscale:
             return try vips("grayscale") { try image.grayscale().srgb8(transformingProfile: options.output.stripColourProfile) }
         case .adjust(let brightness, let contrast, let saturation):
-            guard StepRanges.brightness.contains(brightness) else { throw .invalidOption("brightness \(brightness) is outside -255...255") }
-            guard contrast.isFinite, StepRanges.contrast.contains(contrast) else { throw .invalidOption("contrast \(contrast) is outside 0...100") }
-            guard saturation.isFinite, StepRanges.saturation.contains(saturation) else { throw .invalidOption("saturation \(saturation) is outside 0...100") }
+            guard StepRanges.brightness.contains(brightness) else { throw .invalidOption("brightness \(brightness) is outside \(StepRanges.text(StepRanges.brightness))") }
+            guard contrast.isFinite, StepRanges.contrast.contains(contrast) else { throw .invalidOption("contrast \(contrast) is outside \(StepRanges.text(StepRanges.contrast))") }
+            guard saturation.isFinite, StepRanges.saturation.contains(saturation) else { throw .invalidOption("saturation \(saturation) is outside \(StepRanges.text(StepRanges.saturation))") }
             if brightness == 0, contrast == 1, saturation == 1 { return image }
             return try vips("adjusting the colours") { try image.adjusted(brightness: Double(brightness), contrast: contrast, saturation: saturation) }
         case .duotone(let intensity, let shadows, let highlights):
-            guard intensity.isFinite, StepRanges.fraction.contains(intensity) else { throw .invalidOption("duotone intensity \(intensity) is outside 0...1") }
+            guard intensity.isFinite, StepRanges.fraction.contains(intensity) else { throw .invalidOption("duotone intensity \(intensity) is outside \(StepRanges.text(StepRanges.fraction))") }
             if intensity == 0 { return image }
             return try vips("duotone") { try image.duotoned(intensity: intensity, shadows: shadows.channels, highlights: highlights.channels) }
         case .unsharpMasking(let onDownscale, let weight, let divider):
@@ -67,11 +67,11 @@ extension ProcessingRun {
         case .progressiveBlur(let sigma, let angle, let start, let stop):
             guard sigma.isFinite, sigma > 0, StepRanges.blurSigma.contains(sigma), angle.isFinite, StepRanges.angle.contains(angle),
                   start.isFinite, stop.isFinite, StepRanges.fraction.contains(start), StepRanges.fraction.contains(stop), start < stop
-            else { throw .invalidOption("progressive blur: sigma above 0 up to 100, start < stop from 0 to 1, an angle in degrees") }
+            else { throw .invalidOption("progressive blur: sigma above 0 up to \(StepRanges.text(StepRanges.blurSigma.upperBound)), start < stop from 0 to 1, an angle in degrees") }
             try checkCost(of: "progressive blur", sigma: sigma, on: image)
             return try vips("progressive blur") { try image.progressivelyBlurred(sigma: sigma, angle: angle, start: start, stop: stop) }
         case .backgroundWithAlpha(let colour, let alpha):
-            guard alpha.isFinite, StepRanges.fraction.contains(alpha) else { throw .invalidOption("background alpha \(alpha) is outside 0...1") }
+            guard alpha.isFinite, StepRanges.fraction.contains(alpha) else { throw .invalidOption("background alpha \(alpha) is outside \(StepRanges.text(StepRanges.fraction))") }
             if alpha == 1 { return try flattened(image, onto: colour) }
             return try vips("filling the transparency") { try image.flattened(onto: colour.channels, alpha: alpha) }
         case .blurDetections(let sigma, let classes):
@@ -81,8 +81,8 @@ extension ProcessingRun {
         case .cropObjects(let scale, let classes):
             return try croppingToObjects(image, scale: scale, classes: classes, layout: &layout)
         case .blurAreas(let sigma, let areas):
-            guard sigma.isFinite, sigma > 0, StepRanges.blurSigma.contains(sigma) else { throw .invalidOption("blur_areas sigma \(sigma) is outside 0...100") }
-            guard areas.count <= 64, areas.allSatisfy({ [$0.left, $0.top, $0.width, $0.height].allSatisfy { $0.isFinite && (0...1).contains($0) } }) else {
+            guard sigma.isFinite, sigma > 0, StepRanges.blurSigma.contains(sigma) else { throw .invalidOption("blur_areas sigma \(sigma) is outside \(StepRanges.text(StepRanges.blurSigma))") }
+            guard areas.count <= 64, areas.allSatisfy({ [$0.left, $0.top, $0.width, $0.height].allSatisfy { $0.isFinite && StepRanges.fraction.contains($0) } }) else {
                 throw .invalidOption("blur_areas takes at most 64 areas, each as fractions from 0 to 1")
             }
             // The sigma is the result's: this image is larger by the resize to come.
@@ -94,15 +94,15 @@ extension ProcessingRun {
             try checkCost(of: "blur_areas", sigma: scaled, pixels: min(blurred, Double(image.width) * Double(image.height)), on: image)
             return try vips("blurring areas") { try image.blurred(sigma: scaled, areas: rectangles) }
         case .colorize(let opacity, let colour, let keepAlpha):
-            guard opacity.isFinite, StepRanges.fraction.contains(opacity) else { throw .invalidOption("colorize opacity \(opacity) is outside 0...1") }
+            guard opacity.isFinite, StepRanges.fraction.contains(opacity) else { throw .invalidOption("colorize opacity \(opacity) is outside \(StepRanges.text(StepRanges.fraction))") }
             if opacity == 0 { return image }
             return try vips("colorize") { try image.colourised(opacity: opacity, colour: colour.channels, keepingAlpha: keepAlpha) }
         case .blur(let sigma):
-            guard sigma > 0, StepRanges.blurSigma.contains(sigma) else { throw .invalidOption("blur sigma \(sigma) is outside 0...100") }
+            guard sigma > 0, StepRanges.blurSigma.contains(sigma) else { throw .invalidOption("blur sigma \(sigma) is outside \(StepRanges.text(StepRanges.blurSigma))") }
             try checkCost(of: "blur", sigma: sigma, on: image)
             return try vips("blur") { try image.blurred(sigma: sigma) }
         case .sharpen(let sigma):
-            guard sigma > 0, StepRanges.sharpenSigma.contains(sigma) else { throw .invalidOption("sharpen sigma \(sigma) is outside 0...10") }
+            guard sigma > 0, StepRanges.sharpenSigma.contains(sigma) else { throw .invalidOption("sharpen sigma \(sigma) is outside \(StepRanges.text(StepRanges.sharpenSigma))") }
             try checkCost(of: "sharpen", sigma: sigma, on: image)
             return try vips("sharpen") { try image.sharpened(sigma: sigma).srgb8(transformingProfile: options.output.stripColourProfile) }
         case .rotate(let degrees):
@@ -118,7 +118,7 @@ extension ProcessingRun {
             if vertical { flipped = try vips("flip") { try flipped.flipped(horizontally: false) } }
             return flipped
         case .pixelate(let size):
-            guard size >= 1, StepRanges.pixelateSize.contains(size) else { throw .invalidOption("pixelate size \(size) is outside 1...10000") }
+            guard size >= 1, StepRanges.pixelateSize.contains(size) else { throw .invalidOption("pixelate size \(size) is outside 1...\(StepRanges.pixelateSize.upperBound)") }
             // A block larger than the image is the image's average.
             let block = min(size, image.width, image.height)
             if block <= 1 { return image }
@@ -141,7 +141,7 @@ extension ProcessingRun {
     /// The image without its border; see ``ImageOperation/trim(threshold:colour:equalHorizontal:equalVertical:)``.
     private func trim(_ image: VImage, threshold: Double, colour: RGBColour?, equalHorizontal: Bool,
                       equalVertical: Bool) throws(DarkroomError) -> VImage {
-        guard threshold.isFinite, StepRanges.trimThreshold.contains(threshold) else { throw .invalidOption("trim threshold \(threshold) is outside 0...255") }
+        guard threshold.isFinite, StepRanges.trimThreshold.contains(threshold) else { throw .invalidOption("trim threshold \(threshold) is outside \(StepRanges.text(StepRanges.trimThreshold))") }
         guard image.width >= 3, image.height >= 3 else { return image }
         // In memory: the search reads every pixel and the cut reads them
         // again, which a sequentially decoded image cannot serve.
@@ -299,8 +299,8 @@ extension ProcessingRun {
         }
         if let padding = frame.padding {
             let sides = [padding.top, padding.right, padding.bottom, padding.left]
-            guard sides.allSatisfy({ (0...100_000).contains($0) }) else {
-                throw .invalidOption("padding \(padding.identifier) is outside 0...100000 on a side")
+            guard sides.allSatisfy({ StepRanges.side.contains($0) }) else {
+                throw .invalidOption("padding \(padding.identifier) is outside \(StepRanges.text(StepRanges.side)) on a side")
             }
             image = try pad(image, top: Gravity.scaleToEven(padding.top, dprScale), right: Gravity.scaleToEven(padding.right, dprScale),
                             bottom: Gravity.scaleToEven(padding.bottom, dprScale), left: Gravity.scaleToEven(padding.left, dprScale),

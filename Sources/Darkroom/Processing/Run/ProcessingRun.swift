@@ -299,8 +299,8 @@ struct ProcessingRun {
     /// - Parameter lossless: WebP written lossless (for the `best` format).
     func encode(_ image: VImage, as format: ImageFormat, sourceFormat: ImageFormat, lossless: Bool = false) throws(DarkroomError) -> ByteBuffer {
         var quality = options.output.quality(for: format)
-        guard (1...100).contains(quality) else {
-            throw .invalidOption("quality \(quality) is outside 1...100")
+        guard StepRanges.quality.contains(quality) else {
+            throw .invalidOption("quality \(quality) is outside \(StepRanges.text(StepRanges.quality))")
         }
         func encoder(_ quality: Int) throws(DarkroomError) -> VImage.Encoder {
             let settings = options.output.encoder

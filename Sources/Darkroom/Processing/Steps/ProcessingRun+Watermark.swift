@@ -73,11 +73,11 @@ extension ProcessingRun {
 
     /// Every number of the watermark in its range.
     private func check(_ watermark: Watermark) throws(DarkroomError) {
-        guard watermark.opacity.isFinite, (0...1).contains(watermark.opacity) else {
-            throw .invalidOption("watermark opacity \(watermark.opacity) is outside 0...1")
+        guard watermark.opacity.isFinite, StepRanges.fraction.contains(watermark.opacity) else {
+            throw .invalidOption("watermark opacity \(watermark.opacity) is outside \(StepRanges.text(StepRanges.fraction))")
         }
-        guard watermark.scale.isFinite, (0...100).contains(watermark.scale) else {
-            throw .invalidOption("watermark scale \(watermark.scale) is outside 0...100")
+        guard watermark.scale.isFinite, StepRanges.watermarkScale.contains(watermark.scale) else {
+            throw .invalidOption("watermark scale \(watermark.scale) is outside \(StepRanges.text(StepRanges.watermarkScale))")
         }
         guard watermark.gravity.isValid, !watermark.gravity.readsPixels, watermark.gravity.kind != .focusPoint else {
             throw .invalidOption("watermark position \(watermark.gravity.key) is not a side, a corner or the centre")
@@ -86,11 +86,11 @@ extension ProcessingRun {
         guard (0...limit).contains(watermark.fitWidth), (0...limit).contains(watermark.fitHeight) else {
             throw .invalidOption("watermark size \(watermark.fitWidth) x \(watermark.fitHeight) is outside 0...\(limit) a side")
         }
-        guard watermark.rotation.isFinite, (-360...360).contains(watermark.rotation) else {
-            throw .invalidOption("watermark rotation \(watermark.rotation) is outside -360...360 degrees")
+        guard watermark.rotation.isFinite, StepRanges.watermarkAngle.contains(watermark.rotation) else {
+            throw .invalidOption("watermark rotation \(watermark.rotation) is outside \(StepRanges.text(StepRanges.watermarkAngle)) degrees")
         }
-        guard watermark.shadowSigma.isFinite, (0...100).contains(watermark.shadowSigma) else {
-            throw .invalidOption("watermark shadow \(watermark.shadowSigma) is outside 0...100")
+        guard watermark.shadowSigma.isFinite, StepRanges.shadowSigma.contains(watermark.shadowSigma) else {
+            throw .invalidOption("watermark shadow \(watermark.shadowSigma) is outside \(StepRanges.text(StepRanges.shadowSigma))")
         }
     }
 

@@ -4,9 +4,12 @@ public struct RGBColour: Sendable, Hashable, Codable {
     public var green: Int
     public var blue: Int
 
-    /// Nil unless every channel is within 0...255.
+    /// A channel's range.
+    public static let channel = 0...255
+
+    /// Nil unless every channel is within ``channel``.
     public init?(red: Int, green: Int, blue: Int) {
-        guard [red, green, blue].allSatisfy({ (0...255).contains($0) }) else { return nil }
+        guard [red, green, blue].allSatisfy({ Self.channel.contains($0) }) else { return nil }
         self.red = red
         self.green = green
         self.blue = blue

@@ -18,4 +18,41 @@ public enum StepRanges {
     public static let trimThreshold = 0.0...255.0
     /// An angle in degrees (gradients, progressive blur).
     public static let angle = -3600.0...3600.0
+    /// A zoom factor (above 0).
+    public static let zoom = 0.0...100.0
+    /// A side in pixels: a size asked for, a crop, padding, a limit (0 in a
+    /// URL: the whole side, or none).
+    public static let side = 0...100_000
+    /// An offset from a gravity's edge, in pixels.
+    public static let offset = -100_000.0...100_000.0
+    /// Unsharp masking's weight and divider.
+    public static let unsharpWeight = 0.0...100.0
+    public static let unsharpDivider = 0.0...10_000.0
+    /// A watermark's scale against the image (0: its own size), its turn
+    /// in degrees, its shadow's sigma and a tiled mark's spacing in pixels.
+    public static let watermarkScale = 0.0...100.0
+    public static let watermarkAngle = -360.0...360.0
+    public static let shadowSigma = 0.0...100.0
+    public static let watermarkSpacing = 0.0...10_000.0
+    /// `crop_objects`' scale of the objects' box; a class's weight in
+    /// object gravity.
+    public static let objectScale = 0.0...100.0
+    public static let objectWeight = 0.0...1_000_000.0
+    /// An encoder's quality (0 in a URL: the server's default).
+    public static let quality = 1...100
+    /// A page or frame of a document or animation, from 0.
+    public static let page = 0...100_000
+    /// `/info`'s palette size (0 in a URL: none) and blurhash components.
+    public static let paletteColours = 2...256
+    public static let blurHashComponents = 1...9
+
+    /// A bound as messages and the option pages write it: whole numbers
+    /// without a fraction.
+    public static func text(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : "\(value)"
+    }
+
+    /// `0...100`.
+    public static func text(_ range: ClosedRange<Double>) -> String { "\(text(range.lowerBound))...\(text(range.upperBound))" }
+    public static func text(_ range: ClosedRange<Int>) -> String { "\(range.lowerBound)...\(range.upperBound)" }
 }
