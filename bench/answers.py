@@ -3,11 +3,15 @@ chroma subsampling and JPEG quantisation tables that must match before two
 servers' rates are compared, and for information JPEG's Huffman tables
 (made for the image, or the standard's that libjpeg writes unless asked:
 shown, not compared, as a side that cannot be asked would be refused), WebP's
-lossy or lossless coding, AVIF's bit depth and range, and the bytes. (WebP and AVIF
-qualities are not comparable across encoders: each side is asked for the
-same number.)"""
+lossy or lossless coding, AVIF's bit depth and range, and the bytes, which
+must be within SIZE_BAND of each other: the same quality number on two
+encoders is not the same quality, so where they differ the benchmark asks
+the peer for the quality whose answer has darkroom's bytes (bench/servers.py
+says which it set)."""
 import http.client
 import io
+
+SIZE_BAND = 0.05    # answers' bytes within 5% of each other
 
 
 def fetch(port, path, headers=None):
@@ -87,14 +91,20 @@ def describe(body):
         sub = facts.get("subsampling", "?")
         extra = f" {facts.get('depth', '?')}-bit {facts.get('range', '?')}-range"
     line = f"{fmt} {w}x{h} {sub}{extra}, {len(body):,} B"
-    return {"format": fmt, "width": w, "height": h, "subsampling": sub, "tables": tables, "line": line}
+    return {"format": fmt, "width": w, "height": h, "subsampling": sub, "tables": tables, "bytes": len(body), "line": line}
 
 
 def same_work(a, b):
     """Whether two answers are the same work: format, size, subsampling,
-    and for JPEG the quantisation tables (the quality)."""
+    for JPEG the quantisation tables (the quality), and bytes within
+    SIZE_BAND."""
     keys = ("format", "width", "height", "subsampling", "tables")
-    return all(a.get(k) == b.get(k) for k in keys) and a["format"] != "unreadable"
+    return all(a.get(k) == b.get(k) for k in keys) and a["format"] != "unreadable" and close_in_size(a, b)
+
+
+def close_in_size(a, b):
+    x, y = a.get("bytes"), b.get("bytes")
+    return bool(x) and bool(y) and abs(x - y) <= SIZE_BAND * max(x, y)
 
 
 def answer(port, path, headers=None):

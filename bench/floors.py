@@ -27,6 +27,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from processes import FolderOrigin, cpu_seconds, free_port, wait_for  # noqa: E402
+from inprocess import build_jpeg_floor  # noqa: E402
 from sources import make_sources  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -80,8 +81,7 @@ def main():
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     with tempfile.TemporaryDirectory(prefix="floors-") as scratch:
         origin_dir, sets = make_sources(scratch, [], other_formats=False)
-        tool = os.path.join(scratch, "jpeg_floor")
-        subprocess.run(["cc", "-O2", "-o", tool, os.path.join(HERE, "jpeg_floor.c"), "-ljpeg"], check=True)
+        tool = build_jpeg_floor(scratch)
         origin = FolderOrigin(origin_dir)
         print(f"{time.strftime('%Y-%m-%d')}, commit {commit}: .venv/bin/python bench/floors.py {args.binary} "
               f"--rounds {args.rounds} --requests-per-photo {args.requests_per_photo}")

@@ -1,7 +1,8 @@
 """Work without HTTP, from bytes in memory, on as many threads as there are
 cores: Pillow and pyvips making the same answers as the servers, Pillow's
-draft decode, and libjpeg's entropy decoding (bench/entropy_decode.c),
-the floor under any JPEG thumbnailer."""
+draft decode, and the floor of a cold JPEG answer (bench/jpeg_floor.c:
+libjpeg-turbo's decode at the shrink-on-load scale and the answer's
+write, on one pinned core)."""
 import concurrent.futures
 import io
 import os
@@ -88,16 +89,21 @@ def in_process_subprocess(kind, answer, origin, names, seconds):
     return None
 
 
-def build_entropy_decode(scratch):
-    binary = os.path.join(scratch, "entropy_decode")
-    subprocess.run(["cc", "-O2", "-o", binary, os.path.join(HERE, "entropy_decode.c"), "-ljpeg", "-lpthread"], check=True)
+def build_jpeg_floor(scratch):
+    """bench/jpeg_floor.c, compiled into `scratch`."""
+    binary = os.path.join(scratch, "jpeg_floor")
+    subprocess.run(["cc", "-O2", "-o", binary, os.path.join(HERE, "jpeg_floor.c"), "-ljpeg"], check=True)
     return binary
 
 
-def entropy_floor(binary, origin, names, seconds):
-    out = subprocess.run([binary, str(CORES), str(seconds), *(os.path.join(origin, n) for n in names)],
-                         capture_output=True, text=True)
+def jpeg_floor(binary, origin, names, rounds=5, core=CORES - 1):
+    """The floor of a cold JPEG answer for these sources, CPU ms an image
+    on one thread pinned to `core`: decode_at_scale, decode_encode (the
+    standard Huffman tables) and decode_encode_optimised (tables made for
+    the image, as every server here writes them); None if it failed."""
+    out = subprocess.run([binary, str(core), str(SIZE), str(QUALITY["jpeg"]), str(rounds),
+                          *(os.path.join(origin, n) for n in names)], capture_output=True, text=True)
     if out.returncode != 0:
-        print(f"  entropy decode failed: {out.stderr.strip()[-200:]}", file=sys.stderr)
+        print(f"  the JPEG floor failed: {out.stderr.strip()[-200:]}", file=sys.stderr)
         return None
-    return float(out.stdout.split()[0])
+    return {k: float(v) for k, v in (line.split() for line in out.stdout.splitlines())}

@@ -92,16 +92,36 @@ def wait_for_quiet(servers, limit=60):
         before = now
 
 
+def pss_kib(pid):
+    """Proportional set size of `pid` and its children, summed: each page
+    shared by n processes counts 1/n in each, so a forking server's workers
+    are not counted n times over (as their summed RSS is)."""
+    total = 0
+    for p in tree(pid):
+        try:
+            with open(f"/proc/{p}/smaps_rollup") as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1])
+                        break
+        except OSError:
+            pass
+    return total
+
+
 class RSSSampler:
-    """Samples a process tree's resident memory every 100 ms."""
+    """Samples a process tree's resident memory (RSS, and PSS every
+    fifth sample: smaps_rollup walks every mapping) every 100 ms."""
 
     def __init__(self, pid):
-        self.pid, self.samples, self._stop = pid, [], threading.Event()
+        self.pid, self.samples, self.pss, self._stop = pid, [], [], threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self):
         while not self._stop.is_set():
             self.samples.append((time.time(), rss_kib(self.pid)))
+            if len(self.samples) % 5 == 1:
+                self.pss.append(pss_kib(self.pid))
             self._stop.wait(0.1)
 
     def __enter__(self):
@@ -115,6 +135,10 @@ class RSSSampler:
     @property
     def peak_mib(self):
         return max((kib for _, kib in self.samples), default=0) / 1024
+
+    @property
+    def peak_pss_mib(self):
+        return max(self.pss, default=0) / 1024
 
 
 class Server:

@@ -2,6 +2,7 @@
 round to round, and a figure is quoted as its median with the range over
 the rounds, so that one lucky or unlucky run cannot carry a claim.
 A run that failed is kept as a failure, never as a number."""
+import json
 import statistics
 
 
@@ -68,6 +69,21 @@ class Rounds:
             elif x.get(key) and y.get(key):
                 out.append(x[key] / y[key])
         return out
+
+    def to_json(self):
+        """The rounds as JSON: a list per round of [contender, workload,
+        figures], a failed run's figures as {"failed run": reason}."""
+        return [[[who, what, {"failed run": f.reason} if isinstance(f, Failed) else f] for (who, what), f in figures.items()]
+                for figures in self.rounds]
+
+    @classmethod
+    def from_json(cls, data):
+        rounds = cls()
+        for entries in data:
+            rounds.start_round()
+            for who, what, f in entries:
+                rounds.add(who, what, Failed(f["failed run"]) if "failed run" in f else f)
+        return rounds
 
     def stronger(self, name, members, what):
         """Adds `name` to every round: the member with the higher rate, or

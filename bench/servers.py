@@ -18,14 +18,21 @@ encoder settings of each side). Contenders:
   JPEG only);
 - nginx serving the very bytes darkroom answered, tuned (the hit limit);
 - Pillow and pyvips in process, with the servers' encoder settings, one
-  thread per core, no HTTP; Pillow's draft decode; and libjpeg's entropy
-  decoding alone (bench/entropy_decode.c, compiled at run time), the floor
-  every cold JPEG figure is also quoted against.
+  thread per core, no HTTP; Pillow's draft decode; and the floor of a cold
+  JPEG answer (bench/jpeg_floor.c, compiled at run time: libjpeg-turbo's
+  decode at the shrink-on-load scale and the 512-px write, one thread on
+  one core), which darkroom's CPU time per answer is quoted against.
+
+Each cold run also reads the CPU time (user and system, from /proc) of
+each server's processes, its forked workers included, and quotes it per
+answer beside the rate: a figure that holds on any machine and leaves out
+wrk and the origin.
 
 An nginx origin serves the corpus photos, 12 and 18 megapixel versions of
 four, and PNG (adaptive row filters), WebP (lossy, lossless), AVIF and HEIC
 versions. A cold request names a source URL no server has seen; a hit
-repeats one URL. wrk drives each server at c=2 and c=16. A probe asks for a
+repeats one URL. wrk drives each server at c=1 (the latency of a single
+request), c=2 and c=16. A probe asks for a
 cached image every 50 ms for at least 20 s (400 samples, so p99 is the
 fifth largest) while 16 clients keep the cores busy with cold work.
 
@@ -40,6 +47,11 @@ JPEG) quantisation tables match darkroom's.
 After the rounds, a full run also plays the realistic mix (bench/mix.py),
 with servers of its own, so that every target is measured in one run.
 
+Every run writes its raw figures, round by round, as JSON (a full run under
+bench/results/, to be committed; a shorter one in the temporary folder),
+and the tables are rendered from that file (bench/report.py renders one
+again).
+
     .venv/bin/python bench/servers.py [--darkroom PATH] [--before PATH] [--seconds N] [--rounds N] [--no-write]
     .venv/bin/python bench/servers.py --mix      (only the realistic mix: bench/mix.py)
     .venv/bin/python bench/servers.py --soak SECONDS     (only the long run)
@@ -47,6 +59,7 @@ with servers of its own, so that every target is measured in one run.
 A full run (3 or more rounds of 10 s or more, the mix's whole sequence,
 without --no-write or --only) writes its tables, and the mix's, into
 docs/benchmarks.md; shorter runs only print.
+    .venv/bin/python bench/report.py bench/results/FILE.json [--write]   (renders a run again)
 """
 import argparse
 import collections
@@ -66,8 +79,8 @@ import mix
 import peers
 from load import percentile, probe, wrk
 from peers import ACCEPT_CHROMIUM, ACCEPT_WEBP, CORES, QUALITY, SIZE
-from processes import RSSSampler, rss_kib, wait_for_quiet
-from report import STRONGER, Report, commit, machine, write_doc
+from processes import RSSSampler, cpu_seconds, rss_kib, wait_for_quiet
+from report import STRONGER, commit, machine, render, save_run, write_doc
 from rounds import Failed, Rounds, ordered
 from sources import make_sources
 
@@ -76,6 +89,9 @@ PROBE_SECONDS = 20      # 400 ticks of 50 ms
 # answer: jpeg, webp, avif, or "accept" (negotiated from the Accept header).
 Workload = collections.namedtuple("Workload", "name sources connections answer accept in_process")
 WORKLOADS = [
+    Workload("jpeg c=1", "jpeg", 1, "jpeg", None, False),
+    Workload("webp answers c=1", "jpeg", 1, "webp", None, False),
+    Workload("avif answers c=1", "jpeg", 1, "avif", None, False),
     Workload("jpeg c=2", "jpeg", 2, "jpeg", None, False),
     Workload("jpeg c=16", "jpeg", 16, "jpeg", None, True),
     Workload("large c=16", "large", 16, "jpeg", None, True),
@@ -99,10 +115,10 @@ def darkroom_template(o, answer):
     return f"/img/_/rs:fit:{SIZE}:{SIZE}/q:{QUALITY[answer]}/plain/http://{o}/c/{{nonce}}/{{photo}}@{ext}"
 
 
-def thumbor_template(o, answer):
+def thumbor_template(o, answer, quality=None):
     # Negotiated: no quality in the URL, so thumbor takes WEBP_QUALITY or
     # AVIF_QUALITY from its configuration (set to the same numbers).
-    filters = "" if answer == "accept" else f"filters:quality({QUALITY[answer]}):format({answer})/"
+    filters = "" if answer == "accept" else f"filters:quality({quality or QUALITY[answer]}):format({answer})/"
     return f"/unsafe/fit-in/{SIZE}x{SIZE}/{filters}{o}/c/{{nonce}}/{{photo}}"
 
 
@@ -112,6 +128,9 @@ class Run:
         self.servers, self.results, self.fair = [], Rounds(), {}
         self.darkrooms = [("darkroom", args.darkroom)] + ([("darkroom before", args.before)] if args.before else [])
         self.thumbor_names = list(dict.fromkeys([f"thumbor x{n}" for n in (1, CORES)]))
+        # (peer, answer format) -> the quality asked of that peer, where the
+        # same number made answers of other sizes (calibrate).
+        self.quality, self.notes = {}, []
 
     def start(self, server):
         self.servers.append(server)
@@ -124,7 +143,7 @@ class Run:
             return self.darkroom[who], darkroom_template(self.o, w.answer), headers
         if who in self.thumbor_names:
             negotiate = "avif" if w.accept == ACCEPT_CHROMIUM else "webp"
-            return self.thumbor[(who, negotiate)], thumbor_template(self.o, w.answer), headers
+            return self.thumbor[(who, negotiate)], thumbor_template(self.o, w.answer, self.quality.get((who, w.answer))), headers
         if who == "nginx image_filter" and self.image_filter and w.answer == "jpeg" and w.sources in ("jpeg", "large"):
             return self.image_filter, "/if/c/{nonce}/{photo}", None
         return None
@@ -143,11 +162,18 @@ class Run:
         server, default, headers = self.route(who, w)
         wait_for_quiet(self.servers)
         measures = who in self.darkroom or who in self.thumbor_names
+        spent = cpu_seconds([server.pid])
         with RSSSampler(server.pid) if measures else contextlib.nullcontext() as sampler:
             figures = wrk(server.port, w.connections, self.args.seconds, template=template or default,
                           photos=self.sets[w.sources], scratch=self.scratch, headers=headers)
+        # The server's CPU over the run, per answer (the few requests still
+        # in flight when wrk stops are counted in the time, not the answers:
+        # a bias of c in thousands, the same on every side).
+        spent = cpu_seconds([server.pid]) - spent
+        if figures.get("requests"):
+            figures["cpu_ms"] = spent * 1000 / figures["requests"]
         if sampler:
-            figures["peak_rss"] = sampler.peak_mib
+            figures["peak_rss"], figures["peak_pss"] = sampler.peak_mib, sampler.peak_pss_mib
         self.record(who, what or w.name, figures)
 
     def setup(self):
@@ -163,7 +189,7 @@ class Run:
         self.image_filter = self.start(peers.image_filter(self.scratch, self.o)) if os.path.exists(peers.IMAGE_FILTER) else None
         self.contenders = [n for n, _ in self.darkrooms] + self.thumbor_names + (["nginx image_filter"] if self.image_filter else [])
         self.workloads = [w for w in WORKLOADS if self.sets[w.sources] and (not self.args.only or w.name in self.args.only)]
-        self.floor_binary = inprocess.build_entropy_decode(self.scratch)
+        self.floor_binary = inprocess.build_jpeg_floor(self.scratch)
 
         # What each server answers, once, before anything is measured.
         for w in self.workloads:
@@ -174,6 +200,8 @@ class Run:
                     server, template, headers = route
                     path = template.replace("{nonce}/{photo}", f"fair/{self.sets[w.sources][0]}")
                     self.fair[w.name][who] = answers.answer(server.port, path, headers)
+                    if w.answer in ("webp", "avif") and who in self.thumbor_names and (who, w.answer) not in self.quality:
+                        self.calibrate(who, w)
             print(f"  answers, {w.name}: " + "; ".join(f"{k}: {v['line']}" for k, v in self.fair[w.name].items()), flush=True)
 
         # A short run on every server that is not recorded: round 1 must not
@@ -200,6 +228,33 @@ class Run:
                     f.write(body)
         self.static = self.start(peers.static(self.scratch, folder))
 
+    def calibrate(self, who, w):
+        """Equal work for WebP and AVIF answers, where the encoders' quality
+        scales differ: the quality whose answer for the benchmark's first
+        photo comes within answers.SIZE_BAND of darkroom's bytes, found by
+        bisection; the quality number is kept where it already does."""
+        ours, theirs = self.fair[w.name].get("darkroom", {}), self.fair[w.name][who]
+        if not ours.get("bytes") or answers.close_in_size(ours, theirs):
+            self.quality[(who, w.answer)] = QUALITY[w.answer]
+            return
+        low, high, best = 1, 100, (QUALITY[w.answer], theirs)
+        while low <= high:
+            q = (low + high) // 2
+            self.quality[(who, w.answer)] = q
+            server, template, headers = self.route(who, w)
+            got = answers.answer(server.port, template.replace("{nonce}/{photo}", f"fair-q{q}/{self.sets[w.sources][0]}"), headers)
+            if not got.get("bytes"):
+                break
+            if abs(got["bytes"] - ours["bytes"]) < abs(best[1].get("bytes", 0) - ours["bytes"]):
+                best = (q, got)
+            if answers.close_in_size(ours, got):
+                break
+            low, high = (low, q - 1) if got["bytes"] > ours["bytes"] else (q + 1, high)
+        self.quality[(who, w.answer)], self.fair[w.name][who] = best
+        self.notes.append(f"{who} asked for {w.answer.upper()} at quality {best[0]} (darkroom: {QUALITY[w.answer]}): "
+                          f"the quality whose answer has darkroom's bytes ({best[1].get('bytes', 0):,} against "
+                          f"{ours['bytes']:,}), equal work judged by size, as the encoders' scales differ")
+
     def round(self, index):
         args, r = self.args, self.results
         r.start_round()
@@ -218,6 +273,8 @@ class Run:
                 jpeg16 = next(w for w in WORKLOADS if w.name == "jpeg c=16")
                 for name in ordered(self.darkroom, index):
                     self.probe(name, jpeg16)
+            if "floor" in args.only:
+                self.floors()
             return
         # Sepia's cost: the same request with and without it, back to back.
         jpeg16 = next(w for w in self.workloads if w.name == "jpeg c=16")
@@ -226,11 +283,9 @@ class Run:
             self.cold(name, jpeg16, what="jpeg c=16 (paired)")
             self.cold(name, jpeg16, template=sepia, what="jpeg+sepia c=16")
 
-        # In process, and the entropy-decode floor.
-        wait_for_quiet(self.servers)
+        # In process, and the floor of a cold JPEG answer.
+        self.floors()
         for sources in ("jpeg", "large"):
-            self.record("entropy floor", sources, self.measured(inprocess.entropy_floor(
-                self.floor_binary, self.origin_dir, self.sets[sources], args.seconds)), "img/s")
             self.record("Pillow draft decode", sources, self.measured(inprocess.in_process_subprocess(
                 "draft", "jpeg", self.origin_dir, self.sets[sources], args.seconds)), "img/s")
         self.in_process(index)
@@ -239,6 +294,13 @@ class Run:
         # A cached image every 50 ms while 16 clients keep the cores busy.
         for name in ordered(self.darkroom, index):
             self.probe(name, jpeg16)
+
+    def floors(self):
+        wait_for_quiet(self.servers)
+        for sources in ("jpeg", "large"):
+            floor = inprocess.jpeg_floor(self.floor_binary, self.origin_dir, self.sets[sources])
+            self.record("floor", sources, dict(floor, rate=1000 / floor["decode_encode_optimised"]) if floor
+                        else self.measured(None), "img/s a core")
 
     def hits(self, index):
         # Hits: one URL again and again.
@@ -297,15 +359,15 @@ def main():
     parser.add_argument("--mix-requests", type=int, default=mix.REQUESTS, help="requests in the mix's sequence")
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md as it is")
     parser.add_argument("--only", type=lambda text: [name.strip() for name in text.split(",")],
-                        help="only these workloads, comma-separated (\"avif c=16,heic c=16\", and \"hits\" for the hits, \"probe\" for a cached image under cold load, \"mix\" for the realistic mix); printed, not written")
+                        help="only these workloads, comma-separated (\"avif c=16,heic c=16\", and \"hits\" for the hits, \"probe\" for a cached image under cold load, \"mix\" for the realistic mix, \"floor\" for the JPEG floor); printed, not written")
     args = parser.parse_args()
     if not 1 <= args.rounds <= 20 or not 1 <= args.seconds <= 600:
         sys.exit("--rounds 1 to 20, --seconds 1 to 600")
     # A full run, and only one, is written: every part at its full length,
     # the mix's sequence included (a full run ends with it).
     full = args.rounds >= 3 and args.seconds >= 10 and args.mix_requests >= mix.REQUESTS and not args.no_write and not args.only
-    if args.only and not set(args.only) <= {w.name for w in WORKLOADS} | {"hits", "probe", "mix"}:
-        sys.exit(f"--only: workloads are {', '.join(w.name for w in WORKLOADS)}, and hits, probe, mix")
+    if args.only and not set(args.only) <= {w.name for w in WORKLOADS} | {"hits", "probe", "mix", "floor"}:
+        sys.exit(f"--only: workloads are {', '.join(w.name for w in WORKLOADS)}, and hits, probe, mix, floor")
     # Stopped with SIGTERM, the run still stops the servers it started.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
@@ -343,13 +405,15 @@ def main():
             for server in run.servers:
                 server.stop()
             mix_text, mix_results = mix.run(args, scratch, o, sets)
-        for w in run.workloads:
-            run.results.stronger(STRONGER, run.thumbor_names, w.name)
-        table = Report(run.results, run.fair, [n for n, _ in run.darkrooms], run.thumbor_names,
-                       [w.name for w in run.workloads], notes, mix=mix_results).text()
+        notes += run.notes
+        # The raw figures first; the tables are rendered from that file.
+        path = save_run(os.path.join(ROOT, "bench", "results") if full else scratch_results(), lines, run.results, run.fair,
+                        [n for n, _ in run.darkrooms], run.thumbor_names, [w.name for w in run.workloads], notes, mix_results)
+        print(f"raw figures: {path}")
+        heading, table = render(path)
         print(table)
         if full:
-            write_doc("servers", "\n".join(lines) + "\n" + table)
+            write_doc("servers", heading + "\n" + table)
             write_doc("mix", mix_heading(args) + mix_text)
         else:
             print("(a short run: not written to docs/benchmarks.md)")
@@ -357,6 +421,12 @@ def main():
         for server in servers:
             server.stop()
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def scratch_results():
+    folder = os.path.join(tempfile.gettempdir(), "darkroom-bench-results")
+    os.makedirs(folder, exist_ok=True)
+    return folder
 
 
 def mix_heading(args):
