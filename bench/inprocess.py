@@ -92,17 +92,22 @@ def in_process_subprocess(kind, answer, origin, names, seconds):
 def build_jpeg_floor(scratch):
     """bench/jpeg_floor.c, compiled into `scratch`."""
     binary = os.path.join(scratch, "jpeg_floor")
-    subprocess.run(["cc", "-O2", "-o", binary, os.path.join(HERE, "jpeg_floor.c"), "-ljpeg"], check=True)
+    heif = subprocess.run(["pkg-config", "--cflags", "--libs", "libheif"], capture_output=True, text=True, check=True).stdout.split()
+    subprocess.run(["cc", "-O2", "-o", binary, os.path.join(HERE, "jpeg_floor.c"), "-ljpeg", "-lwebp", *heif], check=True)
     return binary
 
 
 def jpeg_floor(binary, origin, names, rounds=5, core=CORES - 1):
-    """The floor of a cold JPEG answer for these sources, CPU ms an image
-    on one thread pinned to `core`: decode_at_scale, decode_encode (the
-    standard Huffman tables) and decode_encode_optimised (tables made for
-    the image, as every server here writes them); None if it failed."""
-    out = subprocess.run([binary, str(core), str(SIZE), str(QUALITY["jpeg"]), str(rounds),
-                          *(os.path.join(origin, n) for n in names)], capture_output=True, text=True)
+    """The floors of a cold answer from these JPEG sources, CPU ms an image
+    on one core: decode_at_scale, decode_encode (the standard Huffman
+    tables), decode_encode_optimised (tables made for the image, as every
+    server here writes them), decode_encode_webp and decode_encode_avif
+    (the answer written as WebP or AVIF at the servers' settings); None if
+    it failed."""
+    from peers import AVIF_SPEED
+    out = subprocess.run([binary, str(core), str(SIZE), str(QUALITY["jpeg"]), str(rounds), "--webp", str(QUALITY["webp"]),
+                          "--avif", str(QUALITY["avif"]), str(AVIF_SPEED), *(os.path.join(origin, n) for n in names)],
+                         capture_output=True, text=True)
     if out.returncode != 0:
         print(f"  the JPEG floor failed: {out.stderr.strip()[-200:]}", file=sys.stderr)
         return None

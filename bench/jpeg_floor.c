@@ -1,8 +1,8 @@
 /*
- * The floors for a cold JPEG answer: the least CPU any thumbnailer built on
- * libjpeg-turbo spends on it, on one thread pinned to one core.
+ * The floors for a cold answer from a JPEG source: the least CPU any
+ * thumbnailer built on libjpeg-turbo spends on it, on one core.
  *
- *     jpeg_floor CORE SIZE QUALITY ROUNDS FILE...
+ *     jpeg_floor CORE SIZE QUALITY ROUNDS [--webp Q] [--avif Q SPEED] FILE...
  *
  * decode_at_scale: exactly the fast path's decode of each file: the
  *   header, libjpeg's DCT scaling at the shrink-on-load factor (the largest
@@ -15,10 +15,17 @@
  *   resampling between the two is the thumbnailer's own work, not the
  *   floor's.
  *
+ * decode_encode_webp, decode_encode_avif: that decode, then the answer
+ *   written as WebP by libwebp (quality Q, method 4: libvips' effort 4) or
+ *   as AVIF by libheif with libaom (quality Q, speed SPEED, 4:2:0, 8 bits),
+ *   the encoders and settings Darkroom's answers use.
+ *
  * Each file is read into memory first; then ROUNDS passes over all of
  * them, and for each measure the median over the rounds of the CPU time
- * per image (CLOCK_THREAD_CPUTIME_ID), printed as milliseconds, one line
- * a measure: "decode_at_scale MS", "decode_encode MS", "decode_encode_optimised MS".
+ * per image (CLOCK_PROCESS_CPUTIME_ID: an encoder's own threads count),
+ * printed as milliseconds, one line a measure: "decode_at_scale MS",
+ * "decode_encode MS", "decode_encode_optimised MS", and with the options
+ * "decode_encode_webp MS", "decode_encode_avif MS".
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -29,6 +36,8 @@
 #include <time.h>
 
 #include <jpeglib.h>
+#include <libheif/heif.h>
+#include <webp/encode.h>
 
 struct failure {
     struct jpeg_error_mgr manager;
@@ -48,9 +57,9 @@ struct photo {
     int answer_width, answer_height;
 };
 
-static double thread_ms(void) {
+static double cpu_ms(void) {
     struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
@@ -121,6 +130,65 @@ static unsigned long encode(struct photo *p, int quality, int optimise) {
     return size;
 }
 
+static int webp_write(const uint8_t *data, size_t size, const WebPPicture *picture) {
+    (void)data;
+    *(size_t *)picture->custom_ptr += size;
+    return 1;
+}
+
+/* The answer as WebP; its size in bytes, 0 on failure. */
+static size_t encode_webp(struct photo *p, int quality) {
+    WebPConfig config;
+    WebPPicture picture;
+    size_t size = 0;
+    if (!WebPConfigInit(&config) || !WebPPictureInit(&picture)) return 0;
+    config.quality = (float)quality;
+    config.method = 4;
+    picture.width = p->answer_width;
+    picture.height = p->answer_height;
+    picture.writer = webp_write;
+    picture.custom_ptr = &size;
+    int ok = WebPPictureImportRGB(&picture, p->answer, p->answer_width * 3) && WebPEncode(&config, &picture);
+    WebPPictureFree(&picture);
+    return ok ? size : 0;
+}
+
+static struct heif_error heif_count(struct heif_context *context, const void *data, size_t size, void *counter) {
+    (void)context;
+    (void)data;
+    *(size_t *)counter += size;
+    struct heif_error ok = {heif_error_Ok, heif_suberror_Unspecified, "ok"};
+    return ok;
+}
+
+/* The answer as AVIF; its size in bytes, 0 on failure. */
+static size_t encode_avif(struct photo *p, int quality, int speed) {
+    struct heif_context *context = heif_context_alloc();
+    struct heif_encoder *encoder = NULL;
+    struct heif_image *image = NULL;
+    size_t size = 0;
+    int ok = !heif_context_get_encoder_for_format(context, heif_compression_AV1, &encoder).code
+        && !heif_encoder_set_lossy_quality(encoder, quality).code
+        && !heif_encoder_set_parameter_integer(encoder, "speed", speed).code
+        && !heif_encoder_set_parameter_string(encoder, "chroma", "420").code
+        && !heif_image_create(p->answer_width, p->answer_height, heif_colorspace_RGB, heif_chroma_interleaved_RGB, &image).code
+        && !heif_image_add_plane(image, heif_channel_interleaved, p->answer_width, p->answer_height, 8).code;
+    if (ok) {
+        int stride;
+        uint8_t *plane = heif_image_get_plane(image, heif_channel_interleaved, &stride);
+        for (int y = 0; y < p->answer_height; y++) {
+            memcpy(plane + (size_t)y * stride, p->answer + (size_t)y * p->answer_width * 3, (size_t)p->answer_width * 3);
+        }
+        struct heif_writer writer = {1, heif_count};
+        ok = !heif_context_encode_image(context, image, encoder, NULL, NULL).code
+            && !heif_context_write(context, &writer, &size).code;
+    }
+    if (image) heif_image_release(image);
+    if (encoder) heif_encoder_release(encoder);
+    heif_context_free(context);
+    return ok ? size : 0;
+}
+
 static int compare(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -133,12 +201,27 @@ static double median(double *values, int count) {
 
 int main(int argc, char **argv) {
     if (argc < 6) {
-        fprintf(stderr, "usage: jpeg_floor CORE SIZE QUALITY ROUNDS FILE...\n");
+        fprintf(stderr, "usage: jpeg_floor CORE SIZE QUALITY ROUNDS [--webp Q] [--avif Q SPEED] FILE...\n");
         return 2;
     }
     int core = atoi(argv[1]), size = atoi(argv[2]), quality = atoi(argv[3]), rounds = atoi(argv[4]);
-    int count = argc - 5;
-    if (size < 1 || quality < 1 || quality > 100 || rounds < 1) return 2;
+    int first = 5, webp_quality = 0, avif_quality = 0, avif_speed = 0;
+    for (;;) {
+        if (first + 1 < argc && strcmp(argv[first], "--webp") == 0) {
+            webp_quality = atoi(argv[first + 1]);
+            first += 2;
+        } else if (first + 2 < argc && strcmp(argv[first], "--avif") == 0) {
+            avif_quality = atoi(argv[first + 1]);
+            avif_speed = atoi(argv[first + 2]);
+            first += 3;
+        } else {
+            break;
+        }
+    }
+    int count = argc - first;
+    if (size < 1 || quality < 1 || quality > 100 || rounds < 1 || count < 1 || webp_quality < 0 || webp_quality > 100
+        || avif_quality < 0 || avif_quality > 100 || avif_speed < 0 || avif_speed > 9) return 2;
+    heif_init(NULL);
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(core, &set);
@@ -148,9 +231,9 @@ int main(int argc, char **argv) {
     }
     struct photo *photos = calloc((size_t)count, sizeof(struct photo));
     for (int i = 0; i < count; i++) {
-        FILE *f = fopen(argv[5 + i], "rb");
+        FILE *f = fopen(argv[first + i], "rb");
         if (!f) {
-            perror(argv[5 + i]);
+            perror(argv[first + i]);
             return 1;
         }
         fseek(f, 0, SEEK_END);
@@ -203,25 +286,43 @@ int main(int argc, char **argv) {
     double *at_scale = calloc((size_t)rounds, sizeof(double));
     double *plain = calloc((size_t)rounds, sizeof(double));
     double *optimised = calloc((size_t)rounds, sizeof(double));
+    double *webp = calloc((size_t)rounds, sizeof(double));
+    double *avif = calloc((size_t)rounds, sizeof(double));
     for (int r = 0; r < rounds; r++) {
         int w, h;
-        double started = thread_ms();
+        double started = cpu_ms();
         for (int i = 0; i < count; i++) {
             if (!decode(&photos[i], 0, &w, &h)) return 1;
         }
-        at_scale[r] = (thread_ms() - started) / count;
+        at_scale[r] = (cpu_ms() - started) / count;
         /* Alternating which encode goes first. */
         for (int pass = 0; pass < 2; pass++) {
             int optimise = (pass + r) % 2;
-            started = thread_ms();
+            started = cpu_ms();
             for (int i = 0; i < count; i++) {
                 if (!decode(&photos[i], 0, &w, &h) || encode(&photos[i], quality, optimise) == 0) return 1;
             }
-            (optimise ? optimised : plain)[r] = (thread_ms() - started) / count;
+            (optimise ? optimised : plain)[r] = (cpu_ms() - started) / count;
+        }
+        if (webp_quality) {
+            started = cpu_ms();
+            for (int i = 0; i < count; i++) {
+                if (!decode(&photos[i], 0, &w, &h) || encode_webp(&photos[i], webp_quality) == 0) return 1;
+            }
+            webp[r] = (cpu_ms() - started) / count;
+        }
+        if (avif_quality) {
+            started = cpu_ms();
+            for (int i = 0; i < count; i++) {
+                if (!decode(&photos[i], 0, &w, &h) || encode_avif(&photos[i], avif_quality, avif_speed) == 0) return 1;
+            }
+            avif[r] = (cpu_ms() - started) / count;
         }
     }
     printf("decode_at_scale %.3f\n", median(at_scale, rounds));
     printf("decode_encode %.3f\n", median(plain, rounds));
     printf("decode_encode_optimised %.3f\n", median(optimised, rounds));
+    if (webp_quality) printf("decode_encode_webp %.3f\n", median(webp, rounds));
+    if (avif_quality) printf("decode_encode_avif %.3f\n", median(avif, rounds));
     return 0;
 }

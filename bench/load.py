@@ -8,6 +8,8 @@ import re
 import subprocess
 import time
 
+from processes import pinned
+
 COLD_SCRIPT = """
 local prefix, suffix = %(prefix)s, %(suffix)s
 local photos = {%(photos)s}
@@ -71,7 +73,7 @@ def parse_wrk(out, err=""):
 def wrk(port, connections, seconds, path=None, template=None, photos=None, scratch=None, headers=None):
     """Runs wrk at `path`, or, with `template` ("...{nonce}/{photo}..."), on a
     new source URL per request."""
-    command = ["wrk", f"-t{min(2, connections)}", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "30s"]
+    command = pinned(["wrk", f"-t{min(2, connections)}", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "30s"], "client")
     if template:
         prefix, suffix = template.split("{nonce}/{photo}")
         script = os.path.join(scratch, f"cold-{random.getrandbits(40):x}.lua")

@@ -27,13 +27,14 @@ NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 IMAGE_FILTER = "/usr/lib/nginx/modules/ngx_http_image_filter_module.so"
 SIZE = 512
 QUALITY = {"jpeg": 80, "webp": 79, "avif": 63}
+AVIF_SPEED = 8      # libaom's speed on every side (libvips' effort 1)
 # What a current Chromium sends for an <img>, and a client that takes WebP
 # and not AVIF (Chromium before version 85).
 ACCEPT_CHROMIUM = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
 ACCEPT_WEBP = "image/webp,image/apng,image/*,*/*;q=0.8"
 
 
-def nginx(name, scratch, body, workers=1, modules=(), listen="", http=""):
+def nginx(name, scratch, body, workers=1, modules=(), listen="", http="", role="server", ready="/"):
     folder = os.path.join(scratch, name)
     os.makedirs(os.path.join(folder, "logs"), exist_ok=True)
     port = free_port()
@@ -66,7 +67,7 @@ http {{
     path = os.path.join(folder, "nginx.conf")
     with open(path, "w") as f:
         f.write(conf)
-    server = Server(name, [NGINX, "-c", path, "-p", folder], port)
+    server = Server(name, [NGINX, "-c", path, "-p", folder], port, role=role, ready=ready)
     server.folder = folder
     return server
 
@@ -74,13 +75,14 @@ http {{
 def origin(scratch, origin_dir):
     """The sources, at /c/ANY/NAME: a new ANY is a URL nobody has seen."""
     return nginx("origin", scratch, f"location ~ ^/c/[^/]+/(.+)$ {{ alias {origin_dir}/$1; }}\n"
-                                    f"location /files/ {{ alias {origin_dir}/; }}")
+                                    f"location /files/ {{ alias {origin_dir}/; }}", role="client")
 
 
-def static(scratch, folder):
-    """nginx as a tuned static server runs: a worker per core, each with
-    its own listening socket, open files kept, sendfile."""
-    return nginx("static", scratch, f"location /static/ {{ alias {folder}/; }}", workers=CORES, listen="reuseport",
+def static(scratch, folder, workers=CORES):
+    """nginx as a tuned static server runs: a worker per core (one in a
+    pinned run, on the servers' core), each with its own listening socket,
+    open files kept, sendfile."""
+    return nginx("static", scratch, f"location /static/ {{ alias {folder}/; }}", workers=workers, listen="reuseport",
                  http="open_file_cache max=1000 inactive=60s; open_file_cache_valid 60s;")
 
 
@@ -105,14 +107,42 @@ def darkroom(binary, scratch, extra=()):
     return Server(os.path.basename(binary), command, port, env=env, ready="/health")
 
 
-def thumbor(scratch, processes=1, negotiate="webp"):
+class Group:
+    """Servers that answer as one (thumbor instances behind nginx): the
+    port is the first one's, CPU and memory are all of theirs."""
+
+    def __init__(self, name, servers):
+        self.name, self.servers = name, servers
+        self.port, self.pid = servers[0].port, servers[0].pid
+
+    @property
+    def pids(self):
+        return [s.pid for s in self.servers]
+
+    def stop(self):
+        for s in self.servers:
+            s.stop()
+
+
+def thumbor_behind_nginx(scratch, instances=CORES, negotiate="webp"):
+    """thumbor as its documentation deploys it: a single-process thumbor
+    per core, each on its own port, behind nginx balancing among them."""
+    backends = [thumbor(scratch, 1, negotiate, tag=f"-{i}") for i in range(instances)]
+    http = "upstream thumbors { " + " ".join(f"server 127.0.0.1:{b.port};" for b in backends) + " keepalive 64; }"
+    body = ("location / { proxy_pass http://thumbors; proxy_http_version 1.1; proxy_set_header Connection \"\"; "
+            "proxy_read_timeout 120s; }")
+    front = nginx(f"thumbor-front-{negotiate}", scratch, body, workers=1, http=http, ready="/healthcheck")
+    return Group(f"thumbor behind nginx {negotiate}", [front] + backends)
+
+
+def thumbor(scratch, processes=1, negotiate="webp", tag=""):
     """thumbor with `processes` forked servers (its --processes), each with
     an engine thread pool of one per core. `negotiate`: which format it
     picks by Accept for a URL without format(): "webp" (AUTO_WEBP) or
     "avif" (AUTO_AVIF; thumbor checks AUTO_WEBP first, so only one is on).
     Explicit format() in the URL wins over either."""
     port = free_port()
-    conf = os.path.join(scratch, f"thumbor-{processes}-{negotiate}.conf")
+    conf = os.path.join(scratch, f"thumbor-{processes}-{negotiate}{tag}.conf")
     with open(conf, "w") as f:
         f.write(f"""
 ENGINE_THREADPOOL_SIZE = {CORES}
@@ -121,7 +151,7 @@ RESULT_STORAGE = None
 QUALITY = {QUALITY['jpeg']}
 WEBP_QUALITY = {QUALITY['webp']}
 AVIF_QUALITY = {QUALITY['avif']}
-AVIF_SPEED = 8
+AVIF_SPEED = {AVIF_SPEED}
 AVIF_CODEC = 'aom'
 PROGRESSIVE_JPEG = False
 PRESERVE_EXIF_INFO = False

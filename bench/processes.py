@@ -9,6 +9,15 @@ import threading
 import time
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+# Pinned runs (bench/servers.py --pin): the cores the servers run on, and
+# those of the clients, the origin and the harness; None: anywhere.
+PINNING = {"server": None, "client": None}
+
+
+def pinned(command, role="server"):
+    """`command` run under taskset on its role's cores, when pinned."""
+    cpus = PINNING[role]
+    return ["taskset", "-c", cpus, *command] if cpus else list(command)
 
 
 def free_port():
@@ -81,7 +90,7 @@ def wait_for_quiet(servers, limit=60):
     work after its client hangs up (thumbor, image_filter) must not bill
     the next run. Only our own processes count, so that other load on the
     machine does not stall the run."""
-    pids = [s.pid for s in servers if s.process.poll() is None]
+    pids = [p for s in servers for p in s.pids if os.path.exists(f"/proc/{p}")]
     deadline = time.time() + limit
     before = cpu_seconds(pids)
     while time.time() < deadline:
@@ -110,18 +119,20 @@ def pss_kib(pid):
 
 
 class RSSSampler:
-    """Samples a process tree's resident memory (RSS, and PSS every
-    fifth sample: smaps_rollup walks every mapping) every 100 ms."""
+    """Samples the resident memory of process trees (one pid or a list:
+    RSS, and PSS every fifth sample: smaps_rollup walks every mapping)
+    every 100 ms."""
 
-    def __init__(self, pid):
-        self.pid, self.samples, self.pss, self._stop = pid, [], [], threading.Event()
+    def __init__(self, pids):
+        self.pids = pids if isinstance(pids, list) else [pids]
+        self.samples, self.pss, self._stop = [], [], threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self):
         while not self._stop.is_set():
-            self.samples.append((time.time(), rss_kib(self.pid)))
+            self.samples.append((time.time(), sum(rss_kib(p) for p in self.pids)))
             if len(self.samples) % 5 == 1:
-                self.pss.append(pss_kib(self.pid))
+                self.pss.append(sum(pss_kib(p) for p in self.pids))
             self._stop.wait(0.1)
 
     def __enter__(self):
@@ -145,9 +156,9 @@ class Server:
     """A peer's process group; `ready`: the path to poll until it answers
     (None: the caller decides when it is ready)."""
 
-    def __init__(self, name, command, port, env=None, ready="/", cwd=None):
+    def __init__(self, name, command, port, env=None, ready="/", cwd=None, role="server"):
         self.name, self.port = name, port
-        self.process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
+        self.process = subprocess.Popen(pinned(command, role), env=env, cwd=cwd, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL, start_new_session=True)
         if ready is not None:
             wait_for(port, ready)
@@ -155,6 +166,11 @@ class Server:
     @property
     def pid(self):
         return self.process.pid
+
+    @property
+    def pids(self):
+        """The processes whose CPU and memory are the server's."""
+        return [self.process.pid]
 
     def stop(self):
         if self.process.poll() is None:

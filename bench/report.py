@@ -19,8 +19,15 @@ ROOT = os.path.dirname(HERE)
 STRONGER = "thumbor"     # per round, the stronger of the thumbor contenders
 # The cold workloads darkroom's CPU per answer is set against the JPEG
 # floor of, and the floor's sources.
-JPEG_FLOOR = {"jpeg c=16": "jpeg", "large c=16": "large"}
-FLOOR_TARGET = 1.15     # CPU an answer at most this times the floor's
+JPEG_FLOOR = {"jpeg c=16": "jpeg", "large c=16": "large", "webp answers c=16": "jpeg", "avif answers c=16": "jpeg"}
+# The floor's measure for each answer format.
+FLOOR_MEASURE = {"jpeg": "decode_encode_optimised", "webp": "decode_encode_webp", "avif": "decode_encode_avif"}
+FLOOR_TARGET = 1.15     # CPU an answer at most this times the floor's (JPEG)
+ENCODER_FLOOR_TARGET = 1.1     # and for WebP and AVIF answers
+
+
+def floor_measure(workload):
+    return FLOOR_MEASURE[workload.split(" answers")[0] if " answers" in workload else "jpeg"]
 
 
 def table(header, rows):
@@ -39,11 +46,12 @@ def mix_target(results):
 
 
 class Report:
-    def __init__(self, results, fair, darkrooms, thumbors, workloads, notes, mix=None):
+    def __init__(self, results, fair, darkrooms, thumbors, workloads, notes, mix=None, pinned=False):
         """mix: the realistic mix's rounds (bench/mix.py), where the run
-        measured it, for target 5."""
+        measured it, for target 8; pinned: a --pin run (servers on one core,
+        nginx's static server with one worker), for target 5."""
         self.r, self.fair, self.darkrooms, self.thumbors = results, fair, darkrooms, thumbors
-        self.workloads, self.notes, self.mix = workloads, notes, mix
+        self.workloads, self.notes, self.mix, self.pinned = workloads, notes, mix, pinned
 
     def comparable(self, workload, peer):
         """Whether darkroom's answer and the peer's (every thumbor for the
@@ -68,8 +76,9 @@ class Report:
         out = []
         for figures in self.r.rounds:
             ours, floor = figures.get(("darkroom", workload)), figures.get(("floor", JPEG_FLOOR[workload]))
-            if isinstance(ours, dict) and isinstance(floor, dict) and ours.get("cpu_ms") and floor.get("decode_encode_optimised"):
-                out.append(ours["cpu_ms"] / floor["decode_encode_optimised"])
+            measure = floor_measure(workload)
+            if isinstance(ours, dict) and isinstance(floor, dict) and ours.get("cpu_ms") and floor.get(measure):
+                out.append(ours["cpu_ms"] / floor[measure])
         return out
 
     def text(self):
@@ -105,11 +114,11 @@ class Report:
             out += table(["workload"] + peers, [[w] + [show(r.series(p, w, "p50"), 1) + " / " + show(r.series(p, w, "p99"), 1)
                                                        for p in peers] for w in single])
 
-        out += ["", "The floor of a cold JPEG answer (bench/jpeg_floor.c: libjpeg-turbo decoding each source at the "
-                    "shrink-on-load scale into one buffer, then writing the 512-px answer at the same quality, 4:2:0, "
-                    "Huffman tables made for the image; one thread on one core), CPU ms an image, against darkroom's "
-                    "CPU an answer:", ""]
-        rows = [[w, show(r.series("floor", sources, "decode_at_scale"), 2), show(r.series("floor", sources, "decode_encode_optimised"), 2),
+        out += ["", "The floor of a cold answer from a JPEG source (bench/jpeg_floor.c: libjpeg-turbo decoding each source "
+                    "at the shrink-on-load scale into one buffer, then writing the 512-px answer with the servers' "
+                    "encoder and settings: libjpeg-turbo, Huffman tables made for the image; libwebp, method 4; "
+                    "libheif with libaom, speed 8; on one core), CPU ms an image, against darkroom's CPU an answer:", ""]
+        rows = [[w, show(r.series("floor", sources, "decode_at_scale"), 2), show(r.series("floor", sources, floor_measure(w)), 2),
                  show(r.series("darkroom", w, "cpu_ms"), 2), show(self.floor_ratios(w), 2, "x")]
                 for w, sources in JPEG_FLOOR.items() if w in self.workloads]
         out += table(["workload", "decode_at_scale", "decode_encode", "darkroom", "darkroom / floor"], rows)
@@ -185,16 +194,28 @@ class Report:
         check(f"2. cold 12/18 MP c=16: CPU <= {FLOOR_TARGET}x the floor; >= 1.5x thumbor",
               [floor("large c=16"), at_least("darkroom", STRONGER, "large c=16", 1.5, "thumbor")],
               measured=bool(self.floor_ratios("large c=16")))
-        target("3. WebP and AVIF answers: CPU <= 1.1x their floors", ["no WebP or AVIF floor yet"], False, measured=False)
+        def encoder_floor(workload):
+            values = self.floor_ratios(workload)
+            return (f"{workload.split(' answers')[0]} {show(values, 2, 'x')}",
+                    median(values) is not None and median(values) <= ENCODER_FLOOR_TARGET)
+
+        check(f"3. WebP and AVIF answers (c=16): CPU <= {ENCODER_FLOOR_TARGET}x their floors",
+              [encoder_floor("webp answers c=16"), encoder_floor("avif answers c=16")],
+              measured=bool(self.floor_ratios("webp answers c=16")) and bool(self.floor_ratios("avif answers c=16")))
         sources = ["jpeg c=16", "large c=16", "png c=16", "webp c=16", "webp lossless c=16", "avif c=16", "heic c=16"]
         missing = [w for w in sources if w not in self.workloads]
         checks = [at_least("darkroom", STRONGER, w, 1.5, w.split(" c=")[0]) for w in sources if w in self.workloads]
         target("4. every source format: >= 1.5x the stronger thumbor",
                [c[0] for c in checks] + [f"{w}: not measured" for w in missing], all(c[1] for c in checks),
                measured=not missing)
-        hits = at_least("darkroom", "nginx static", "warm c=16", 1.0, "hits / nginx (a worker per core, not pinned)")
-        target("5. hits: >= 1.0x nginx with one worker, each pinned to one core", [hits[0], "pinned runs: not yet"], False,
-               measured=False)
+        if self.pinned:
+            check("5. hits: >= 1.0x nginx with one worker, each pinned to one core",
+                  [at_least("darkroom", "nginx static", "warm c=16", 1.0, "hits / nginx, both on core 0")],
+                  measured=bool(r.series("darkroom", "warm c=16")))
+        else:
+            hits = at_least("darkroom", "nginx static", "warm c=16", 1.0, "hits / nginx (a worker per core, not pinned)")
+            target("5. hits: >= 1.0x nginx with one worker, each pinned to one core", [hits[0], "measured in a --pin run"],
+                   False, measured=False)
         peaks = r.series("darkroom", "large c=16", "peak_pss")
         ok = median(peaks) is not None and max(peaks) * 1.048576 <= 150
         check("6. peak PSS, --memory-cache-mb 64, cold 12/18 MP c=16 after the other workloads: <= 150 MB in every round",
@@ -248,14 +269,14 @@ def write_doc(section, text):
     print(f"written to docs/benchmarks.md ({section})")
 
 
-def save_run(folder, heading, results, fair, darkrooms, thumbors, workloads, notes, mix=None):
+def save_run(folder, heading, results, fair, darkrooms, thumbors, workloads, notes, mix=None, pinned=False):
     """Writes a run's raw figures, round by round, as JSON into `folder`;
     returns the file's path."""
     os.makedirs(folder, exist_ok=True)
     stamp = datetime.datetime.now().strftime("%Y-%m-%d-%H%M")
     path = os.path.join(folder, f"servers-{stamp}-{commit().split()[0]}.json")
     data = {"heading": heading, "darkrooms": darkrooms, "thumbors": thumbors, "workloads": workloads, "notes": notes,
-            "fair": fair, "rounds": results.to_json(), "mix": mix.to_json() if mix else None}
+            "fair": fair, "rounds": results.to_json(), "mix": mix.to_json() if mix else None, "pinned": pinned}
     with open(path, "w") as f:
         json.dump(data, f, indent=1)
     return path
@@ -269,20 +290,55 @@ def render(path):
     for w in data["workloads"]:
         results.stronger(STRONGER, data["thumbors"], w)
     mix = Rounds.from_json(data["mix"]) if data.get("mix") else None
-    text = Report(results, data["fair"], data["darkrooms"], data["thumbors"], data["workloads"], data["notes"], mix=mix).text()
+    text = Report(results, data["fair"], data["darkrooms"], data["thumbors"], data["workloads"], data["notes"], mix=mix,
+                  pinned=data.get("pinned", False)).text()
     heading = "\n".join(data["heading"]) + f"\nRaw figures: bench/results/{os.path.basename(path)}\n"
     return heading, text
 
 
+def scaling(one_core, two_cores):
+    """One core against two: a pinned run's figures (bench/servers.py --pin)
+    beside an unpinned run's, per workload, for darkroom and the strongest
+    thumbor: rate, CPU an answer, and how the rate grows with the second core."""
+    runs = []
+    for path in (one_core, two_cores):
+        with open(path) as f:
+            data = json.load(f)
+        results = Rounds.from_json(data["rounds"])
+        for w in data["workloads"]:
+            results.stronger(STRONGER, data["thumbors"], w)
+        runs.append((results, data["workloads"]))
+    (one, one_workloads), (two, two_workloads) = runs
+    rows = []
+    for w in [w for w in two_workloads if w in one_workloads and not w.endswith(" c=1")]:
+        for who in ("darkroom", STRONGER):
+            a, b = median(one.series(who, w)), median(two.series(who, w))
+            growth = f"{b / a:.2f}x" if a and b else "-"
+            rows.append([w, who, show(one.series(who, w)), show(two.series(who, w)), growth,
+                         show(one.series(who, w, "cpu_ms"), 2), show(two.series(who, w, "cpu_ms"), 2)])
+    lines = [f"One core ({os.path.basename(one_core)}, pinned) against two ({os.path.basename(two_cores)}), requests/s and "
+             "CPU ms an answer, median (min-max):", ""]
+    return "\n".join(lines + table(["workload", "server", "1 core", "2 cores", "2 / 1", "CPU 1 core", "CPU 2 cores"], rows)) + "\n"
+
+
 def main():
     parser = argparse.ArgumentParser(description="Renders a servers' run from its raw figures (bench/results/*.json).")
-    parser.add_argument("run", help="a JSON file bench/servers.py wrote")
-    parser.add_argument("--write", action="store_true", help="into docs/benchmarks.md, in place of the servers' section")
+    parser.add_argument("run", nargs="+", help="a JSON file bench/servers.py wrote; with --scaling, a pinned one and an unpinned one")
+    parser.add_argument("--write", action="store_true", help="into docs/benchmarks.md, in place of the run's section")
+    parser.add_argument("--scaling", action="store_true", help="one core (a --pin run) against two")
     args = parser.parse_args()
-    heading, text = render(args.run)
+    if args.scaling:
+        if len(args.run) != 2:
+            parser.error("--scaling takes two runs: the pinned one, then the unpinned one")
+        text = scaling(*args.run)
+        print(text)
+        if args.write:
+            write_doc("scaling", text)
+        return
+    heading, text = render(args.run[0])
     print(heading + "\n" + text)
     if args.write:
-        write_doc("servers", heading + "\n" + text)
+        write_doc("servers-pinned" if "Pinned:" in heading else "servers", heading + "\n" + text)
 
 
 if __name__ == "__main__":

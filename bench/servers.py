@@ -8,10 +8,11 @@ encoder settings of each side). Contenders:
 
 - darkroom serve (release), and optionally a second darkroom binary
   (--before) so that a change is measured against its parent in one run;
-- thumbor 7.8 from PyPI, once with one process and once with a process per
-  core (--processes), each with an engine thread pool of one per core, no
-  storage, no result storage; a ratio against "thumbor" takes the stronger
-  of the two in that round. For Accept-negotiated answers thumbor runs with
+- thumbor 7.8 from PyPI, once with one process, once with a process per
+  core (--processes), and as its documentation deploys it, a single-process
+  thumbor per core behind nginx; each with an engine thread pool of one per
+  core, no storage, no result storage; a ratio against "thumbor" takes the
+  strongest of the three in that round. For Accept-negotiated answers thumbor runs with
   AUTO_WEBP, or with AUTO_AVIF where darkroom answers AVIF (Chromium's
   Accept); it reads HEIC through pillow-heif and AVIF through Pillow;
 - nginx with Debian's image_filter module (libgd: it cannot shrink on load;
@@ -43,6 +44,11 @@ non-2xx answer or socket error is failed: reported so, never as a figure.
 Before any ratio, one answer of each server per workload is read: a ratio
 is quoted only where the format, pixel size, chroma subsampling and (for
 JPEG) quantisation tables match darkroom's.
+
+With --pin, every server runs on core 0 (taskset: its workers too; nginx's
+static server with one worker) and wrk, the origin and the harness on core
+1: CPU an answer and rates per core, free of the load generator, and with
+a run without --pin, one core against two (bench/report.py --scaling).
 
 After the rounds, a full run also plays the realistic mix (bench/mix.py),
 with servers of its own, so that every target is measured in one run.
@@ -79,6 +85,7 @@ import mix
 import peers
 from load import percentile, probe, wrk
 from peers import ACCEPT_CHROMIUM, ACCEPT_WEBP, CORES, QUALITY, SIZE
+import processes
 from processes import RSSSampler, cpu_seconds, rss_kib, wait_for_quiet
 from report import STRONGER, commit, machine, render, save_run, write_doc
 from rounds import Failed, Rounds, ordered
@@ -127,7 +134,7 @@ class Run:
         self.args, self.scratch, self.o, self.origin_dir, self.sets = args, scratch, o, origin_dir, sets
         self.servers, self.results, self.fair = [], Rounds(), {}
         self.darkrooms = [("darkroom", args.darkroom)] + ([("darkroom before", args.before)] if args.before else [])
-        self.thumbor_names = list(dict.fromkeys([f"thumbor x{n}" for n in (1, CORES)]))
+        self.thumbor_names = list(dict.fromkeys([f"thumbor x{n}" for n in (1, CORES)])) + [f"thumbor nginx x{CORES}"]
         # (peer, answer format) -> the quality asked of that peer, where the
         # same number made answers of other sizes (calibrate).
         self.quality, self.notes = {}, []
@@ -162,14 +169,14 @@ class Run:
         server, default, headers = self.route(who, w)
         wait_for_quiet(self.servers)
         measures = who in self.darkroom or who in self.thumbor_names
-        spent = cpu_seconds([server.pid])
-        with RSSSampler(server.pid) if measures else contextlib.nullcontext() as sampler:
+        spent = cpu_seconds(server.pids)
+        with RSSSampler(server.pids) if measures else contextlib.nullcontext() as sampler:
             figures = wrk(server.port, w.connections, self.args.seconds, template=template or default,
                           photos=self.sets[w.sources], scratch=self.scratch, headers=headers)
         # The server's CPU over the run, per answer (the few requests still
         # in flight when wrk stops are counted in the time, not the answers:
         # a bias of c in thousands, the same on every side).
-        spent = cpu_seconds([server.pid]) - spent
+        spent = cpu_seconds(server.pids) - spent
         if figures.get("requests"):
             figures["cpu_ms"] = spent * 1000 / figures["requests"]
         if sampler:
@@ -185,7 +192,10 @@ class Run:
         self.thumbor = {}
         for name in self.thumbor_names:
             for negotiate in ("webp", "avif"):
-                self.thumbor[(name, negotiate)] = self.start(peers.thumbor(self.scratch, int(name.split("x")[1]), negotiate))
+                if name.startswith("thumbor nginx"):
+                    self.thumbor[(name, negotiate)] = self.start(peers.thumbor_behind_nginx(self.scratch, CORES, negotiate))
+                else:
+                    self.thumbor[(name, negotiate)] = self.start(peers.thumbor(self.scratch, int(name.split("x")[1]), negotiate))
         self.image_filter = self.start(peers.image_filter(self.scratch, self.o)) if os.path.exists(peers.IMAGE_FILTER) else None
         self.contenders = [n for n, _ in self.darkrooms] + self.thumbor_names + (["nginx image_filter"] if self.image_filter else [])
         self.workloads = [w for w in WORKLOADS if self.sets[w.sources] and (not self.args.only or w.name in self.args.only)]
@@ -226,7 +236,7 @@ class Run:
             if name == "darkroom":
                 with open(os.path.join(folder, "warm.jpg"), "wb") as f:
                     f.write(body)
-        self.static = self.start(peers.static(self.scratch, folder))
+        self.static = self.start(peers.static(self.scratch, folder, workers=1 if self.args.pin else CORES))
 
     def calibrate(self, who, w):
         """Equal work for WebP and AVIF answers, where the encoders' quality
@@ -358,6 +368,7 @@ def main():
     parser.add_argument("--mix", action="store_true", help="only the realistic mix (bench/mix.py)")
     parser.add_argument("--mix-requests", type=int, default=mix.REQUESTS, help="requests in the mix's sequence")
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md as it is")
+    parser.add_argument("--pin", action="store_true", help="servers on core 0, clients and the origin on core 1")
     parser.add_argument("--only", type=lambda text: [name.strip() for name in text.split(",")],
                         help="only these workloads, comma-separated (\"avif c=16,heic c=16\", and \"hits\" for the hits, \"probe\" for a cached image under cold load, \"mix\" for the realistic mix, \"floor\" for the JPEG floor); printed, not written")
     args = parser.parse_args()
@@ -365,9 +376,17 @@ def main():
         sys.exit("--rounds 1 to 20, --seconds 1 to 600")
     # A full run, and only one, is written: every part at its full length,
     # the mix's sequence included (a full run ends with it).
-    full = args.rounds >= 3 and args.seconds >= 10 and args.mix_requests >= mix.REQUESTS and not args.no_write and not args.only
+    # A pinned run has no mix (its servers are not pinned) and a section of its own.
+    full = args.rounds >= 3 and args.seconds >= 10 and (args.pin or args.mix_requests >= mix.REQUESTS) and not args.no_write \
+        and not args.only
+    section = "servers-pinned" if args.pin else "servers"
     if args.only and not set(args.only) <= {w.name for w in WORKLOADS} | {"hits", "probe", "mix", "floor"}:
         sys.exit(f"--only: workloads are {', '.join(w.name for w in WORKLOADS)}, and hits, probe, mix, floor")
+    if args.pin:
+        if CORES < 2:
+            sys.exit("--pin needs two cores")
+        processes.PINNING.update(server="0", client="1")
+        os.sched_setaffinity(0, {1})
     # Stopped with SIGTERM, the run still stops the servers it started.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
@@ -389,7 +408,10 @@ def main():
 
         lines = [f"Machine: {machine()}", f"Date: {datetime.date.today()}", f"Commit: {commit()}",
                  f"Command: .venv/bin/python bench/servers.py --seconds {args.seconds} --rounds {args.rounds}"
-                 + (" --before BINARY" if args.before else "") + (f" --only '{','.join(args.only)}'" if args.only else ""), ""]
+                 + (" --before BINARY" if args.before else "") + (" --pin" if args.pin else "")
+                 + (f" --only '{','.join(args.only)}'" if args.only else ""), ""]
+        if args.pin:
+            lines.insert(-1, "Pinned: every server on core 0 (its workers too), wrk, the origin and this harness on core 1.")
         print("\n".join(lines + notes))
         run = Run(args, scratch, o, origin_dir, sets)
         try:
@@ -399,7 +421,7 @@ def main():
         finally:
             servers += run.servers
         mix_results = None
-        if not args.only or "mix" in args.only:
+        if (not args.only or "mix" in args.only) and not args.pin:
             # The realistic mix (target 5), with servers of its own: the
             # rounds' servers stop first, so that it has the machine.
             for server in run.servers:
@@ -408,13 +430,15 @@ def main():
         notes += run.notes
         # The raw figures first; the tables are rendered from that file.
         path = save_run(os.path.join(ROOT, "bench", "results") if full else scratch_results(), lines, run.results, run.fair,
-                        [n for n, _ in run.darkrooms], run.thumbor_names, [w.name for w in run.workloads], notes, mix_results)
+                        [n for n, _ in run.darkrooms], run.thumbor_names, [w.name for w in run.workloads], notes, mix_results,
+                        pinned=args.pin)
         print(f"raw figures: {path}")
         heading, table = render(path)
         print(table)
         if full:
-            write_doc("servers", heading + "\n" + table)
-            write_doc("mix", mix_heading(args) + mix_text)
+            write_doc(section, heading + "\n" + table)
+            if mix_results:
+                write_doc("mix", mix_heading(args) + mix_text)
         else:
             print("(a short run: not written to docs/benchmarks.md)")
     finally:
