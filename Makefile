@@ -136,7 +136,7 @@ BENCH_ROUNDS ?= 3
 bench-servers:
 	@scripts/bootstrap --bench
 	$(SWIFT) build $(TRAITS) -c release --product darkroom
-	.venv/bin/python bench/servers.py --rounds $(BENCH_ROUNDS) $(if $(BEFORE),--before $(BEFORE)) $(if $(ONLY),--only '$(ONLY)')
+	.venv/bin/python bench/servers.py --rounds $(BENCH_ROUNDS) $(if $(BEFORE),--before $(BEFORE)) $(if $(PIN),--pin) $(if $(ONLY),--only '$(ONLY)')
 
 # The realistic mix alone (bench-servers ends with it): a fixed Zipf
 # sequence of cached and uncached requests, darkroom against thumbor behind

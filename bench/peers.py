@@ -11,7 +11,8 @@ Encoder settings, side by side (imgproxy's defaults, which are Darkroom's):
 |        | 8 bits, libheif with libaom                | with libaom (Pillow's own AVIF, no plugin)  |
 
 The quality scales of libheif and libavif are not the same numbers, so
-the fairness check prints each answer's bytes next to its format.
+the fairness check compares each answer's bytes too, and the servers'
+benchmark asks a peer whose answer is off for the quality that matches.
 """
 import os
 import shutil
