@@ -57,19 +57,23 @@ def tree(pid):
     return out
 
 
-def rss_kib(pid):
-    """Resident memory of `pid` and its children, summed (pages a fork
-    shares count in each)."""
+def tree_sum(pid, name, key):
+    """A field (`key`, in kiB) of /proc/PID/`name`, summed over `pid` and
+    its children."""
     total = 0
     for p in tree(pid):
         try:
-            with open(f"/proc/{p}/status") as f:
-                for line in f:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
+            with open(f"/proc/{p}/{name}") as f:
+                total += next((int(line.split()[1]) for line in f if line.startswith(key)), 0)
         except OSError:
             pass
     return total
+
+
+def rss_kib(pid):
+    """Resident memory of `pid` and its children, summed (pages a fork
+    shares count in each)."""
+    return tree_sum(pid, "status", "VmRSS:")
 
 
 def cpu_seconds(pids):
@@ -105,17 +109,7 @@ def pss_kib(pid):
     """Proportional set size of `pid` and its children, summed: each page
     shared by n processes counts 1/n in each, so a forking server's workers
     are not counted n times over (as their summed RSS is)."""
-    total = 0
-    for p in tree(pid):
-        try:
-            with open(f"/proc/{p}/smaps_rollup") as f:
-                for line in f:
-                    if line.startswith("Pss:"):
-                        total += int(line.split()[1])
-                        break
-        except OSError:
-            pass
-    return total
+    return tree_sum(pid, "smaps_rollup", "Pss:")
 
 
 class RSSSampler:
