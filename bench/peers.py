@@ -128,11 +128,19 @@ class Group:
 def thumbor_behind_nginx(scratch, instances=CORES, negotiate="webp"):
     """thumbor as its documentation deploys it: a single-process thumbor
     per core, each on its own port, behind nginx balancing among them."""
-    backends = [thumbor(scratch, 1, negotiate, tag=f"-{i}") for i in range(instances)]
-    http = "upstream thumbors { " + " ".join(f"server 127.0.0.1:{b.port};" for b in backends) + " keepalive 64; }"
-    body = ("location / { proxy_pass http://thumbors; proxy_http_version 1.1; proxy_set_header Connection \"\"; "
-            "proxy_read_timeout 120s; }")
-    front = nginx(f"thumbor-front-{negotiate}", scratch, body, workers=1, http=http, ready="/healthcheck")
+    backends = []
+    try:
+        for i in range(instances):
+            backends.append(thumbor(scratch, 1, negotiate, tag=f"-{i}"))
+        http = "upstream thumbors { " + " ".join(f"server 127.0.0.1:{b.port};" for b in backends) + " keepalive 64; }"
+        body = ("location / { proxy_pass http://thumbors; proxy_http_version 1.1; proxy_set_header Connection \"\"; "
+                "proxy_read_timeout 120s; }")
+        front = nginx(f"thumbor-front-{negotiate}", scratch, body, workers=1, http=http, ready="/healthcheck")
+    except BaseException:
+        # What started is stopped: the caller never gets the group to stop.
+        for backend in backends:
+            backend.stop()
+        raise
     return Group(f"thumbor behind nginx {negotiate}", [front] + backends)
 
 

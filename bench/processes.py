@@ -155,7 +155,12 @@ class Server:
         self.process = subprocess.Popen(pinned(command, role), env=env, cwd=cwd, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL, start_new_session=True)
         if ready is not None:
-            wait_for(port, ready)
+            try:
+                wait_for(port, ready)
+            except BaseException:
+                # Never left running when it did not come up.
+                self.stop()
+                raise
 
     @property
     def pid(self):
