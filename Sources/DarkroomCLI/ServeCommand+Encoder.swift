@@ -43,7 +43,7 @@ extension ServeCommand {
             switch name {
             case "PNG_INTERLACED": settings.pngInterlaced = try flag()
             case "PNG_QUANTIZE": settings.pngQuantize = try flag()
-            case "PNG_QUANTIZATION_COLORS": settings.pngQuantizationColours = try number(2...256)
+            case "PNG_QUANTIZATION_COLORS": settings.pngQuantizationColours = try number(EncoderSettings.pngQuantizationColourRange)
             case "WEBP_EFFORT": settings.webpEffort = try number(1...6)
             case "WEBP_PRESET": settings.webpPreset = try choice(EncoderSettings.WebPPreset.self)
             case "WEBP_COMPRESSION": settings.webpCompression = try choice(EncoderSettings.WebPCompression.self)
@@ -55,7 +55,7 @@ extension ServeCommand {
             case "JPEG_TRELLIS_QUANT": settings.jpegTrellisQuant = try flag()
             case "JPEG_OVERSHOOT_DERINGING": settings.jpegOvershootDeringing = try flag()
             case "JPEG_OPTIMIZE_SCANS": settings.jpegOptimizeScans = try flag()
-            case "JPEG_QUANT_TABLE": settings.jpegQuantTable = try number(0...8)
+            case "JPEG_QUANT_TABLE": settings.jpegQuantTable = try number(EncoderSettings.jpegQuantTables)
             default: break
             }
         }

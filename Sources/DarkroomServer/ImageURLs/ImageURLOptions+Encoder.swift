@@ -45,7 +45,7 @@ extension ImageURLOptions {
     /// The rules of the encoder options, by each of their names.
     static var encoderRules: OptionRules<ImageURLOptions> {
         var table = OptionRules<ImageURLOptions>(route: .processing)
-        table.add(URLOption(["jpeg_options", "jpgo"], "%progressive:%no_subsample:%trellis_quant:%overshoot_deringing:%optimize_scans:%quant_table", ArgumentRange("quant_table", URLRanges.quantTable), cost: .encoder, pro: true, limit: "trellis quantisation, overshoot deringing, scan optimisation and quantisation tables are mozjpeg's: Debian's libvips is built with libjpeg-turbo, which writes JPEG without them (the server says so at start)", test: "OutputFormatServingTests.encoderOptionsOfImgproxyProURLs")) { o, a throws(ImageURLError) in
+        table.add(URLOption(["jpeg_options", "jpgo"], "%progressive:%no_subsample:%trellis_quant:%overshoot_deringing:%optimize_scans:%quant_table", ArgumentRange("quant_table", EncoderSettings.jpegQuantTables), cost: .encoder, pro: true, limit: "trellis quantisation, overshoot deringing, scan optimisation and quantisation tables are mozjpeg's: Debian's libvips is built with libjpeg-turbo, which writes JPEG without them (the server says so at start)", test: "OutputFormatServingTests.encoderOptionsOfImgproxyProURLs")) { o, a throws(ImageURLError) in
             // progressive:no_subsample:trellis_quant:overshoot_deringing:optimize_scans:quant_table
             try a.need(0...6)
             if a.text(0) != nil { o.encoderOverrides.jpegProgressive = a.bool(0) ?? false }
@@ -53,14 +53,14 @@ extension ImageURLOptions {
             if a.text(2) != nil { o.encoderOverrides.jpegTrellisQuant = a.bool(2) ?? false }
             if a.text(3) != nil { o.encoderOverrides.jpegOvershootDeringing = a.bool(3) ?? false }
             if a.text(4) != nil { o.encoderOverrides.jpegOptimizeScans = a.bool(4) ?? false }
-            if let value = try a.whole(5, "quantisation table", URLRanges.quantTable) { o.encoderOverrides.jpegQuantTable = value }
+            if let value = try a.whole(5, "quantisation table", EncoderSettings.jpegQuantTables) { o.encoderOverrides.jpegQuantTable = value }
         }
-        table.add(URLOption(["png_options", "pngo"], "%interlaced:%quantize:%quantization_colors", ArgumentRange("quantization_colors", URLRanges.pngColours), cost: .encoder, pro: true, test: "OutputFormatServingTests.encoderOptionsOfImgproxyProURLs")) { o, a throws(ImageURLError) in
+        table.add(URLOption(["png_options", "pngo"], "%interlaced:%quantize:%quantization_colors", ArgumentRange("quantization_colors", EncoderSettings.pngQuantizationColourRange), cost: .encoder, pro: true, test: "OutputFormatServingTests.encoderOptionsOfImgproxyProURLs")) { o, a throws(ImageURLError) in
             // interlaced:quantize:quantization_colors
             try a.need(0...3)
             if a.text(0) != nil { o.encoderOverrides.pngInterlaced = a.bool(0) ?? false }
             if a.text(1) != nil { o.encoderOverrides.pngQuantize = a.bool(1) ?? false }
-            if let value = try a.whole(2, "palette size", URLRanges.pngColours) { o.encoderOverrides.pngQuantizationColours = value }
+            if let value = try a.whole(2, "palette size", EncoderSettings.pngQuantizationColourRange) { o.encoderOverrides.pngQuantizationColours = value }
         }
         table.add(URLOption(["webp_options", "webpo"], "%compression:%smart_subsample:%preset", cost: .encoder, pro: true, test: "OutputFormatServingTests.encoderOptionsOfImgproxyProURLs")) { o, a throws(ImageURLError) in
             // compression:smart_subsample:preset

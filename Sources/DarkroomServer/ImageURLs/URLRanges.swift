@@ -19,9 +19,6 @@ enum URLRanges {
     static let sourceBytes = 0...10_000_000_000
     /// `classify`'s top K.
     static let topK = 0...1000
-    /// `jpeg_options`' quantisation table, `png_options`' palette size.
-    static let quantTable = 0...8
-    static let pngColours = 2...256
     /// `autoquality`'s target: a size in bytes, or a DSSIM; its qualities;
     /// its allowed error.
     static let targetBytes = 1.0...10_000_000_000.0

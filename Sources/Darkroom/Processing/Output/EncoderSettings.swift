@@ -10,10 +10,11 @@ public struct EncoderSettings: Sendable, Hashable, Codable {
     /// PNG with a palette of at most ``pngQuantizationColours`` colours
     /// (`IMGPROXY_PNG_QUANTIZE`), chosen by libimagequant.
     public var pngQuantize = false
-    /// 2...256 (`IMGPROXY_PNG_QUANTIZATION_COLORS`).
+    /// In ``pngQuantizationColourRange`` (`IMGPROXY_PNG_QUANTIZATION_COLORS`).
     public var pngQuantizationColours = 256 {
-        didSet { pngQuantizationColours = min(256, max(2, pngQuantizationColours)) }
+        didSet { pngQuantizationColours = min(Self.pngQuantizationColourRange.upperBound, max(Self.pngQuantizationColourRange.lowerBound, pngQuantizationColours)) }
     }
+    public static let pngQuantizationColourRange = 2...256
 
     /// 1...6, the CPU spent to make WebP smaller (`IMGPROXY_WEBP_EFFORT`).
     public var webpEffort = 4 {
@@ -44,10 +45,12 @@ public struct EncoderSettings: Sendable, Hashable, Codable {
     public var jpegOvershootDeringing = false
     /// Only with progressive JPEG, as imgproxy.
     public var jpegOptimizeScans = false
-    /// 0...8, mozjpeg's quantisation tables.
+    /// In ``jpegQuantTables``.
     public var jpegQuantTable = 0 {
-        didSet { jpegQuantTable = min(8, max(0, jpegQuantTable)) }
+        didSet { jpegQuantTable = min(Self.jpegQuantTables.upperBound, max(Self.jpegQuantTables.lowerBound, jpegQuantTable)) }
     }
+    /// mozjpeg's quantisation tables (`IMGPROXY_JPEG_QUANT_TABLE`, `jpgo`).
+    public static let jpegQuantTables = 0...8
 
     public enum WebPPreset: String, Sendable, Hashable, Codable, CaseIterable {
         case `default`, photo, picture, drawing, icon, text

@@ -18,7 +18,7 @@ extension ImageOperation {
             }
             // A sigma of 0 blurs nothing: above 0 here, as the run asks.
             guard range.contains(parsed), name == "sepia" || parsed > 0 else {
-                throw .invalidOption("filter '\(name)': \(argument) is outside \(name == "sepia" ? "" : "above ")\(Self.format(range.lowerBound))...\(Self.format(range.upperBound))")
+                throw .invalidOption("filter '\(name)': \(argument) is outside \(name == "sepia" ? "" : "above ")\(StepRanges.text(range))")
             }
             return parsed
         }

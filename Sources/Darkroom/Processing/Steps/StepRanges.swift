@@ -46,11 +46,9 @@ public enum StepRanges {
     public static let paletteColours = 2...256
     public static let blurHashComponents = 1...9
 
-    /// A bound as messages and the option pages write it: whole numbers
-    /// without a fraction.
-    public static func text(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : "\(value)"
-    }
+    /// A bound as messages and the option pages write it, as cache keys
+    /// write numbers: whole numbers without a fraction.
+    public static func text(_ value: Double) -> String { ImageOperation.format(value) }
 
     /// `0...100`.
     public static func text(_ range: ClosedRange<Double>) -> String { "\(text(range.lowerBound))...\(text(range.upperBound))" }
