@@ -27,16 +27,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from processes import FolderOrigin, cpu_seconds, free_port, wait_for  # noqa: E402
-from inprocess import build_jpeg_floor  # noqa: E402
+from inprocess import build_jpeg_floor, jpeg_floor  # noqa: E402
+from peers import QUALITY, SIZE  # noqa: E402
 from sources import make_sources  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SIZE, QUALITY = 512, 80
-
-
-def floor(binary, files, rounds):
-    out = subprocess.run([binary, "1", str(SIZE), str(QUALITY), str(rounds), *files], capture_output=True, text=True, check=True)
-    return {k: float(v) for k, v in (line.split() for line in out.stdout.splitlines())}
 
 
 def darkroom_cpu(binary, scratch, origin, names, requests_per_photo, serial):
@@ -51,7 +45,7 @@ def darkroom_cpu(binary, scratch, origin, names, requests_per_photo, serial):
         c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
 
         def ask(name, n):
-            c.request("GET", f"/img/_/rs:fit:{SIZE}:{SIZE}/q:{QUALITY}/plain/http://127.0.0.1:{origin.port}/{name}%3Fr%3D{serial}-{n}@jpg")
+            c.request("GET", f"/img/_/rs:fit:{SIZE}:{SIZE}/q:{QUALITY['jpeg']}/plain/http://127.0.0.1:{origin.port}/{name}%3Fr%3D{serial}-{n}@jpg")
             r = c.getresponse()
             body = r.read()
             if r.status != 200:
@@ -89,10 +83,9 @@ def main():
         print("|---|---|---|---|---|")
         for kind in ("jpeg", "large"):
             names = sets[kind]
-            files = [os.path.join(origin_dir, n) for n in names]
             floors, ours = [], []
             for r in range(args.rounds):
-                steps = [lambda: floors.append(floor(tool, files, 5)),
+                steps = [lambda: floors.append(jpeg_floor(tool, origin_dir, names, 5, core=1, encoders=False)),
                          lambda: ours.append(darkroom_cpu(args.binary, scratch, origin, names, args.requests_per_photo, f"{kind}{r}"))]
                 for step in (steps if r % 2 == 0 else reversed(steps)):
                     step()

@@ -97,17 +97,17 @@ def build_jpeg_floor(scratch):
     return binary
 
 
-def jpeg_floor(binary, origin, names, rounds=5, core=CORES - 1):
+def jpeg_floor(binary, origin, names, rounds=5, core=CORES - 1, encoders=True):
     """The floors of a cold answer from these JPEG sources, CPU ms an image
     on one core: decode_at_scale, decode_encode (the standard Huffman
     tables), decode_encode_optimised (tables made for the image, as every
     server here writes them), decode_encode_webp and decode_encode_avif
-    (the answer written as WebP or AVIF at the servers' settings); None if
-    it failed."""
+    (the answer written as WebP or AVIF at the servers' settings, unless
+    `encoders` is false); None if it failed."""
     from peers import AVIF_SPEED
-    out = subprocess.run([binary, str(core), str(SIZE), str(QUALITY["jpeg"]), str(rounds), "--webp", str(QUALITY["webp"]),
-                          "--avif", str(QUALITY["avif"]), str(AVIF_SPEED), *(os.path.join(origin, n) for n in names)],
-                         capture_output=True, text=True)
+    others = ["--webp", str(QUALITY["webp"]), "--avif", str(QUALITY["avif"]), str(AVIF_SPEED)] if encoders else []
+    out = subprocess.run([binary, str(core), str(SIZE), str(QUALITY["jpeg"]), str(rounds), *others,
+                          *(os.path.join(origin, n) for n in names)], capture_output=True, text=True)
     if out.returncode != 0:
         print(f"  the JPEG floor failed: {out.stderr.strip()[-200:]}", file=sys.stderr)
         return None
