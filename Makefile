@@ -126,12 +126,14 @@ bench:
 	python3 bench/book.py
 	.build/release/darkroom-bench queue
 
-# Darkroom against thumbor (one process, and one per core), nginx's
-# image_filter, a tuned nginx serving files, Pillow and pyvips in process and
-# libjpeg's entropy decoding, on loopback, in BENCH_ROUNDS rounds (3) of
-# BENCH_SECONDS per run (15), then the realistic mix: medians with ranges,
+# Darkroom against thumbor (one process, one per core, and one per core
+# behind nginx), nginx's image_filter, a tuned nginx serving files, Pillow and
+# pyvips in process and libjpeg-turbo's floors, on loopback, in BENCH_ROUNDS
+# rounds (3) of BENCH_SECONDS per run (15), then the realistic mix: medians
+# with ranges and CPU per answer, raw figures in bench/results/, tables
 # written to docs/benchmarks.md. BEFORE=path/to/darkroom measures another
-# build in the same run. About an hour on two cores.
+# build in the same run; PIN=1 puts each server on one core. About 80 minutes
+# on two cores.
 BENCH_ROUNDS ?= 3
 bench-servers:
 	@scripts/bootstrap --bench

@@ -392,11 +392,18 @@ static inline void darkroom_malloc_limit_arenas(int arenas) {
 
 /// Blocks of at least `bytes` come from mmap and go back to the system when
 /// freed. Setting it also stops glibc from raising the threshold after each
-/// large free (up to 32 MiB), which left every source-sized buffer on the
-/// heap, resident with its untouched tail.
+/// large free, so the threshold stays where the process put it.
 static inline void darkroom_malloc_map_large(size_t bytes) {
 #ifdef M_MMAP_THRESHOLD
     mallopt(M_MMAP_THRESHOLD, (int)bytes);
+#endif
+}
+
+/// Free memory at the top of a heap is returned to the system once it is
+/// more than `bytes` (glibc's default is 128 KiB).
+static inline void darkroom_malloc_keep_free_top(size_t bytes) {
+#ifdef M_TRIM_THRESHOLD
+    mallopt(M_TRIM_THRESHOLD, (int)bytes);
 #endif
 }
 

@@ -11,6 +11,10 @@ package enum MallocSettings {
         darkroom_malloc_map_large(max(0, min(bytes, Int(Int32.max))))
     }
 
+    package static func keepFreeTop(upTo bytes: Int) {
+        darkroom_malloc_keep_free_top(max(0, min(bytes, Int(Int32.max))))
+    }
+
     package static func trim() {
         darkroom_malloc_trim()
     }

@@ -17,11 +17,24 @@ public enum Allocator {
         MallocSettings.limitArenas(to: max(1, arenas))
     }
 
-    /// Serves blocks of `bytes` or more (sources, decode buffers) from their
-    /// own mappings, returned to the system as soon as they are freed. Call
-    /// it first thing, with ``limitArenas(to:)``.
-    public static func mapLargeBlocks(over bytes: Int = 1 << 20) {
+    /// Serves blocks of `bytes` or more from their own mappings, returned
+    /// to the system as soon as they are freed, and keeps glibc from raising
+    /// that threshold after each large free. Call it first thing, with
+    /// ``limitArenas(to:)``.
+    ///
+    /// 32 MiB (glibc's own ceiling) keeps a photo's download and decode
+    /// buffers on the heap, where the next request reuses them: a 1 MiB
+    /// threshold mapped each anew, and faulting those pages in was 7% of a
+    /// cold JPEG answer's CPU (docs/benchmarks.md).
+    public static func mapLargeBlocks(over bytes: Int = 32 << 20) {
         MallocSettings.mapLargeBlocks(over: bytes)
+    }
+
+    /// Keeps up to `bytes` free at the top of each heap for the next request
+    /// instead of returning it after every free; the idle trim
+    /// (``returnFreeMemory()``) gives it back once work stops.
+    public static func keepFreeTop(upTo bytes: Int = 8 << 20) {
+        MallocSettings.keepFreeTop(upTo: bytes)
     }
 
     /// Returns freed memory at the top of the heap and in free pages to the
