@@ -66,6 +66,8 @@ public final class DiskCache: Sendable {
     private struct Index {
         var loaded = false
         var files: [String: (size: Int, used: Date)] = [:]
+        /// The two-letter folders this process has made or found.
+        var folders: Set<String> = []
         var totalSize = 0
         var statistics = CacheStatistics()
     }
@@ -84,9 +86,11 @@ public final class DiskCache: Sendable {
     }
 
     /// The file name for a key: its SHA-256, in hex, under a two-letter folder.
+    /// (Said to be no folder, so that making the URL does not stat it.)
     func fileURL(for key: String) -> URL {
         let name = DiskCacheFormat.fileName(for: key)
-        return entriesFolder.appendingPathComponent(String(name.prefix(2))).appendingPathComponent(name)
+        return entriesFolder.appendingPathComponent(String(name.prefix(2)), isDirectory: true)
+            .appendingPathComponent(name, isDirectory: false)
     }
 
     /// The entry for `key`, or nil when there is none or it is not sound.
@@ -124,9 +128,21 @@ public final class DiskCache: Sendable {
         let url = fileURL(for: key)
         let parts = try DiskCacheFormat.encode(entry, key: key)
         let size = parts.reduce(0) { $0 + $1.count }
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let temporary = temporaryFolder.appendingPathComponent("\(url.lastPathComponent).\(UInt64.random(in: 0...UInt64.max)).tmp")
-        try AtomicFile.write(parts, to: url.path, through: temporary, durable: configuration.durableWrites)
+        let folder = url.deletingLastPathComponent()
+        let temporary = temporaryFolder.appendingPathComponent("\(url.lastPathComponent).\(UInt64.random(in: 0...UInt64.max)).tmp",
+                                                              isDirectory: false)
+        // The two-letter folders are made once, not on every store; one
+        // removed since (by `removeAll`, or by hand) is made again.
+        if !index.withLock({ $0.folders.contains(folder.lastPathComponent) }) {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            index.withLock { _ = $0.folders.insert(folder.lastPathComponent) }
+        }
+        do {
+            try AtomicFile.write(parts, to: url.path, through: temporary, durable: configuration.durableWrites)
+        } catch let error as CocoaError where error.code == .fileNoSuchFile {
+            for made in [folder, temporaryFolder] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true) }
+            try AtomicFile.write(parts, to: url.path, through: temporary, durable: configuration.durableWrites)
+        }
         index.withLock { i in
             if let old = i.files[url.lastPathComponent] { i.totalSize -= old.size }
             i.files[url.lastPathComponent] = (size, Date())
@@ -149,6 +165,7 @@ public final class DiskCache: Sendable {
         try FileManager.default.createDirectory(at: entriesFolder, withIntermediateDirectories: true)
         index.withLock { i in
             i.files = [:]
+            i.folders = []
             i.totalSize = 0
             i.statistics.count = 0
             i.statistics.totalCost = 0
@@ -200,6 +217,8 @@ public final class DiskCache: Sendable {
     private func loadIndexIfNeeded() {
         guard !index.withLock({ $0.loaded }) else { return }
         var files: [String: (size: Int, used: Date)] = [:]
+        /// The two-letter folders this process has made or found.
+        var folders: Set<String> = []
         var total = 0
         let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey, .isRegularFileKey]
         if let walker = FileManager.default.enumerator(at: entriesFolder, includingPropertiesForKeys: keys) {

@@ -1,4 +1,7 @@
 public import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Writes files so that a reader never sees half of one: to a temporary file
 /// beside the target, then renamed over it.
@@ -19,24 +22,50 @@ public enum AtomicFile {
         try write([data], to: path, through: temporary, durable: durable)
     }
 
-    /// Writes `parts` one after the other as one file.
+    /// Writes `parts` one after the other as one file, by POSIX calls on
+    /// the paths as given: Foundation's file calls stat each path and open
+    /// a new file twice over (create, then open for writing), on every
+    /// cold answer the disk cache keeps.
     static func write(_ parts: [Data], to path: String, through temporary: URL, durable: Bool) throws {
-        let url = URL(fileURLWithPath: path)
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
-        }
+        let temporaryPath = temporary.path
+        let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        guard fd >= 0 else { throw failure(errno, temporaryPath) }
+        var isOpen = true
+        defer { if isOpen { close(fd) } }
         do {
-            let handle = try FileHandle(forWritingTo: temporary)
-            defer { try? handle.close() }
-            for part in parts { try handle.write(contentsOf: part) }
-            if durable { try handle.synchronize() }
-            try handle.close()
-            guard rename(temporary.path, url.path) == 0 else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
-            }
+            for part in parts { try writeAll(part, to: fd, path: temporaryPath) }
+            if durable, fsync(fd) != 0 { throw failure(errno, temporaryPath) }
+            // Closed once: a failed close has still released the descriptor.
+            isOpen = false
+            guard close(fd) == 0 else { throw failure(errno, temporaryPath) }
+            guard rename(temporaryPath, path) == 0 else { throw failure(errno, path) }
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
+            unlink(temporaryPath)
             throw error
         }
+    }
+
+    private static func writeAll(_ data: Data, to fd: Int32, path: String) throws {
+        try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw failure(errno, path)
+                }
+                offset += written
+            }
+        }
+    }
+
+    private static func failure(_ code: Int32, _ path: String) -> CocoaError {
+        let kind: CocoaError.Code = switch code {
+        case EACCES, EPERM, EROFS: .fileWriteNoPermission
+        case ENOSPC, EDQUOT: .fileWriteOutOfSpace
+        case ENOENT: .fileNoSuchFile
+        default: .fileWriteUnknown
+        }
+        return CocoaError(kind, userInfo: [NSFilePathErrorKey: path, NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)])
     }
 }

@@ -29,6 +29,38 @@ import TestSupport
         }
     }
 
+    /// The two-letter folders are made once; one removed since is made
+    /// again, and so is the temporary folder, rather than the store failing.
+    @Test func aFolderRemovedUnderTheCacheIsMadeAgain() throws {
+        try withCache { cache, folder in
+            try cache.store(DiskCacheEntry(data: Data("one".utf8)), for: "k")
+            try FileManager.default.removeItem(at: cache.fileURL(for: "k").deletingLastPathComponent())
+            try FileManager.default.removeItem(at: folder.appendingPathComponent("tmp"))
+            try cache.store(DiskCacheEntry(data: Data("two".utf8)), for: "k")
+            #expect(cache.entry(for: "k")?.data == Data("two".utf8))
+            let left = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("tmp").path)
+            #expect(left.isEmpty, "no temporary file is left: \(left)")
+        }
+    }
+
+    /// A file that cannot be written leaves no temporary file and says why.
+    @Test func aFailedWriteSaysWhereAndLeavesNothing() throws {
+        let folder = try Fixtures.temporaryFolder("darkroom-atomic")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let target = folder.appendingPathComponent("no-such-folder/answer.jpg").path
+        let temporary = folder.appendingPathComponent("answer.tmp")
+        #expect {
+            try AtomicFile.write([Data("a".utf8), Data("b".utf8)], to: target, through: temporary, durable: false)
+        } throws: { error in
+            (error as? CocoaError)?.code == .fileNoSuchFile && (error as? CocoaError)?.filePath?.contains("no-such-folder") == true
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        try AtomicFile.write([Data("a".utf8), Data("b".utf8)], to: folder.appendingPathComponent("answer.jpg").path,
+                             through: temporary, durable: true)
+        #expect(try Data(contentsOf: folder.appendingPathComponent("answer.jpg")) == Data("ab".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["answer.jpg"])
+    }
+
     @Test func fileNamesAreHashesWhateverTheKey() throws {
         try withCache { cache, folder in
             try cache.store(DiskCacheEntry(data: Data([1])), for: "../../../../etc/passwd?x=/y\\z")

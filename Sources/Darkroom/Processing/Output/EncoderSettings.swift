@@ -16,26 +16,31 @@ public struct EncoderSettings: Sendable, Hashable, Codable {
     }
     public static let pngQuantizationColourRange = 2...256
 
-    /// 1...6, the CPU spent to make WebP smaller (`IMGPROXY_WEBP_EFFORT`).
+    /// In ``webpEffortRange``, the CPU spent to make WebP smaller
+    /// (`IMGPROXY_WEBP_EFFORT`).
     public var webpEffort = 4 {
-        didSet { webpEffort = min(6, max(1, webpEffort)) }
+        didSet { webpEffort = min(Self.webpEffortRange.upperBound, max(Self.webpEffortRange.lowerBound, webpEffort)) }
     }
+    public static let webpEffortRange = 1...6
     public var webpPreset: WebPPreset = .default
     public var webpCompression: WebPCompression = .lossy
     /// libwebp's sharper colour edges at some cost in size and time
     /// (`IMGPROXY_WEBP_SMART_SUBSAMPLE`).
     public var webpSmartSubsample = false
 
-    /// 0 (slowest, smallest) ... 9 (fastest), `IMGPROXY_AVIF_SPEED`.
+    /// In ``avifSpeedRange``: 0 slowest and smallest, 9 fastest
+    /// (`IMGPROXY_AVIF_SPEED`).
     public var avifSpeed = 8 {
-        didSet { avifSpeed = min(9, max(0, avifSpeed)) }
+        didSet { avifSpeed = min(Self.avifSpeedRange.upperBound, max(Self.avifSpeedRange.lowerBound, avifSpeed)) }
     }
+    public static let avifSpeedRange = 0...9
     public var avifSubsample: Subsampling = .auto
 
-    /// 1...9 (`IMGPROXY_JXL_EFFORT`).
+    /// In ``jxlEffortRange`` (`IMGPROXY_JXL_EFFORT`).
     public var jxlEffort = 4 {
-        didSet { jxlEffort = min(9, max(1, jxlEffort)) }
+        didSet { jxlEffort = min(Self.jxlEffortRange.upperBound, max(Self.jxlEffortRange.lowerBound, jxlEffort)) }
     }
+    public static let jxlEffortRange = 1...9
 
     /// JPEG without chroma subsampling (`IMGPROXY_JPEG_NO_SUBSAMPLE`).
     public var jpegNoSubsample = false
@@ -137,6 +142,6 @@ public struct EncoderSettings: Sendable, Hashable, Codable {
     }
 
     var avifTuning: HEIFTuning {
-        HEIFTuning(effort: 9 - avifSpeed, subsample: avifSubsample == .auto ? 0 : avifSubsample == .on ? 1 : 2)
+        HEIFTuning(effort: Self.avifSpeedRange.upperBound - avifSpeed, subsample: avifSubsample == .auto ? 0 : avifSubsample == .on ? 1 : 2)
     }
 }
