@@ -66,7 +66,7 @@ public final class DiskCache: Sendable {
     private struct Index {
         var loaded = false
         var files: [String: (size: Int, used: Date)] = [:]
-        /// The two-letter folders this process has made or found.
+        /// The two-letter folders this process has made.
         var folders: Set<String> = []
         var totalSize = 0
         var statistics = CacheStatistics()
@@ -217,8 +217,6 @@ public final class DiskCache: Sendable {
     private func loadIndexIfNeeded() {
         guard !index.withLock({ $0.loaded }) else { return }
         var files: [String: (size: Int, used: Date)] = [:]
-        /// The two-letter folders this process has made or found.
-        var folders: Set<String> = []
         var total = 0
         let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey, .isRegularFileKey]
         if let walker = FileManager.default.enumerator(at: entriesFolder, includingPropertiesForKeys: keys) {
