@@ -118,7 +118,7 @@ extension ServeCommand {
     /// imgproxy's `IMGPROXY_PREFERRED_FORMATS` (`jpeg,png,gif`).
     static func preferredFormats(_ text: String, jpegXL: Bool) throws -> [ImageFormat] {
         var formats: [ImageFormat] = []
-        for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+        for name in text.commaList() {
             guard let format = ImageFormat(name: name), format.canEncode else {
                 throw ValidationError("--preferred-formats: \"\(name.prefix(20))\" is not a format Darkroom writes (\(ImageFormat.encodable.map(\.rawValue).joined(separator: ", ")))")
             }

@@ -134,7 +134,7 @@ extension ServeSettings {
         },
         ServeSetting("skip-processing-formats", "Source formats answered as they came, where the answer may be in their format, unless a URL's skp says otherwise; comma-separated (imgproxy's IMGPROXY_SKIP_PROCESSING_FORMATS).", "DARKROOM_SKIP_PROCESSING_FORMATS", value: "FORMATS", imgproxy: ["SKIP_PROCESSING_FORMATS"]) { i, c in
             if let text = i.skipProcessingFormats ?? i.env("SKIP_PROCESSING_FORMATS") {
-                for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !name.isEmpty {
+                for name in text.commaList(lowercased: true) {
                     // A PDF or a video is always drawn: never passed on as it came.
                     guard let format = ImageFormat(name: name), format != .pdf, format != .video else {
                         throw ValidationError("--skip-processing-formats: '\(name)' is not an image format")

@@ -34,7 +34,7 @@ extension ServeSettings {
         },
         ServeSetting("request-headers-passthrough", "Header fields of a client's request sent on to its sources, comma-separated (imgproxy Pro's IMGPROXY_REQUEST_HEADERS_PASSTHROUGH); answers are cached apart for each set of them.", "DARKROOM_REQUEST_HEADERS_PASSTHROUGH", value: "NAMES", imgproxy: ["REQUEST_HEADERS_PASSTHROUGH"]) { i, c in
             if let text = i.requestHeadersPassthrough ?? i.env("REQUEST_HEADERS_PASSTHROUGH") {
-                for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !name.isEmpty {
+                for name in text.commaList(lowercased: true) {
                     guard HTTPField.Name(name) != nil, !ServerConfiguration.unpassableHeaders.contains(name) else {
                         throw ValidationError("--request-headers-passthrough: '\(name)' is not a header that can be passed on (the connection's own, a validator, or Cookie, which --cookie-passthrough sends)")
                     }

@@ -104,12 +104,12 @@ extension ServeSettings {
         },
         ServeSetting(nil, "The only URL options allowed, comma-separated (presets may name any).", "DARKROOM_ALLOWED_PROCESSING_OPTIONS", imgproxy: ["ALLOWED_PROCESSING_OPTIONS"]) { i, c in
             if let text = i.env("ALLOWED_PROCESSING_OPTIONS") {
-                c.allowedOptions = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+                c.allowedOptions = Set(text.commaList())
             }
         },
         ServeSetting(nil, "The only info options /info URLs may name, comma-separated (presets may name any).", "DARKROOM_ALLOWED_INFO_OPTIONS", imgproxy: ["ALLOWED_INFO_OPTIONS"]) { i, c in
             if let text = i.env("ALLOWED_INFO_OPTIONS") {
-                c.allowedInfoOptions = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+                c.allowedInfoOptions = Set(text.commaList())
             }
         },
         ServeSetting(nil, "The last segment of a base64 or encrypted source is a file name for the page's sake, not part of the source (true or false).", "DARKROOM_BASE64_URL_INCLUDES_FILENAME", imgproxy: ["BASE64_URL_INCLUDES_FILENAME"]) { i, c in

@@ -84,7 +84,7 @@ extension ServeSettings {
         },
         ServeSetting("response-headers-passthrough", "Header fields of the origin's answer passed on to image answers, comma-separated; kept with the source and the result in every cache (imgproxy Pro's IMGPROXY_RESPONSE_HEADERS_PASSTHROUGH).", "DARKROOM_RESPONSE_HEADERS_PASSTHROUGH", value: "NAMES", imgproxy: ["RESPONSE_HEADERS_PASSTHROUGH"]) { i, c in
             if let text = i.responseHeadersPassthrough ?? i.env("RESPONSE_HEADERS_PASSTHROUGH") {
-                for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !name.isEmpty {
+                for name in text.commaList(lowercased: true) {
                     guard HTTPField.Name(name) != nil, !ServeCommand.reservedFields.contains(name), !["set-cookie", "cache-control", "expires", "vary"].contains(name) else {
                         throw ValidationError("--response-headers-passthrough: '\(name)' is not a field an answer may take from the origin (the answer's own, Set-Cookie, or Cache-Control and Expires, which --cache-control-passthrough passes)")
                     }
@@ -155,7 +155,7 @@ extension ServeCommand {
     /// A comma-separated list of bucket names, each checked (`*` too where
     /// `any`), as the S3 settings take them.
     static func buckets(_ text: String, flag: String, any: Bool) throws -> Set<String> {
-        let buckets = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        let buckets = Set(text.commaList())
         for bucket in buckets where !(any && bucket == "*") && !S3Location.isBucketName(bucket) {
             throw ValidationError("\(flag): \"\(bucket)\" is not a bucket name (3 to 63 of a-z, 0-9, '.', '-')")
         }

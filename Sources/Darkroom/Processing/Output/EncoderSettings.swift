@@ -12,14 +12,14 @@ public struct EncoderSettings: Sendable, Hashable, Codable {
     public var pngQuantize = false
     /// In ``pngQuantizationColourRange`` (`IMGPROXY_PNG_QUANTIZATION_COLORS`).
     public var pngQuantizationColours = 256 {
-        didSet { pngQuantizationColours = min(Self.pngQuantizationColourRange.upperBound, max(Self.pngQuantizationColourRange.lowerBound, pngQuantizationColours)) }
+        didSet { pngQuantizationColours = pngQuantizationColours.clamped(to: Self.pngQuantizationColourRange) }
     }
     public static let pngQuantizationColourRange = 2...256
 
     /// In ``webpEffortRange``, the CPU spent to make WebP smaller
     /// (`IMGPROXY_WEBP_EFFORT`).
     public var webpEffort = 4 {
-        didSet { webpEffort = min(Self.webpEffortRange.upperBound, max(Self.webpEffortRange.lowerBound, webpEffort)) }
+        didSet { webpEffort = webpEffort.clamped(to: Self.webpEffortRange) }
     }
     public static let webpEffortRange = 1...6
     public var webpPreset: WebPPreset = .default
@@ -31,14 +31,14 @@ public struct EncoderSettings: Sendable, Hashable, Codable {
     /// In ``avifSpeedRange``: 0 slowest and smallest, 9 fastest
     /// (`IMGPROXY_AVIF_SPEED`).
     public var avifSpeed = 8 {
-        didSet { avifSpeed = min(Self.avifSpeedRange.upperBound, max(Self.avifSpeedRange.lowerBound, avifSpeed)) }
+        didSet { avifSpeed = avifSpeed.clamped(to: Self.avifSpeedRange) }
     }
     public static let avifSpeedRange = 0...9
     public var avifSubsample: Subsampling = .auto
 
     /// In ``jxlEffortRange`` (`IMGPROXY_JXL_EFFORT`).
     public var jxlEffort = 4 {
-        didSet { jxlEffort = min(Self.jxlEffortRange.upperBound, max(Self.jxlEffortRange.lowerBound, jxlEffort)) }
+        didSet { jxlEffort = jxlEffort.clamped(to: Self.jxlEffortRange) }
     }
     public static let jxlEffortRange = 1...9
 
@@ -52,7 +52,7 @@ public struct EncoderSettings: Sendable, Hashable, Codable {
     public var jpegOptimizeScans = false
     /// In ``jpegQuantTables``.
     public var jpegQuantTable = 0 {
-        didSet { jpegQuantTable = min(Self.jpegQuantTables.upperBound, max(Self.jpegQuantTables.lowerBound, jpegQuantTable)) }
+        didSet { jpegQuantTable = jpegQuantTable.clamped(to: Self.jpegQuantTables) }
     }
     /// mozjpeg's quantisation tables (`IMGPROXY_JPEG_QUANT_TABLE`, `jpgo`).
     public static let jpegQuantTables = 0...8
