@@ -89,6 +89,8 @@ def main():
                          lambda: ours.append(darkroom_cpu(args.binary, scratch, origin, names, args.requests_per_photo, f"{kind}{r}"))]
                 for step in (steps if r % 2 == 0 else reversed(steps)):
                     step()
+            if None in floors:
+                sys.exit(f"{kind}: the JPEG floor failed (its message is above), so there is no ratio to print")
             scale = [f["decode_at_scale"] for f in floors]
             both = [f["decode_encode_optimised"] for f in floors]
             ratios = [o / b for o, b in zip(ours, both)]

@@ -90,7 +90,7 @@ class Report:
         out += table(["workload"] + peers, rows)
 
         out += ["", f"Cold (every request a new source URL), requests/s, median (min-max) of {len(r.rounds)} rounds; "
-                    "thumbor: the stronger of its two in each round:", ""]
+                    "thumbor: the strongest of its deployments in each round:", ""]
         header = ["workload"] + peers + ["darkroom / thumbor"] + (["darkroom / before"] if len(self.darkrooms) > 1 else [])
         rows = []
         for w in self.workloads:
@@ -132,8 +132,9 @@ class Report:
                              show(r.ratios("darkroom", "pillow", w), 2, "x"), show(r.ratios("darkroom", "pyvips", w), 2, "x")])
         out += table(["workload", "Pillow", "pyvips", "darkroom / Pillow", "darkroom / pyvips"], rows)
 
+        workers = "one worker, on darkroom's core" if self.pinned else "a worker per core"
         out += ["", "Hits (one cached URL again and again), requests/s; nginx serves the same bytes from a file, tuned "
-                    f"(worker per core, reuseport, open_file_cache, sendfile):", ""]
+                    f"({workers}, reuseport, open_file_cache, sendfile):", ""]
         hitters = self.darkrooms + ["nginx static"]
         rows = [[f"c={c}"] + [show(r.series(p, f"warm c={c}"), 0) + " / p99 " + show(r.series(p, f"warm c={c}", "p99"), 2)
                               for p in hitters]
