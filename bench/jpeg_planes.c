@@ -16,8 +16,10 @@
  *   4:2:0 (jpeg_write_raw_data), no conversion and no chroma downsampling.
  *
  * CPU ms an image (the thread's CPU clock), median (min-max) of ROUNDS, the
- * order of the four alternating from round to round. A libjpeg error ends
- * the run with libjpeg's own message.
+ * order of the four alternating from round to round. Sources must be
+ * 3-component YCbCr JPEGs; a libjpeg error ends the run with libjpeg's own
+ * message. The answer written is a synthetic picture, the same in both
+ * forms: only the difference between the two writes carries over to photos.
  *
  * Build: cc -O2 -o jpeg_planes bench/jpeg_planes.c -ljpeg
  */
@@ -191,6 +193,10 @@ int main(int argc, char **argv) {
         jpeg_create_decompress(&cinfo);
         jpeg_mem_src(&cinfo, photos[i].data, photos[i].size);
         jpeg_read_header(&cinfo, TRUE);
+        if (cinfo.num_components != 3 || cinfo.jpeg_color_space != JCS_YCbCr) {
+            fprintf(stderr, "%s: not a 3-component YCbCr JPEG, which is all this measures\n", argv[3 + i]);
+            return 1;
+        }
         unsigned side = cinfo.image_width > cinfo.image_height ? cinfo.image_width : cinfo.image_height;
         photos[i].denom = 1;
         for (int k = 8; k >= 2; k /= 2) {
