@@ -2,7 +2,7 @@
  * The floors for a cold answer from a JPEG source: the least CPU any
  * thumbnailer built on libjpeg-turbo spends on it, on one core.
  *
- *     jpeg_floor CORE SIZE QUALITY ROUNDS [--webp Q] [--avif Q SPEED] FILE...
+ *     jpeg_floor CORE SIZE QUALITY ROUNDS [--webp Q] [--avif Q SPEED] [--planes] FILE...
  *
  * decode_at_scale: exactly the fast path's decode of each file: the
  *   header, libjpeg's DCT scaling at the shrink-on-load factor (the largest
@@ -19,6 +19,14 @@
  *   written as WebP by libwebp (quality Q, method 4: libvips' effort 4) or
  *   as AVIF by libheif with libaom (quality Q, speed SPEED, 4:2:0, 8 bits),
  *   the encoders and settings Darkroom's answers use.
+ *
+ * --planes: what colour conversion costs inside that floor, the limit of a
+ *   pipeline that would carry YCbCr planes from the decoder to the encoder:
+ *   decode_at_scale_planes (the same decode into Y, Cb and Cr planes,
+ *   jpeg_read_raw_data), write_answer (the optimised write alone, from RGB
+ *   rows) and write_answer_planes (the same answer from 4:2:0 planes made
+ *   from it beforehand, jpeg_write_raw_data: no conversion, no chroma
+ *   downsampling).
  *
  * Each file is read into memory first; then ROUNDS passes over all of
  * them, and for each measure the median over the rounds of the CPU time
@@ -55,6 +63,10 @@ struct photo {
     /* The answer's pixels, RGB, made once. */
     unsigned char *answer;
     int answer_width, answer_height;
+    /* With --planes, the answer as 4:2:0 planes, each side padded to whole
+     * MCUs (16 luma pixels) by copies of the edge. */
+    unsigned char *planes[3];
+    int plane_stride[3], plane_rows[3];
 };
 
 static double cpu_ms(void) {
@@ -96,6 +108,125 @@ static unsigned char *decode(struct photo *p, int keep, int *width, int *height)
     jpeg_destroy_decompress(&cinfo);
     free(row);
     return keep ? pixels : (unsigned char *)1;
+}
+
+/* Decodes `p` at its scale into YCbCr planes, an iMCU row at a time. */
+static int decode_planes(struct photo *p) {
+    struct jpeg_decompress_struct cinfo;
+    struct failure failure;
+    unsigned char *rows = NULL;
+    cinfo.err = jpeg_std_error(&failure.manager);
+    failure.manager.error_exit = fail;
+    if (setjmp(failure.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        free(rows);
+        return 0;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, p->data, p->size);
+    jpeg_read_header(&cinfo, TRUE);
+    if (cinfo.num_components != 3 || cinfo.jpeg_color_space != JCS_YCbCr) {
+        fprintf(stderr, "--planes takes 3-component YCbCr JPEGs only\n");
+        jpeg_destroy_decompress(&cinfo);
+        return 0;
+    }
+    cinfo.scale_num = 1;
+    cinfo.scale_denom = (unsigned)p->denom;
+    cinfo.raw_data_out = TRUE;
+    jpeg_start_decompress(&cinfo);
+    /* Each component's rows of one iMCU row, at most 4 x 8 of them. */
+    JSAMPROW pointers[3][32];
+    JSAMPARRAY components[3];
+    size_t widest = 0;
+    for (int c = 0; c < 3; c++) {
+        size_t width = (size_t)cinfo.comp_info[c].width_in_blocks * (size_t)cinfo.comp_info[c].DCT_scaled_size;
+        if (width > widest) widest = width;
+    }
+    rows = malloc(widest * 3 * 32);
+    for (int c = 0; c < 3; c++) {
+        for (int i = 0; i < 32; i++) pointers[c][i] = rows + (size_t)(c * 32 + i) * widest;
+        components[c] = pointers[c];
+    }
+    JDIMENSION lines = (JDIMENSION)(cinfo.max_v_samp_factor * cinfo.min_DCT_scaled_size);
+    while (cinfo.output_scanline < cinfo.output_height) jpeg_read_raw_data(&cinfo, components, lines);
+    jpeg_finish_decompress(&cinfo);
+    jpeg_destroy_decompress(&cinfo);
+    free(rows);
+    return 1;
+}
+
+/* The answer's 4:2:0 planes (JFIF's arithmetic, chroma the mean of 2 x 2),
+ * made once before anything is timed. */
+static void make_planes(struct photo *p) {
+    int w = p->answer_width, h = p->answer_height;
+    int stride = (w + 15) / 16 * 16, rows = (h + 15) / 16 * 16;
+    int sizes[3][2] = {{stride, rows}, {stride / 2, rows / 2}, {stride / 2, rows / 2}};
+    for (int c = 0; c < 3; c++) {
+        p->plane_stride[c] = sizes[c][0];
+        p->plane_rows[c] = sizes[c][1];
+        p->planes[c] = malloc((size_t)sizes[c][0] * (size_t)sizes[c][1]);
+    }
+    for (int y = 0; y < rows; y++) {
+        for (int x = 0; x < stride; x++) {
+            const unsigned char *rgb = p->answer + ((size_t)(y < h ? y : h - 1) * w + (x < w ? x : w - 1)) * 3;
+            p->planes[0][(size_t)y * stride + x] = (unsigned char)(0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] + 0.5);
+        }
+    }
+    for (int y = 0; y < rows / 2; y++) {
+        for (int x = 0; x < stride / 2; x++) {
+            double cb = 0, cr = 0;
+            for (int i = 0; i < 4; i++) {
+                int sy = 2 * y + i / 2, sx = 2 * x + i % 2;
+                const unsigned char *rgb = p->answer + ((size_t)(sy < h ? sy : h - 1) * w + (sx < w ? sx : w - 1)) * 3;
+                cb += 128 - 0.168736 * rgb[0] - 0.331264 * rgb[1] + 0.5 * rgb[2];
+                cr += 128 + 0.5 * rgb[0] - 0.418688 * rgb[1] - 0.081312 * rgb[2];
+            }
+            p->planes[1][(size_t)y * (stride / 2) + x] = (unsigned char)(cb / 4 + 0.5);
+            p->planes[2][(size_t)y * (stride / 2) + x] = (unsigned char)(cr / 4 + 0.5);
+        }
+    }
+}
+
+/* The answer written from its planes, tables made for it; its size. */
+static unsigned long encode_planes(struct photo *p, int quality) {
+    struct jpeg_compress_struct cinfo;
+    struct failure failure;
+    unsigned char *out = NULL;
+    unsigned long size = 0;
+    cinfo.err = jpeg_std_error(&failure.manager);
+    failure.manager.error_exit = fail;
+    if (setjmp(failure.jump)) {
+        jpeg_destroy_compress(&cinfo);
+        free(out);
+        return 0;
+    }
+    jpeg_create_compress(&cinfo);
+    jpeg_mem_dest(&cinfo, &out, &size);
+    cinfo.image_width = (JDIMENSION)p->answer_width;
+    cinfo.image_height = (JDIMENSION)p->answer_height;
+    cinfo.input_components = 3;
+    cinfo.in_color_space = JCS_RGB;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, quality, TRUE);
+    cinfo.optimize_coding = TRUE;
+    cinfo.raw_data_in = TRUE;
+    jpeg_start_compress(&cinfo, TRUE);
+    /* 16 luma rows and 8 of each chroma plane at a time (4:2:0). */
+    JSAMPROW luma[16], blue[8], red[8];
+    JSAMPARRAY planes[3] = {luma, blue, red};
+    while (cinfo.next_scanline < cinfo.image_height) {
+        int top = (int)cinfo.next_scanline;
+        for (int i = 0; i < 16; i++) luma[i] = p->planes[0] + (size_t)(top + i) * p->plane_stride[0];
+        for (int i = 0; i < 8; i++) {
+            blue[i] = p->planes[1] + (size_t)(top / 2 + i) * p->plane_stride[1];
+            red[i] = p->planes[2] + (size_t)(top / 2 + i) * p->plane_stride[2];
+        }
+        jpeg_write_raw_data(&cinfo, planes, 16);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+    free(out);
+    return size;
 }
 
 static unsigned long encode(struct photo *p, int quality, int optimise) {
@@ -201,11 +332,11 @@ static double median(double *values, int count) {
 
 int main(int argc, char **argv) {
     if (argc < 6) {
-        fprintf(stderr, "usage: jpeg_floor CORE SIZE QUALITY ROUNDS [--webp Q] [--avif Q SPEED] FILE...\n");
+        fprintf(stderr, "usage: jpeg_floor CORE SIZE QUALITY ROUNDS [--webp Q] [--avif Q SPEED] [--planes] FILE...\n");
         return 2;
     }
     int core = atoi(argv[1]), size = atoi(argv[2]), quality = atoi(argv[3]), rounds = atoi(argv[4]);
-    int first = 5, webp_quality = 0, avif_quality = 0, avif_speed = 0;
+    int first = 5, webp_quality = 0, avif_quality = 0, avif_speed = 0, planes = 0;
     for (;;) {
         if (first + 1 < argc && strcmp(argv[first], "--webp") == 0) {
             webp_quality = atoi(argv[first + 1]);
@@ -214,6 +345,9 @@ int main(int argc, char **argv) {
             avif_quality = atoi(argv[first + 1]);
             avif_speed = atoi(argv[first + 2]);
             first += 3;
+        } else if (first < argc && strcmp(argv[first], "--planes") == 0) {
+            planes = 1;
+            first += 1;
         } else {
             break;
         }
@@ -282,12 +416,16 @@ int main(int argc, char **argv) {
             }
         }
         free(decoded);
+        if (planes) make_planes(&photos[i]);
     }
     double *at_scale = calloc((size_t)rounds, sizeof(double));
     double *plain = calloc((size_t)rounds, sizeof(double));
     double *optimised = calloc((size_t)rounds, sizeof(double));
     double *webp = calloc((size_t)rounds, sizeof(double));
     double *avif = calloc((size_t)rounds, sizeof(double));
+    double *at_scale_planes = calloc((size_t)rounds, sizeof(double));
+    double *write_rgb = calloc((size_t)rounds, sizeof(double));
+    double *write_planes = calloc((size_t)rounds, sizeof(double));
     for (int r = 0; r < rounds; r++) {
         int w, h;
         double started = cpu_ms();
@@ -318,11 +456,32 @@ int main(int argc, char **argv) {
             }
             avif[r] = (cpu_ms() - started) / count;
         }
+        if (planes) {
+            started = cpu_ms();
+            for (int i = 0; i < count; i++) {
+                if (!decode_planes(&photos[i])) return 1;
+            }
+            at_scale_planes[r] = (cpu_ms() - started) / count;
+            /* The two writes alone, alternating which goes first. */
+            for (int pass = 0; pass < 2; pass++) {
+                int from_planes = (pass + r) % 2;
+                started = cpu_ms();
+                for (int i = 0; i < count; i++) {
+                    if ((from_planes ? encode_planes(&photos[i], quality) : encode(&photos[i], quality, 1)) == 0) return 1;
+                }
+                (from_planes ? write_planes : write_rgb)[r] = (cpu_ms() - started) / count;
+            }
+        }
     }
     printf("decode_at_scale %.3f\n", median(at_scale, rounds));
     printf("decode_encode %.3f\n", median(plain, rounds));
     printf("decode_encode_optimised %.3f\n", median(optimised, rounds));
     if (webp_quality) printf("decode_encode_webp %.3f\n", median(webp, rounds));
     if (avif_quality) printf("decode_encode_avif %.3f\n", median(avif, rounds));
+    if (planes) {
+        printf("decode_at_scale_planes %.3f\n", median(at_scale_planes, rounds));
+        printf("write_answer %.3f\n", median(write_rgb, rounds));
+        printf("write_answer_planes %.3f\n", median(write_planes, rounds));
+    }
     return 0;
 }
